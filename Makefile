@@ -1,0 +1,39 @@
+# The two commands a new user needs: `make site` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+NODE_STAMP := node_modules/.installed
+
+.PHONY: site test lint clean install
+
+site: $(STAMP) $(NODE_STAMP)
+	$(BIN)/site-builder build
+
+test: $(DEV_STAMP) $(NODE_STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check site_builder tests
+	$(BIN)/ruff format --check site_builder tests
+	$(BIN)/mypy
+
+install: $(STAMP) $(NODE_STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+clean:
+	rm -rf site .cache .site.tmp-*

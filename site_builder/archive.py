@@ -1,0 +1,283 @@
+"""Walks ``archive/``, reads problem folders, and builds ``EntrySource`` values.
+
+``load_*`` functions read the disk; ``parse_*``/``infer_*`` functions interpret values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .errors import Diagnostic, MetadataError, SiteError
+from .metadata import parse_metadata
+from .model import EntrySource, Metadata, Sample, SourceFile
+
+SAMPLE_DIRS = ("samples", "data/sample")
+MAX_TEXT_BYTES = 4 * 1024 * 1024
+_LABELLED = re.compile(r"^([A-Z]{1,2}[0-9]{0,2})[-_ ](.+)$")
+_YEAR = re.compile(r"^(19|20)[0-9]{2}$")
+_BACKUP = re.compile(r"(~$|^\.|^#.*#$|\.sw[a-p]$|^4913$|\.tmp$|\.bak$)")
+
+
+@dataclass(frozen=True, slots=True)
+class FolderName:
+    label: str | None
+    title: str
+
+
+def is_ignored(name: str) -> bool:
+    """Hidden files, editor backups and swap files are never part of the archive."""
+    return bool(_BACKUP.search(name)) or name == "__pycache__"
+
+
+def is_problem_folder(names: set[str]) -> bool:
+    return "problem.yaml" in names or any(n.startswith("solution.") for n in names)
+
+
+def infer_folder_name(name: str) -> FolderName:
+    """``X-quartets`` -> label X, title "Quartets"; ``bridge-inspection`` -> "Bridge Inspection"."""
+    match = _LABELLED.match(name)
+    label, rest = (match.group(1), match.group(2)) if match else (None, name)
+    words = [w for w in re.split(r"[-_ ]+", rest) if w]
+    title = " ".join(w if any(c.isupper() for c in w) else w.capitalize() for w in words)
+    return FolderName(label=label, title=title or name)
+
+
+def infer_year(groups: tuple[str, ...]) -> int | None:
+    for group in reversed(groups):
+        if _YEAR.match(group):
+            return int(group)
+    return None
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders "2" before "10"."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in re.split(r"(\d+)", text) if p)
+
+
+def find_problem_folders(archive: Path) -> list[Path]:
+    """Every problem folder below ``archive``, in a stable order. Does not descend into one."""
+    found: list[Path] = []
+    for top, dirs, files in os.walk(archive):
+        dirs[:] = sorted((d for d in dirs if not is_ignored(d)), key=natural_key)
+        here = Path(top)
+        if here != archive and is_problem_folder(set(files)):
+            found.append(here)
+            dirs[:] = []
+    return found
+
+
+def load_git_dates(archive: Path) -> dict[str, int]:
+    """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path."""
+    try:
+        result = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(archive),
+                "log",
+                "--format=%x00%ct",
+                "--name-only",
+                "--relative",
+                "--no-renames",
+                "--",
+                ".",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    if result.returncode != 0:
+        return {}
+    return parse_git_log(result.stdout)
+
+
+def parse_git_log(text: str) -> dict[str, int]:
+    dates: dict[str, int] = {}
+    stamp = 0
+    for line in text.splitlines():
+        if line.startswith("\x00"):
+            stamp = int(line[1:])
+        elif line and line not in dates:
+            dates[line] = stamp
+    return dates
+
+
+def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, int]) -> EntrySource:
+    rel = folder.relative_to(archive).as_posix()
+    parts = tuple(rel.split("/"))
+    names = infer_folder_name(parts[-1])
+    diagnostics: list[Diagnostic] = []
+    files = _load_files(folder, archive, f"{prefix}/{rel}" if prefix else rel, diagnostics)
+    meta = _load_metadata(files, f"{prefix}/{rel}" if prefix else rel, diagnostics)
+    samples = _load_samples(files, f"{prefix}/{rel}" if prefix else rel, diagnostics)
+    stamps = [git_dates.get(f"{rel}/{f.name}") or _mtime(folder / f.name) for f in files]
+    updated = datetime.fromtimestamp(max(stamps, default=0), UTC).date().isoformat()
+    return EntrySource(
+        path=rel,
+        archive_prefix=prefix,
+        track=parts[0],
+        groups=parts[1:-1],
+        folder_label=names.label,
+        folder_title=names.title,
+        folder_year=infer_year(parts[1:-1]),
+        meta=meta,
+        files=tuple(files),
+        samples=tuple(samples),
+        updated=updated,
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def load_archive(archive: Path, prefix: str) -> tuple[list[EntrySource], list[Diagnostic]]:
+    """Load every problem folder. Errors in one folder are recorded on that entry."""
+    if not archive.is_dir():
+        raise MetadataError(prefix or str(archive), None, "archive folder not found")
+    git_dates = load_git_dates(archive)
+    entries: list[EntrySource] = []
+    problems: list[Diagnostic] = []
+    for folder in find_problem_folders(archive):
+        if folder.parent == archive:
+            rel = folder.relative_to(archive).as_posix()
+            problems.append(
+                Diagnostic(
+                    f"{prefix}/{rel}", 0, "a problem folder must sit inside a track folder (archive/<track>/...)"
+                )
+            )
+            continue
+        entries.append(load_entry(folder, archive, prefix, git_dates))
+    return entries, problems
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return int(path.stat().st_mtime)
+    except OSError:
+        return 0
+
+
+def _load_files(folder: Path, archive: Path, where: str, diagnostics: list[Diagnostic]) -> list[SourceFile]:
+    files: list[SourceFile] = []
+    root = archive.resolve()
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = sorted((d for d in dirs if not is_ignored(d)), key=natural_key)
+        for name in sorted((n for n in names if not is_ignored(n)), key=natural_key):
+            path = Path(top) / name
+            rel = path.relative_to(folder).as_posix()
+            if path.is_symlink() and not path.resolve().is_relative_to(root):
+                diagnostics.append(
+                    Diagnostic(f"{where}/{rel}", 0, "symbolic link leads outside the archive; not published")
+                )
+                continue
+            item = _load_file(path, rel, f"{where}/{rel}", diagnostics)
+            if item is not None:
+                files.append(item)
+    return files
+
+
+def _load_file(path: Path, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
+        return None
+    if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
+        return SourceFile(name=rel, text=None, size=len(data))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if _is_text_name(rel):
+            line = data.count(b"\n", 0, e.start) + 1
+            diagnostics.append(
+                Diagnostic(shown, line, f"not valid UTF-8 (byte offset {e.start}); save the file as UTF-8")
+            )
+        return SourceFile(name=rel, text=None, size=len(data))
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return SourceFile(name=rel, text=text, size=len(data))
+
+
+_TEXT_SUFFIXES = {
+    ".tex",
+    ".md",
+    ".txt",
+    ".py",
+    ".cpp",
+    ".cc",
+    ".c",
+    ".h",
+    ".java",
+    ".yaml",
+    ".yml",
+    ".in",
+    ".ans",
+    ".out",
+}
+
+
+def _is_text_name(name: str) -> bool:
+    return Path(name).suffix.lower() in _TEXT_SUFFIXES
+
+
+def _load_metadata(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> Metadata:
+    item = next((f for f in files if f.name == "problem.yaml"), None)
+    if item is None or item.text is None:
+        return Metadata()
+    try:
+        meta, warnings = parse_metadata(item.text, f"{where}/problem.yaml")
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+        return Metadata()
+    diagnostics.extend(warnings)
+    return meta
+
+
+def _load_samples(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> list[Sample]:
+    by_name = {f.name: f for f in files}
+    samples: list[Sample] = []
+    for folder in SAMPLE_DIRS:
+        stems = sorted(
+            {
+                n[len(folder) + 1 :].rsplit(".", 1)[0]
+                for n in by_name
+                if n.startswith(folder + "/")
+                and n.rsplit(".", 1)[-1] in ("in", "ans", "out")
+                and n.count("/") == folder.count("/") + 1
+            },
+            key=natural_key,
+        )
+        for stem in stems:
+            sample = _pair(by_name, folder, stem, where, diagnostics)
+            if sample is not None:
+                samples.append(sample)
+    return samples
+
+
+def _pair(
+    by_name: dict[str, SourceFile], folder: str, stem: str, where: str, diagnostics: list[Diagnostic]
+) -> Sample | None:
+    base = f"{folder}/{stem}"
+    given = by_name.get(f"{base}.in")
+    answer = by_name.get(f"{base}.ans") or by_name.get(f"{base}.out")
+    if given is None:
+        orphan = answer.name if answer else f"{base}.ans"
+        diagnostics.append(Diagnostic(f"{where}/{orphan}", 0, f"answer file without input: add {base}.in"))
+        return None
+    if given.text is None or (answer is not None and answer.text is None):
+        bad = given if given.text is None else answer
+        assert bad is not None
+        diagnostics.append(Diagnostic(f"{where}/{bad.name}", 0, "sample file is not UTF-8 text"))
+        return None
+    return Sample(
+        name=stem,
+        input_file=given.name,
+        answer_file=answer.name if answer else None,
+        input=given.text,
+        answer=answer.text if answer else None,
+    )

@@ -1,0 +1,90 @@
+"""Links rendered entries into the site: tracks in page order, tags, reserved names (pure)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .archive import natural_key
+from .config import SiteConfig
+from .document import slugify
+from .errors import Diagnostic
+from .model import Entry, Site, Tag, Track
+
+RESERVED_TRACKS = frozenset({"tags", "static", "404.html", "sitemap.xml", "index.html"})
+
+
+def entry_order(entry: Entry) -> tuple[object, ...]:
+    """Track pages list groups newest first (numbers in group names descend), labels ascending."""
+    groups = tuple(tuple((k, -v) if isinstance(v, int) else (k, v) for k, v in natural_key(g)) for g in entry.groups)
+    return (groups, natural_key(entry.label or ""), entry.title.lower(), entry.path)
+
+
+def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> tuple[Site, list[Diagnostic]]:
+    problems: list[Diagnostic] = []
+    by_track: dict[str, list[Entry]] = defaultdict(list)
+    for entry in entries:
+        if entry.track in RESERVED_TRACKS:
+            problems.append(
+                Diagnostic(
+                    f"{archive_prefix}/{entry.track}", 0, f"track folder name {entry.track!r} is reserved; rename it"
+                )
+            )
+            continue
+        by_track[entry.track].append(entry)
+    for name in sorted(set(config.tracks) - set(by_track)):
+        problems.append(
+            Diagnostic(f"{archive_prefix}/site.yaml", 0, f"track {name!r} has no folder with entries", "warning")
+        )
+    tracks = tuple(_track(name, items, config) for name, items in _ordered_tracks(by_track, config))
+    ordered = tuple(e for t in tracks for e in t.entries)
+    return (
+        Site(
+            title=config.title,
+            description=config.description,
+            base_url=config.base_url,
+            repo_url=config.repo_url.rstrip("/"),
+            repo_branch=config.repo_branch,
+            tracks=tracks,
+            tags=_tags(ordered),
+            entries=ordered,
+        ),
+        problems,
+    )
+
+
+def _ordered_tracks(by_track: dict[str, list[Entry]], config: SiteConfig) -> list[tuple[str, list[Entry]]]:
+    """Tracks in the order site.yaml lists them, then the rest alphabetically."""
+    listed = [name for name in config.tracks if name in by_track]
+    rest = sorted(set(by_track) - set(listed), key=natural_key)
+    return [(name, by_track[name]) for name in listed + rest]
+
+
+def _track(name: str, items: list[Entry], config: SiteConfig) -> Track:
+    info = config.tracks.get(name)
+    return Track(
+        id=name,
+        title=info.title if info else name.replace("-", " ").title(),
+        description=info.description if info else "",
+        entries=tuple(sorted(items, key=entry_order)),
+    )
+
+
+def _tags(entries: tuple[Entry, ...]) -> tuple[Tag, ...]:
+    groups: dict[str, list[Entry]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for entry in entries:
+        for tag in entry.tags:
+            slug = slugify(tag)
+            names.setdefault(slug, tag)
+            groups[slug].append(entry)
+    return tuple(Tag(names[s], s, tuple(groups[s])) for s in sorted(groups))
+
+
+def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
+    """Previous and next entry of every entry, within its track, in page order."""
+    result: dict[str, tuple[Entry | None, Entry | None]] = {}
+    for track in site.tracks:
+        items = track.entries
+        for i, entry in enumerate(items):
+            result[entry.path] = (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
+    return result

@@ -1,0 +1,120 @@
+"""The site configuration: ``archive/site.yaml`` plus build options, loaded and validated."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .model import TrackInfo
+from .yamlfile import parse_yaml_mapping
+
+SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "tracks")
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    """What ``site.yaml`` says about the site."""
+
+    title: str = "Problem Archive"
+    description: str = ""
+    base_url: str = ""
+    repo_url: str = ""
+    repo_branch: str = "main"
+    tracks: dict[str, TrackInfo] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """Where things are and how to build, from the command line."""
+
+    root: Path
+    archive: Path
+    out: Path
+    templates: Path
+    static: Path
+    cache: Path
+    jobs: int = 0
+    strict: bool = False
+
+    @property
+    def workers(self) -> int:
+        return self.jobs if self.jobs > 0 else (os.cpu_count() or 1)
+
+    def display(self, path: Path) -> str:
+        """A path as messages show it: relative to the project root where possible."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def make_options(
+    root: Path,
+    archive: Path | None = None,
+    out: Path | None = None,
+    jobs: int = 0,
+    strict: bool = False,
+) -> BuildOptions:
+    root = root.resolve()
+    return BuildOptions(
+        root=root,
+        archive=(archive or root / "archive").resolve(),
+        out=(out or root / "site").resolve(),
+        templates=root / "templates",
+        static=root / "static",
+        cache=root / ".cache",
+        jobs=jobs,
+        strict=strict,
+    )
+
+
+def parse_site_config(text: str, path: str) -> SiteConfig:
+    data, lines = parse_yaml_mapping(text, path, ConfigError)
+    for key in data:
+        if key not in SITE_KEYS:
+            raise ConfigError(path, lines.get(key), f"unknown key {key!r} (known: {', '.join(SITE_KEYS)})")
+    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:-1] if key in data}
+    tracks = _parse_tracks(data.get("tracks", {}), path, lines.get("tracks"))
+    return SiteConfig(**values, tracks=tracks)
+
+
+def load_site_config(options: BuildOptions) -> SiteConfig:
+    path = options.archive / "site.yaml"
+    if not path.exists():
+        return SiteConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(options.display(path), None, f"cannot read: {e}") from e
+    return parse_site_config(text, options.display(path))
+
+
+def _string(data: dict[str, Any], key: str, path: str, lines: dict[str, int]) -> str:
+    value = data[key]
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ConfigError(path, lines.get(key), f"{key} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _parse_tracks(value: Any, path: str, line: int | None) -> dict[str, TrackInfo]:
+    if not isinstance(value, dict):
+        raise ConfigError(path, line, "tracks must be a mapping of track folder to {title, description}")
+    tracks: dict[str, TrackInfo] = {}
+    for name, info in value.items():
+        if isinstance(info, str):
+            tracks[str(name)] = TrackInfo(title=info)
+            continue
+        if not isinstance(info, dict) or not isinstance(info.get("title", ""), str):
+            raise ConfigError(path, line, f"tracks.{name} must be a mapping with a string title")
+        unknown = sorted(set(info) - {"title", "description"})
+        if unknown:
+            raise ConfigError(path, line, f"tracks.{name}: unknown key {unknown[0]!r} (known: title, description)")
+        tracks[str(name)] = TrackInfo(
+            title=str(info.get("title") or name), description=str(info.get("description") or "")
+        )
+    return tracks

@@ -1,0 +1,163 @@
+"""One entry's sources to rendered content: statement, write-up, highlighted code (pure)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from . import highlight
+from .document import fill_math, math_fallback, plain_text
+from .errors import Diagnostic, SiteError
+from .latex import render_latex
+from .markdown import render_markdown
+from .math import MathResult
+from .model import CodeFile, Document, Entry, EntrySource, SourceFile
+
+WRITEUPS = ("solution.tex", "solution.md")
+STATEMENTS = ("statement.md", "statement.tex", "statement.txt")
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
+SOLVER_ORDER = {".py": 0, ".cpp": 1, ".cc": 1}
+Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
+RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
+
+
+def render_entry(source: EntrySource) -> Entry:
+    """Render everything one entry shows. Errors become diagnostics on the entry, never exceptions."""
+    diagnostics = list(source.diagnostics)
+    assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
+    statement = _document(source, STATEMENTS, "statement-", assets, diagnostics)
+    solution = _document(source, WRITEUPS, "", assets, diagnostics)
+    meta = source.meta
+    summary_html = html.escape(meta.summary) if meta.summary else (solution.summary_html if solution else None)
+    summary_text = meta.summary or (
+        plain_text(solution.summary_html, list(solution.math)) if solution and solution.summary_html else None
+    )
+    pdf = source.file("statement.pdf")
+    return Entry(
+        path=source.path,
+        track=source.track,
+        groups=source.groups,
+        label=meta.label or source.folder_label,
+        title=meta.title
+        or (solution.title if solution else None)
+        or (statement.title if statement else None)
+        or source.folder_title,
+        year=meta.year or source.folder_year,
+        source=meta.source,
+        tags=meta.tags,
+        rating=meta.rating,
+        summary_html=summary_html,
+        summary_text=summary_text,
+        status=meta.status,
+        statement=statement,
+        solution=solution,
+        solvers=tuple(_code(f) for f in _solver_files(source)),
+        sources=tuple(_code(f) for f in _source_files(source, statement, solution)),
+        samples=source.samples,
+        files=tuple(f.name for f in source.files),
+        statement_pdf=pdf.name if pdf else None,
+        updated=source.updated,
+        display_path=source.display_path(),
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def _document(
+    source: EntrySource, names: tuple[str, ...], prefix: str, assets: frozenset[str], diagnostics: list[Diagnostic]
+) -> Document | None:
+    item = next((source.file(n) for n in names if source.file(n) is not None), None)
+    if item is None:
+        return None
+    path = source.display_path(item.name)
+    if item.text is None:
+        diagnostics.append(Diagnostic(path, 0, "not a UTF-8 text file; cannot render it"))
+        return _error_document(item.name, "This file is not UTF-8 text.")
+    suffix = PurePosixPath(item.name).suffix
+    if suffix == ".txt":
+        return Document(file=item.name, html=f'<pre class="statement-text">{html.escape(item.text)}</pre>')
+    try:
+        document, warnings = RENDERERS[suffix](item.text, path, assets=assets, id_prefix=prefix)
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+        return _error_document(item.name, str(e))
+    diagnostics.extend(Diagnostic(path, line, message, "warning") for line, message in warnings)
+    return document
+
+
+def _error_document(name: str, message: str) -> Document:
+    return Document(
+        file=name,
+        html=f'<div class="render-error" role="alert"><strong>Cannot render {html.escape(name)}</strong>'
+        f"<pre>{html.escape(message)}</pre></div>",
+    )
+
+
+def _solver_files(source: EntrySource) -> list[SourceFile]:
+    solvers = [
+        f
+        for f in source.files
+        if "/" not in f.name
+        and f.name.startswith("solution.")
+        and f.name not in WRITEUPS
+        and f.text is not None
+        and highlight.language_for(f.name) not in (None, "text", "markdown", "latex")
+    ]
+    return sorted(solvers, key=lambda f: (SOLVER_ORDER.get(PurePosixPath(f.name).suffix, 9), f.name))
+
+
+def _source_files(source: EntrySource, statement: Document | None, solution: Document | None) -> list[SourceFile]:
+    names = [doc.file for doc in (solution, statement) if doc is not None and not doc.file.endswith(".txt")]
+    names += [n for n in ("checker.py", "problem.yaml") if source.file(n) is not None]
+    return [f for f in (source.file(n) for n in names) if f is not None and f.text is not None]
+
+
+def _code(item: SourceFile) -> CodeFile:
+    assert item.text is not None
+    language = highlight.language_for(item.name) or "text"
+    prefix = item.name.replace(".", "-") + "-"
+    return CodeFile(
+        name=item.name,
+        language=language,
+        html=highlight.render_file(item.text, language, prefix),
+        lines=item.text.count("\n") + (0 if item.text.endswith("\n") else 1),
+        text=item.text,
+    )
+
+
+def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -> Entry:
+    """Put rendered MathML into the entry's documents; report snippets Temml rejected."""
+    problems: list[Diagnostic] = []
+
+    def fill(document: Document | None) -> Document | None:
+        if document is None or not document.math:
+            return document
+        rendered = []
+        for snippet in document.math:
+            result = results.get((snippet.tex, snippet.display))
+            if result is not None and result.html:
+                rendered.append(result.html)
+                continue
+            if result is not None and result.error:
+                where = f"{entry.display_path}/{document.file}"
+                problems.append(Diagnostic(where, snippet.line, f"math: {result.error}"))
+            rendered.append(math_fallback(snippet.tex, snippet.display))
+        return replace(
+            document,
+            html=fill_math(document.html, rendered),
+            summary_html=fill_math(document.summary_html, rendered) if document.summary_html else None,
+        )
+
+    statement, solution = fill(entry.statement), fill(entry.solution)
+    summary = entry.summary_html
+    if solution is not None and entry.solution is not None and summary == entry.solution.summary_html:
+        summary = solution.summary_html
+    unique = tuple(dict.fromkeys(problems))
+    return replace(
+        entry, statement=statement, solution=solution, summary_html=summary, diagnostics=entry.diagnostics + unique
+    )
+
+
+def math_snippets(entry: Entry) -> list[tuple[str, bool]]:
+    return [(s.tex, s.display) for doc in (entry.statement, entry.solution) if doc for s in doc.math]

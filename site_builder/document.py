@@ -1,0 +1,106 @@
+"""What the LaTeX and Markdown renderers share: heading ids, math slots, safe links, summaries."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .model import Heading, MathSnippet
+
+# Ids the page templates use themselves; headings of documents must not take them.
+RESERVED_IDS = frozenset(
+    {
+        "main",
+        "top",
+        "content",
+        "toc",
+        "meta",
+        "summary",
+        "statement",
+        "editorial",
+        "code",
+        "sources",
+        "samples",
+        "files",
+        "search",
+        "nav",
+        "footer",
+        "header",
+        "errors",
+        "footnotes",
+        "theme-toggle",
+    }
+)
+_SLOT = re.compile(r'<math-slot n="(\d+)"></math-slot>')
+_TAG = re.compile(r"<[^>]+>")
+_SAFE_SCHEME = re.compile(r"^(https?:|mailto:|#|[^:/?#]*(?:[/?#]|$))", re.I)
+
+
+def slugify(text: str) -> str:
+    """ASCII slug for ids and URLs: "Lemma 2 (Key)" -> "lemma-2-key"."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    return slug or "section"
+
+
+@dataclass(slots=True)
+class Collector:
+    """Mutable state of one document rendering: ids, headings, math snippets, warnings."""
+
+    path: str
+    id_prefix: str = ""
+    ids: set[str] = field(default_factory=set)
+    toc: list[Heading] = field(default_factory=list)
+    math: list[MathSnippet] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+
+    def unique_id(self, text: str) -> str:
+        base = self.id_prefix + slugify(text)
+        candidate, n = base, 1
+        while candidate in self.ids or candidate in RESERVED_IDS:
+            n += 1
+            candidate = f"{base}-{n}"
+        self.ids.add(candidate)
+        return candidate
+
+    def math_slot(self, tex: str, display: bool, line: int) -> str:
+        self.math.append(MathSnippet(tex, display, line))
+        return f'<math-slot n="{len(self.math) - 1}"></math-slot>'
+
+    def warn(self, line: int, message: str) -> None:
+        self.warnings.append((line, message))
+
+
+def safe_url(url: str) -> str | None:
+    """The URL if it is http(s), mailto, a fragment or relative; None for javascript: and the like."""
+    cleaned = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")
+    if _SAFE_SCHEME.match(cleaned):
+        return cleaned
+    return None
+
+
+def is_local_path(url: str) -> bool:
+    """A relative path that stays inside the folder (no scheme, no absolute path, no '..')."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I) or url.startswith(("/", "\\")):
+        return False
+    return ".." not in re.split(r"[/\\]", url)
+
+
+def fill_math(html_text: str, rendered: list[str]) -> str:
+    """Replace math slots with rendered MathML (or fallbacks), by snippet index."""
+    return _SLOT.sub(lambda m: rendered[int(m.group(1))], html_text)
+
+
+def math_fallback(tex: str, display: bool) -> str:
+    """Math shown as its TeX source, when it cannot be rendered."""
+    delim = ("\\[", "\\]") if display else ("\\(", "\\)")
+    tag = "pre" if display else "code"
+    return f'<{tag} class="math-source">{html.escape(delim[0] + tex + delim[1])}</{tag}>'
+
+
+def plain_text(html_text: str, math: list[MathSnippet]) -> str:
+    """Readable plain text of an HTML fragment; math as its TeX source."""
+    text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
+    return re.sub(r"\s+", " ", html.unescape(_TAG.sub("", text))).strip()

@@ -1,0 +1,542 @@
+"""LaTeX source to a tree of nodes with line numbers (pure; no rendering).
+
+The tokenizer handles the constructs whose content is not LaTeX (math, verbatim,
+URLs, comments); the tree builder matches braces and environments with an
+explicit stack, so deep nesting can never exhaust Python's stack; a second pass
+attaches arguments to the commands and environments that take them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from .errors import LatexError
+
+MAX_DEPTH = 60
+VERBATIM_ENVS = frozenset({"verbatim", "verbatim*", "lstlisting", "minted", "comment", "Verbatim"})
+MATH_ENVS = frozenset(
+    f"{name}{star}"
+    for name in ("equation", "align", "gather", "multline", "flalign", "alignat", "eqnarray", "displaymath")
+    for star in ("", "*")
+)
+
+# Argument specs: "[" an optional argument, "{" a mandatory one.
+COMMAND_ARGS: dict[str, str] = {
+    **dict.fromkeys(("section", "subsection", "subsubsection", "chapter", "part"), "[{"),
+    **dict.fromkeys(("paragraph", "subparagraph"), "[{"),
+    **dict.fromkeys(
+        (
+            "textbf",
+            "textit",
+            "emph",
+            "texttt",
+            "underline",
+            "textsc",
+            "textsf",
+            "textrm",
+            "textup",
+            "textsl",
+            "textnormal",
+            "mbox",
+            "fbox",
+            "url",
+            "title",
+            "author",
+            "date",
+            "caption",
+            "footnote",
+            "label",
+            "ref",
+            "eqref",
+            "cite",
+            "hspace",
+            "vspace",
+            "enquote",
+            "textsuperscript",
+            "textsubscript",
+            "thanks",
+            "pageref",
+            "nameref",
+            "mintinline",
+            "lstinline",
+            "uppercase",
+            "MakeUppercase",
+        ),
+        "{",
+    ),
+    "href": "{{",
+    "includegraphics": "[{",
+    "item": "[",
+    "\\": "[",
+    "newtheorem": "{[{[",
+    "multicolumn": "{{{",
+    "setlength": "{{",
+    "setcounter": "{{",
+    "usepackage": "[{",
+    "documentclass": "[{",
+    **dict.fromkeys(("'", "`", "^", '"', "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k"), "{"),
+}
+ENV_ARGS: dict[str, str] = {
+    "itemize": "[",
+    "enumerate": "[",
+    "description": "[",
+    "tabular": "[{",
+    "tabular*": "{[{",
+    "tabularx": "{{",
+    "array": "[{",
+    "figure": "[",
+    "figure*": "[",
+    "table": "[",
+    "minipage": "[{",
+    "wrapfigure": "[{{",
+    "multicols": "{",
+    "frame": "[{",
+}
+RAW_FIRST_ARG = frozenset({"url", "href"})
+
+
+@dataclass(slots=True)
+class Text:
+    text: str
+    line: int
+
+
+@dataclass(slots=True)
+class Space:
+    line: int
+
+
+@dataclass(slots=True)
+class Par:
+    line: int
+
+
+@dataclass(slots=True)
+class Special:
+    """One of ``& ~ [ ]`` in running text."""
+
+    char: str
+    line: int
+
+
+@dataclass(slots=True)
+class Arg:
+    optional: bool
+    nodes: list[Node]
+
+
+class _WithArgs:
+    """Access to the arguments of a command or environment."""
+
+    __slots__ = ()
+    args: list[Arg]
+
+    def arg(self, index: int) -> list[Node]:
+        """The nodes of the index-th mandatory argument (empty if absent)."""
+        mandatory = [a for a in self.args if not a.optional]
+        return mandatory[index].nodes if index < len(mandatory) else []
+
+    def option(self) -> list[Node] | None:
+        """The nodes of the first optional argument, or None."""
+        for a in self.args:
+            if a.optional:
+                return a.nodes
+        return None
+
+
+@dataclass(slots=True)
+class Cmd(_WithArgs):
+    name: str
+    line: int
+    star: bool = False
+    args: list[Arg] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Group:
+    children: list[Node]
+    line: int
+
+
+@dataclass(slots=True)
+class Env(_WithArgs):
+    name: str
+    line: int
+    children: list[Node] = field(default_factory=list)
+    args: list[Arg] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Math:
+    tex: str
+    display: bool
+    line: int
+
+
+@dataclass(slots=True)
+class Verbatim:
+    env: str
+    text: str
+    line: int
+    options: str = ""  # the raw [..] or {..} after \begin{lstlisting} / \begin{minted}
+    inline: bool = False
+
+
+Node = Text | Space | Par | Special | Cmd | Group | Env | Math | Verbatim
+
+_TOKEN = re.compile(
+    r"(?P<par>[ \t]*\n[ \t]*\n\s*)"
+    r"|(?P<space>[ \t]*\n[ \t]*|[ \t]+)"
+    r"|(?P<comment>%[^\n]*)"
+    r"|(?P<cs>\\(?:[A-Za-z@]+\*?|.|\n|\Z))"
+    r"|(?P<char>[{}$&~\[\]])"
+    r"|(?P<text>[^\\{}$&~\[\]%\s]+)",
+    re.S,
+)
+_NAME_ARG = re.compile(r"\s*\{([^{}\n]*)\}")
+_BLANK_AHEAD = re.compile(r"\n[ \t]*\n")
+
+
+class _Lines:
+    """Offset to 1-based line number."""
+
+    def __init__(self, text: str, first_line: int) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.first = first_line
+
+    def __call__(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1 + self.first
+
+
+def parse_latex(text: str, path: str, first_line: int = 1) -> list[Node]:
+    """Parse a LaTeX document (or fragment) into a list of top-level nodes."""
+    builder = _TreeBuilder(text, path, _Lines(text, first_line))
+    builder.run()
+    root = builder.root
+    _attach_all(root, path)
+    return root.children
+
+
+class _TreeBuilder:
+    def __init__(self, text: str, path: str, lines: _Lines) -> None:
+        self.text = text
+        self.path = path
+        self.line = lines
+        self.root = Group([], lines.first)
+        self.stack: list[Group | Env] = [self.root]
+
+    def error(self, offset: int, message: str) -> LatexError:
+        return LatexError(self.path, self.line(offset), message)
+
+    def add(self, node: Node) -> None:
+        self.stack[-1].children.append(node)
+
+    def push(self, node: Group | Env, offset: int) -> None:
+        if len(self.stack) > MAX_DEPTH:
+            raise self.error(offset, f"nesting deeper than {MAX_DEPTH} levels of groups and environments")
+        self.add(node)
+        self.stack.append(node)
+
+    def run(self) -> None:
+        text, pos, end = self.text, 0, len(self.text)
+        while pos < end:
+            m = _TOKEN.match(text, pos)
+            assert m is not None, "the token pattern matches every character"
+            kind = m.lastgroup
+            pos = m.end()
+            if kind == "text":
+                self.add(Text(m.group(), self.line(m.start())))
+            elif kind == "space":
+                self.add(Space(self.line(m.start())))
+            elif kind == "par":
+                self.add(Par(self.line(m.start())))
+            elif kind == "comment":
+                pos = self._after_comment(pos)
+            elif kind == "char":
+                pos = self._char(m.group(), m.start(), pos)
+            else:
+                pos = self._control(m.group()[1:], m.start(), pos)
+        self._check_closed()
+
+    def _after_comment(self, pos: int) -> int:
+        """A comment also eats its newline and the next line's indentation, unless that line is blank."""
+        if self.text.startswith("\n", pos) and not _BLANK_AHEAD.match(self.text, pos):
+            pos += 1
+            while pos < len(self.text) and self.text[pos] in " \t":
+                pos += 1
+        return pos
+
+    def _char(self, char: str, start: int, pos: int) -> int:
+        line = self.line(start)
+        if char == "{":
+            self.push(Group([], line), start)
+        elif char == "}":
+            top = self.stack[-1]
+            if top is self.root:
+                raise self.error(start, "unbalanced '}': no '{' is open here")
+            if isinstance(top, Env):
+                raise self.error(start, f"'}}' closes nothing: \\begin{{{top.name}}} on line {top.line} is still open")
+            self.stack.pop()
+        elif char == "$":
+            return self._dollar_math(start, pos)
+        else:
+            self.add(Special(char, line))
+        return pos
+
+    def _dollar_math(self, start: int, pos: int) -> int:
+        display = self.text.startswith("$", pos)
+        delim = "$$" if display else "$"
+        body_start = start + len(delim)
+        close = _find_unescaped(self.text, delim, body_start)
+        if close < 0:
+            raise self.error(start, f"math opened with {delim} is never closed")
+        self.add(Math(self.text[body_start:close].strip(), display, self.line(start)))
+        return close + len(delim)
+
+    def _control(self, name: str, start: int, pos: int) -> int:
+        line = self.line(start)
+        if name in ("[", "("):
+            closer = "\\]" if name == "[" else "\\)"
+            close = self.text.find(closer, pos)
+            if close < 0:
+                raise self.error(start, f"math opened with \\{name} is never closed (missing {closer})")
+            self.add(Math(self.text[pos:close].strip(), name == "[", line))
+            return close + 2
+        if name in ("]", ")"):
+            raise self.error(start, f"\\{name} closes math that was never opened")
+        if name == "begin":
+            return self._begin(start, pos)
+        if name == "end":
+            return self._end(start, pos)
+        if name == "verb" or name == "verb*":
+            return self._verb(start, pos)
+        star = name.endswith("*") and len(name) > 1
+        base = name[:-1] if star else name
+        cmd = Cmd(base, line, star)
+        self.add(cmd)
+        if base in RAW_FIRST_ARG:
+            return self._raw_arg(cmd, start, pos)
+        if base[:1].isalpha() or base[:1] == "@":
+            return self._skip_space_after_word(pos)
+        return pos
+
+    def _skip_space_after_word(self, pos: int) -> int:
+        text = self.text
+        m = re.compile(r"[ \t]*(\n[ \t]*)?").match(text, pos)
+        assert m is not None
+        if m.group(1) is not None and text.startswith("\n", m.end()):
+            return pos + len(m.group().split("\n", 1)[0])  # a blank line follows: keep it as \par
+        return m.end()
+
+    def _raw_arg(self, cmd: Cmd, start: int, pos: int) -> int:
+        m = re.compile(r"\s*\{").match(self.text, pos)
+        if m is None:
+            raise self.error(start, f"\\{cmd.name} expects {{...}}")
+        depth, i = 1, m.end()
+        while i < len(self.text) and depth:
+            c = self.text[i]
+            if c == "\\":
+                i += 2
+                continue
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            i += 1
+        if depth:
+            raise self.error(start, f"unbalanced '{{' in the argument of \\{cmd.name}")
+        cmd.args.append(Arg(False, [Text(self.text[m.end() : i - 1].strip(), cmd.line)]))
+        return i
+
+    def _verb(self, start: int, pos: int) -> int:
+        if pos >= len(self.text):
+            raise self.error(start, "\\verb needs a delimiter, as in \\verb|x|")
+        delim = self.text[pos]
+        close = self.text.find(delim, pos + 1)
+        if close < 0 or "\n" in self.text[pos + 1 : close]:
+            raise self.error(start, f"\\verb{delim}... is not closed on the same line")
+        self.add(Verbatim("verb", self.text[pos + 1 : close], self.line(start), inline=True))
+        return close + 1
+
+    def _begin(self, start: int, pos: int) -> int:
+        m = _NAME_ARG.match(self.text, pos)
+        if m is None:
+            raise self.error(start, "\\begin must be followed by {environment}")
+        name, pos = m.group(1).strip(), m.end()
+        line = self.line(start)
+        if name in MATH_ENVS or name in VERBATIM_ENVS:
+            end_marker = f"\\end{{{name}}}"
+            close = self.text.find(end_marker, pos)
+            if close < 0:
+                raise self.error(start, f"\\begin{{{name}}} is never closed (missing \\end{{{name}}})")
+            if name in MATH_ENVS:
+                self.add(Math(self.text[start : close + len(end_marker)], True, line))
+            else:
+                options, body_start = _verbatim_options(self.text, pos, name)
+                body = self.text[body_start:close]
+                self.add(Verbatim(name, _trim_verbatim(body), line, options))
+            return close + len(end_marker)
+        self.push(Env(name, line), start)
+        return pos
+
+    def _end(self, start: int, pos: int) -> int:
+        m = _NAME_ARG.match(self.text, pos)
+        if m is None:
+            raise self.error(start, "\\end must be followed by {environment}")
+        name = m.group(1).strip()
+        top = self.stack[-1]
+        if isinstance(top, Env) and top.name == name:
+            self.stack.pop()
+            return m.end()
+        if isinstance(top, Group) and top is not self.root:
+            raise LatexError(self.path, top.line, f"unbalanced '{{': this brace is not closed before \\end{{{name}}}")
+        if isinstance(top, Env):
+            raise self.error(start, f"\\end{{{name}}} does not match \\begin{{{top.name}}} on line {top.line}")
+        raise self.error(start, f"\\end{{{name}}} without a matching \\begin{{{name}}}")
+
+    def _check_closed(self) -> None:
+        if len(self.stack) == 1:
+            return
+        top = self.stack[-1]
+        if isinstance(top, Env):
+            raise LatexError(
+                self.path, top.line, f"\\begin{{{top.name}}} is never closed (missing \\end{{{top.name}}})"
+            )
+        raise LatexError(self.path, top.line, "unbalanced '{': this brace is never closed")
+
+
+def _find_unescaped(text: str, delim: str, start: int) -> int:
+    i = start
+    while True:
+        i = text.find(delim, i)
+        if i < 0:
+            return -1
+        backslashes = 0
+        j = i - 1
+        while j >= 0 and text[j] == "\\":
+            backslashes += 1
+            j -= 1
+        if backslashes % 2 == 0:
+            return i
+        i += 1
+
+
+def _verbatim_options(text: str, pos: int, name: str) -> tuple[str, int]:
+    """The ``[language=Python]`` of lstlisting or ``{python}`` of minted, and where the body starts."""
+    options = ""
+    m = re.compile(r"[ \t]*\[([^\]\n]*)\]").match(text, pos)
+    if m and name in ("lstlisting", "minted", "Verbatim"):
+        options, pos = m.group(1), m.end()
+    if name == "minted":
+        m = re.compile(r"[ \t]*\{([^}\n]*)\}").match(text, pos)
+        if m:
+            options, pos = (options + "," if options else "") + "language=" + m.group(1), m.end()
+    return options, pos
+
+
+def _trim_verbatim(body: str) -> str:
+    if body.startswith("\n"):
+        body = body[1:]
+    elif "\n" in body and not body.split("\n", 1)[0].strip():
+        body = body.split("\n", 1)[1]
+    return body.rstrip()
+
+
+def _attach_all(root: Group, path: str) -> None:
+    """Attach arguments to commands and environments, for every container, without recursion."""
+    work: list[list[Node]] = [root.children]
+    while work:
+        children = work.pop()
+        children[:] = _attach(children, path)
+        for node in children:
+            if isinstance(node, Group):
+                work.append(node.children)
+            elif isinstance(node, Env):
+                _take_env_args(node, path)
+                work.append(node.children)
+                work.extend(a.nodes for a in node.args)
+            elif isinstance(node, Cmd):
+                work.extend(a.nodes for a in node.args)
+
+
+def _attach(children: list[Node], path: str) -> list[Node]:
+    out: list[Node] = []
+    i = 0
+    while i < len(children):
+        node = children[i]
+        i += 1
+        if isinstance(node, Cmd) and node.name in COMMAND_ARGS:
+            spec = COMMAND_ARGS[node.name]
+            done = len(node.args)
+            i = _take_args(node.args, spec[done:], children, i, path, node)
+        out.append(node)
+    return out
+
+
+def _take_env_args(env: Env, path: str) -> None:
+    spec = ENV_ARGS.get(env.name, "")
+    if spec:
+        rest = _take_args(env.args, spec, env.children, 0, path, env)
+        del env.children[:rest]
+
+
+def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: str, owner: Cmd | Env) -> int:
+    for kind in spec:
+        j = i
+        while j < len(children) and isinstance(children[j], Space):
+            j += 1
+        if kind == "[":
+            if j < len(children) and _is_special(children[j], "["):
+                close = _matching_bracket(children, j)
+                if close < 0:
+                    raise LatexError(path, owner.line, f"{_owner_name(owner)}: optional argument '[' is never closed")
+                args.append(Arg(True, children[j + 1 : close]))
+                i = close + 1
+            continue
+        if j >= len(children):
+            raise LatexError(path, owner.line, f"{_owner_name(owner)} expects an argument in braces")
+        node = children[j]
+        if isinstance(node, Group):
+            args.append(Arg(False, node.children))
+        elif isinstance(node, Text):
+            args.append(Arg(False, [Text(node.text[0], node.line)]))
+            if len(node.text) > 1:
+                children.insert(j + 1, Text(node.text[1:], node.line))
+        elif isinstance(node, (Cmd, Special, Math)):
+            args.append(Arg(False, [node]))
+        else:
+            raise LatexError(path, owner.line, f"{_owner_name(owner)} expects an argument in braces")
+        i = j + 1
+    return i
+
+
+def take_option(children: list[Node], path: str, owner: Cmd | Env) -> list[Node] | None:
+    """Remove and return a leading ``[...]`` from ``children`` (for environments defined at run time)."""
+    args: list[Arg] = []
+    rest = _take_args(args, "[", children, 0, path, owner)
+    if not args:
+        return None
+    del children[:rest]
+    return args[0].nodes
+
+
+def _is_special(node: Node, char: str) -> bool:
+    return isinstance(node, Special) and node.char == char
+
+
+def _matching_bracket(children: list[Node], start: int) -> int:
+    depth = 0
+    for k in range(start, len(children)):
+        node = children[k]
+        if isinstance(node, Par):
+            return -1
+        if _is_special(node, "["):
+            depth += 1
+        elif _is_special(node, "]"):
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _owner_name(owner: Cmd | Env) -> str:
+    return f"\\{owner.name}" if isinstance(owner, Cmd) else f"\\begin{{{owner.name}}}"

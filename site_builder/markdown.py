@@ -1,0 +1,155 @@
+"""Markdown write-ups and statements: the one configured ``MarkdownIt`` instance and its plugins.
+
+CommonMark with tables, strikethrough, footnotes and ``$``/``$$`` math; raw HTML is escaped;
+fenced code is highlighted by Pygments; headings get unique ids and shift below the page's own.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from . import highlight
+from .document import Collector, is_local_path
+from .model import Document, Heading
+
+HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
+
+
+def _highlight_fence(code: str, lang: str, attrs: str) -> str:
+    return highlight.render_block(code.rstrip("\n") + "\n", lang.split()[0] if lang else None)
+
+
+@lru_cache(maxsize=1)
+def markdown_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "typographer": True, "highlight": _highlight_fence})
+    md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    md.use(footnote_plugin)
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
+        md.add_render_rule(rule, _render_math)
+    md.add_render_rule("heading_open", _render_heading_open)
+    md.add_render_rule("heading_close", _render_heading_close)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
+    return md
+
+
+def render_markdown(
+    text: str, path: str, *, assets: frozenset[str] = frozenset(), id_prefix: str = ""
+) -> tuple[Document, list[tuple[int, str]]]:
+    """Render Markdown. Returns the document and its warnings (line, message)."""
+    md = markdown_parser()
+    doc = Collector(path=path, id_prefix=id_prefix)
+    env: dict[str, Any] = {"collector": doc, "docId": id_prefix.strip("-") or None}
+    tokens = md.parse(text, env)
+    title = _take_title(tokens)
+    _annotate(tokens, doc, assets)
+    summary = _summary_tokens(tokens)
+    html_text = md.renderer.render(tokens, md.options, env)
+    summary_html = md.renderer.render(summary, md.options, env).strip() if summary else None
+    if summary_html and summary_html.startswith("<p>") and summary_html.endswith("</p>"):
+        summary_html = summary_html[3:-4]
+    document = Document(
+        file=path.rsplit("/", 1)[-1],
+        html=html_text,
+        toc=tuple(doc.toc),
+        title=title,
+        summary_html=summary_html,
+        math=tuple(doc.math),
+    )
+    return document, doc.warnings
+
+
+def _take_title(tokens: list[Token]) -> str | None:
+    """A document that opens with a level-1 heading: that heading is its title, not its content."""
+    if len(tokens) >= 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
+        title = tokens[1].content.strip()
+        del tokens[:3]
+        return title
+    return None
+
+
+def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str]) -> None:
+    """Give headings ids and shifted levels, inline tokens their source lines; check images."""
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            level = min(int(token.tag[1]) + HEADING_OFFSET, 6)
+            level = max(level, 3)
+            text = tokens[i + 1].content
+            anchor = doc.unique_id(text)
+            token.tag = tokens[i + 2].tag = f"h{level}"
+            token.attrSet("id", anchor)
+            tokens[i + 2].meta["anchor"] = anchor
+            doc.toc.append(Heading(level - 2, anchor, html.escape(text)))
+        if token.type == "inline" and token.children:
+            _annotate_inline(token, doc, assets)
+
+
+def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str]) -> None:
+    line = token.map[0] + 1 if token.map else 0
+    for child in token.children or []:
+        child.meta["line"] = line
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type == "image":
+            src = str(child.attrGet("src") or "")
+            if not is_local_path(src):
+                doc.warn(line, f"image {src!r} dropped: images must be files in the problem folder")
+                child.type, child.content, child.children = "text", child.content, None
+            elif src.removeprefix("./") not in assets:
+                doc.warn(line, f"image {src!r} not found in the problem folder")
+
+
+def _summary_tokens(tokens: list[Token]) -> list[Token]:
+    """The first paragraph after the first top-level heading (or the first paragraph at all)."""
+    headings = [i for i, t in enumerate(tokens) if t.type == "heading_open"]
+    start = headings[0] if headings else 0
+    for i in range(start, len(tokens) - 2):
+        if tokens[i].type == "paragraph_open" and tokens[i].level == 0:
+            return tokens[i : i + 3]
+    return []
+
+
+def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    token = tokens[idx]
+    collector: Collector = env["collector"]
+    display = token.type in ("math_block", "math_block_label", "math_inline_double")
+    line = token.map[0] + 1 if token.map else int(token.meta.get("line", 0))
+    slot = collector.math_slot(token.content.strip(), display, line)
+    return f"{slot}\n" if token.block else slot
+
+
+def _render_heading_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _render_heading_close(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    anchor = tokens[idx].meta.get("anchor")
+    link = f'<a class="anchor" href="#{anchor}" aria-label="Link to this section">#</a>' if anchor else ""
+    return f"{link}</{tokens[idx].tag}>\n"
+
+
+def _render_table_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"

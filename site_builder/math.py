@@ -1,0 +1,179 @@
+"""TeX math to MathML at build time with Temml, driven through one long-running Node process.
+
+Results are cached by snippet (and Temml version) under ``.cache/``. Without Node or Temml the
+build still completes: math is shown as its TeX source, with one warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+WORKER = Path(__file__).with_name("math_worker.cjs")
+
+
+@dataclass(frozen=True, slots=True)
+class MathResult:
+    html: str | None
+    error: str | None = None
+
+
+def find_temml(start: Path) -> Path | None:
+    """The ``node_modules`` folder holding temml, searching upward from ``start``."""
+    for folder in (start, *start.parents):
+        if (folder / "node_modules" / "temml" / "package.json").is_file():
+            return folder / "node_modules"
+    return None
+
+
+def temml_version(node_modules: Path) -> str:
+    data = json.loads((node_modules / "temml" / "package.json").read_text(encoding="utf-8"))
+    return str(data.get("version", "unknown"))
+
+
+def snippet_key(tex: str, display: bool) -> str:
+    return hashlib.sha1(f"{int(display)}\x00{tex}".encode()).hexdigest()
+
+
+def clean_error(message: str) -> str:
+    """Temml's message, first line only, without its prefixes or the underlined echo of the input."""
+    first = message.strip().splitlines()[0] if message.strip() else "cannot render"
+    first = re.sub(r"^(ParseError: )?(Temml parse error: )?", "", first)
+    return re.sub(r"\s+at position \d+:.*$", "", first).strip()
+
+
+class MathRenderer:
+    """Renders snippets with Temml; keeps the Node process and the cache between calls."""
+
+    def __init__(self, root: Path, cache_dir: Path) -> None:
+        self.node = shutil.which("node")
+        self.node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
+        self.version = temml_version(self.node_modules) if self.node_modules else ""
+        self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}.json"
+        self.cache: dict[str, dict[str, str]] = {}
+        self.cache_warning: str | None = None
+        self.dirty = False
+        self.process: subprocess.Popen[str] | None = None
+        self._load_cache()
+
+    @staticmethod
+    def font_file(root: Path) -> Path | None:
+        """Temml's small font for script letters and primes, published beside the CSS."""
+        node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
+        font = node_modules / "temml" / "dist" / "Temml.woff2" if node_modules else None
+        return font if font is not None and font.is_file() else None
+
+    @property
+    def available(self) -> bool:
+        return bool(self.node and self.node_modules)
+
+    def unavailable_reason(self) -> str:
+        if not self.node:
+            return "Node.js not found: math is shown as TeX source (install Node.js and run `npm ci`)"
+        return "npm package temml not found: math is shown as TeX source (run `npm ci`)"
+
+    def render_all(self, snippets: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
+        """Render every distinct snippet once: from the cache where possible, the rest in one batch."""
+        results: dict[tuple[str, bool], MathResult] = {}
+        missing: list[tuple[str, bool]] = []
+        for snippet in dict.fromkeys(snippets):
+            cached = self.cache.get(snippet_key(*snippet))
+            if cached is not None:
+                results[snippet] = MathResult(cached.get("html"), cached.get("error"))
+            else:
+                missing.append(snippet)
+        if missing and self.available:
+            for snippet, result in zip(missing, self._run_batch(missing), strict=True):
+                results[snippet] = result
+                self.cache[snippet_key(*snippet)] = {
+                    k: v for k, v in (("html", result.html), ("error", result.error)) if v
+                }
+                self.dirty = True
+        return results
+
+    def _run_batch(self, snippets: list[tuple[str, bool]]) -> list[MathResult]:
+        process = self._process()
+        assert process.stdin is not None and process.stdout is not None
+        payload = "".join(json.dumps({"tex": tex, "display": display}) + "\n" for tex, display in snippets)
+
+        def feed() -> None:
+            assert process.stdin is not None
+            process.stdin.write(payload)
+            process.stdin.flush()
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        results = []
+        for _ in snippets:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError("the Temml worker stopped unexpectedly")
+            answer = json.loads(line)
+            error = answer.get("error")
+            results.append(MathResult(answer.get("html"), clean_error(error) if error else None))
+        writer.join()
+        return results
+
+    def _process(self) -> subprocess.Popen[str]:
+        if self.process is None or self.process.poll() is not None:
+            assert self.node and self.node_modules
+            env = {**os.environ, "NODE_PATH": str(self.node_modules)}
+            self.process = subprocess.Popen(
+                [self.node, str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                env=env,
+            )
+        return self.process
+
+    def close(self) -> None:
+        if self.process is not None:
+            if self.process.stdin:
+                self.process.stdin.close()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            if self.process.stdout:
+                self.process.stdout.close()
+            self.process = None
+
+    def save_cache(self) -> None:
+        if not self.dirty or not self.version:
+            return
+        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.cache_path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(self.cache, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.cache_path)
+        self.dirty = False
+
+    def _load_cache(self) -> None:
+        if not self.cache_path.exists():
+            return
+        try:
+            data = json.loads(self.cache_path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            self.cache = data
+        except (OSError, ValueError) as e:
+            self.cache_warning = f"math cache {self.cache_path.name} is unreadable and was discarded ({e})"
+            self.cache = {}
+
+    def __enter__(self) -> MathRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

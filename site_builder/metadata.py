@@ -1,0 +1,155 @@
+"""``problem.yaml``: parsed and validated into ``Metadata`` (pure: text in, value out)."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any
+
+from .errors import Diagnostic, MetadataError
+from .model import Checker, Metadata
+from .yamlfile import parse_yaml_mapping
+
+KEYS = ("title", "label", "source", "year", "tags", "rating", "summary", "time_limit", "checker", "status")
+STATUSES = ("draft", "complete")
+CHECKER_KEYS = (
+    "case_sensitive",
+    "float_tolerance",
+    "float_absolute_tolerance",
+    "float_relative_tolerance",
+)
+
+
+def parse_metadata(text: str, path: str) -> tuple[Metadata, list[Diagnostic]]:
+    """Interpret ``problem.yaml``. Unknown keys are warnings; wrong types are errors."""
+    data, lines = parse_yaml_mapping(text, path, MetadataError)
+    warnings: list[Diagnostic] = []
+    for key in data:
+        if key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(KEYS)})"
+            warnings.append(Diagnostic(path, lines.get(key, 0), f"unknown key {key!r}{hint}", "warning"))
+
+    def where(key: str) -> int | None:
+        return lines.get(key)
+
+    def text_field(key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise MetadataError(path, where(key), f"{key} must be a string, not {_kind(value)}")
+        return value.strip() or None
+
+    def int_field(key: str) -> int | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MetadataError(path, where(key), f"{key} must be a whole number, not {_kind(value)}")
+        return value
+
+    meta = Metadata(
+        title=text_field("title"),
+        label=text_field("label"),
+        source=text_field("source"),
+        year=int_field("year"),
+        tags=_tags(data.get("tags"), path, where("tags")),
+        rating=int_field("rating"),
+        summary=text_field("summary"),
+        time_limit=_time_limit(data.get("time_limit"), path, where("time_limit")),
+        checker=parse_checker(data.get("checker"), path, where("checker")),
+        status=_status(data.get("status"), path, where("status")),
+    )
+    return meta, warnings
+
+
+def parse_checker(value: Any, path: str, line: int | None) -> Checker:
+    """``checker:`` is ``tokens``, ``exact``, or a mapping of tolerance options."""
+    if value is None or value == "tokens":
+        return Checker()
+    if value == "exact":
+        return Checker(mode="exact")
+    if not isinstance(value, dict):
+        raise MetadataError(path, line, "checker must be 'tokens', 'exact' or a mapping like {float_tolerance: 1e-6}")
+    for key in value:
+        if key not in CHECKER_KEYS:
+            raise MetadataError(path, line, f"checker: unknown option {key!r} (known: {', '.join(CHECKER_KEYS)})")
+    case = value.get("case_sensitive", True)
+    if not isinstance(case, bool):
+        raise MetadataError(path, line, "checker: case_sensitive must be true or false")
+    both = _tolerance(value, "float_tolerance", path, line)
+    absolute = _tolerance(value, "float_absolute_tolerance", path, line)
+    relative = _tolerance(value, "float_relative_tolerance", path, line)
+    return Checker(
+        mode="tokens",
+        case_sensitive=case,
+        float_absolute=absolute if absolute is not None else both,
+        float_relative=relative if relative is not None else both,
+    )
+
+
+def _tolerance(data: dict[str, Any], key: str, path: str, line: int | None) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    number = _number(value)
+    if number is None or number < 0:
+        raise MetadataError(path, line, f"checker: {key} must be a non-negative number, not {value!r}")
+    return number
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):  # YAML 1.1 reads "1e-6" as a string
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _time_limit(value: Any, path: str, line: int | None) -> float | None:
+    if value is None:
+        return None
+    number = _number(value)
+    if number is None or number <= 0:
+        raise MetadataError(path, line, f"time_limit must be a positive number of seconds, not {value!r}")
+    return number
+
+
+def _tags(value: Any, path: str, line: int | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [part for part in value.split(",")]
+    if not isinstance(value, list):
+        raise MetadataError(path, line, f"tags must be a list of strings, not {_kind(value)}")
+    tags: list[str] = []
+    for item in value:
+        if not isinstance(item, (str, int)) or isinstance(item, bool):
+            raise MetadataError(path, line, f"tags must be strings; found {_kind(item)}")
+        tag = str(item).strip()
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tuple(tags)
+
+
+def _status(value: Any, path: str, line: int | None) -> str:
+    if value is None:
+        return "complete"
+    if value not in STATUSES:
+        raise MetadataError(path, line, f"status must be one of {', '.join(STATUSES)}, not {value!r}")
+    return str(value)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", bool: "a boolean", type(None): "empty"}.get(
+        type(value), type(value).__name__
+    )

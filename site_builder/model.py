@@ -1,0 +1,187 @@
+"""The data model: frozen values that flow from the archive walk to the pages. No I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class Checker:
+    """How solver output is compared with the expected answer."""
+
+    mode: str = "tokens"  # "tokens" or "exact"
+    case_sensitive: bool = True
+    float_absolute: float | None = None
+    float_relative: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """What ``problem.yaml`` says; ``None`` where it is silent."""
+
+    title: str | None = None
+    label: str | None = None
+    source: str | None = None
+    year: int | None = None
+    tags: tuple[str, ...] = ()
+    rating: int | None = None
+    summary: str | None = None
+    time_limit: float | None = None
+    checker: Checker = Checker()
+    status: str = "complete"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One file of a problem folder. ``text`` is None for binary files."""
+
+    name: str  # posix path relative to the problem folder
+    text: str | None
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    name: str
+    input_file: str  # relative to the problem folder
+    answer_file: str | None
+    input: str
+    answer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EntrySource:
+    """Everything read from one problem folder, before any rendering."""
+
+    path: str  # posix path relative to the archive root, e.g. "icpc/2022/X-quartets"
+    archive_prefix: str  # the archive folder as shown in messages, e.g. "archive"
+    track: str
+    groups: tuple[str, ...]
+    folder_label: str | None
+    folder_title: str
+    folder_year: int | None
+    meta: Metadata
+    files: tuple[SourceFile, ...]
+    samples: tuple[Sample, ...]
+    updated: str  # ISO date of the last change
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def file(self, name: str) -> SourceFile | None:
+        for item in self.files:
+            if item.name == name:
+                return item
+        return None
+
+    def display_path(self, name: str = "") -> str:
+        base = f"{self.archive_prefix}/{self.path}" if self.archive_prefix else self.path
+        return f"{base}/{name}" if name else base
+
+
+@dataclass(frozen=True, slots=True)
+class MathSnippet:
+    tex: str
+    display: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int  # 1 = top level of the document
+    id: str
+    html: str
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A rendered statement or write-up. ``html`` may hold math slots until math is filled in."""
+
+    file: str
+    html: str
+    toc: tuple[Heading, ...] = ()
+    title: str | None = None
+    summary_html: str | None = None
+    math: tuple[MathSnippet, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CodeFile:
+    """A source file shown highlighted on the entry page."""
+
+    name: str
+    language: str
+    html: str
+    lines: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    path: str
+    track: str
+    groups: tuple[str, ...]
+    label: str | None
+    title: str
+    year: int | None
+    source: str | None
+    tags: tuple[str, ...]
+    rating: int | None
+    summary_html: str | None
+    summary_text: str | None
+    status: str
+    statement: Document | None
+    solution: Document | None
+    solvers: tuple[CodeFile, ...]
+    sources: tuple[CodeFile, ...]
+    samples: tuple[Sample, ...]
+    files: tuple[str, ...]
+    statement_pdf: str | None
+    updated: str
+    display_path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.level == "error")
+
+    @property
+    def group(self) -> str:
+        return "/".join(self.groups)
+
+
+@dataclass(frozen=True, slots=True)
+class TrackInfo:
+    """A track's title and description as ``site.yaml`` gives them."""
+
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    id: str
+    title: str
+    description: str
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    slug: str
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """The whole site, fully loaded and linked, ready to render."""
+
+    title: str
+    description: str
+    base_url: str
+    repo_url: str
+    repo_branch: str
+    tracks: tuple[Track, ...]
+    tags: tuple[Tag, ...]
+    entries: tuple[Entry, ...] = field(default=())

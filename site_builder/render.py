@@ -1,0 +1,148 @@
+"""Page rendering with Jinja (StrictUndefined): site values in, ``Output(path, bytes)`` out."""
+
+from __future__ import annotations
+
+import html
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import highlight
+from .catalog import neighbours
+from .document import slugify
+from .errors import TemplateError
+from .model import Entry, Site, Track
+
+RECENT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    path: str  # posix, relative to the output folder
+    data: bytes
+
+
+def root_of(path: str) -> str:
+    """The relative prefix from a page at ``path`` back to the site root."""
+    return "../" * path.count("/")
+
+
+def entry_url(entry: Entry) -> str:
+    return f"{entry.path}/index.html"
+
+
+def entry_heading(site: Site, entry: Entry) -> str:
+    """ "ICPC 2022 · X. Quartets": the track (and year), then label and title."""
+    track = next((t.title for t in site.tracks if t.id == entry.track), entry.track)
+    left = f"{track} {entry.year}" if entry.year else track
+    right = f"{entry.label}. {entry.title}" if entry.label else entry.title
+    return f"{left} \u00b7 {right}"
+
+
+def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
+    groups: list[tuple[str, list[Entry]]] = []
+    for entry in track.entries:
+        name = entry.group
+        if not groups or groups[-1][0] != name:
+            groups.append((name, []))
+        groups[-1][1].append(entry)
+    return groups
+
+
+class PageRenderer:
+    """Owns the Jinja environment; every ``render_*`` returns ``Output`` values."""
+
+    def __init__(self, templates: Path, shown_as: str) -> None:
+        self.templates = templates
+        self.shown_as = shown_as
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(templates)),
+            undefined=jinja2.StrictUndefined,
+            autoescape=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.filters["tag_slug"] = slugify
+        self.env.globals["language_name"] = highlight.language_name
+        self.env.globals["entry_url"] = entry_url
+
+    def render_site(self, site: Site) -> list[Output]:
+        outputs = [self.render_home(site), self.render_tag_index(site), self.render_404(site), render_sitemap(site)]
+        outputs += [self.render_track(site, track) for track in site.tracks]
+        outputs += [self.page("tag.html", f"tags/{tag.slug}/index.html", site, tag=tag) for tag in site.tags]
+        links = neighbours(site)
+        outputs += [self.render_entry(site, entry, *links[entry.path]) for entry in site.entries]
+        return outputs
+
+    def render_home(self, site: Site) -> Output:
+        recent = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)[:RECENT]
+        return self.page("home.html", "index.html", site, recent=recent)
+
+    def render_track(self, site: Site, track: Track) -> Output:
+        return self.page("track.html", f"{track.id}/index.html", site, track=track, groups=group_entries(track))
+
+    def render_tag_index(self, site: Site) -> Output:
+        return self.page("tags.html", "tags/index.html", site)
+
+    def render_404(self, site: Site) -> Output:
+        root = site.base_url.rstrip("/") + "/" if site.base_url else "/"
+        return self.page("404.html", "404.html", site, root=root)
+
+    def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:
+        track = next(t for t in site.tracks if t.id == entry.track)
+        return self.page(
+            "entry.html",
+            entry_url(entry),
+            site,
+            entry=entry,
+            track=track,
+            heading=entry_heading(site, entry),
+            prev=prev,
+            next=nxt,
+            edit_base=f"{site.repo_url}/edit/{site.repo_branch}/{entry.display_path}" if site.repo_url else "",
+        )
+
+    def page(self, template: str, path: str, site: Site, **values: Any) -> Output:
+        values.setdefault("root", root_of(path))
+        try:
+            text = self.env.get_template(template).render(site=site, page_path=path, **values)
+        except jinja2.TemplateSyntaxError as e:
+            name = e.filename or e.name or template
+            raise TemplateError(self._shown(name), e.lineno, e.message or "syntax error") from e
+        except jinja2.TemplateError as e:
+            raise TemplateError(*self._location(e, template), f"while rendering {path}: {e}") from e
+        return Output(path, text.encode("utf-8"))
+
+    def _shown(self, filename: str) -> str:
+        name = Path(filename).name if Path(filename).is_absolute() else filename
+        return f"{self.shown_as}/{name}"
+
+    def _location(self, error: BaseException, template: str) -> tuple[str, int | None]:
+        """The template file and line a rendering error happened at (Jinja keeps them in the traceback)."""
+        root = str(self.templates)
+        for frame in reversed(traceback.extract_tb(error.__traceback__)):
+            if frame.filename.startswith(root):
+                return self._shown(Path(frame.filename).name), frame.lineno
+        return self._shown(template), None
+
+
+def render_sitemap(site: Site) -> Output:
+    base = site.base_url.rstrip("/") + "/" if site.base_url else ""
+    paths = ["index.html", "tags/index.html"]
+    paths += [f"{t.id}/index.html" for t in site.tracks]
+    paths += [f"tags/{t.slug}/index.html" for t in site.tags]
+    paths += [entry_url(e) for e in site.entries]
+    updated = {entry_url(e): e.updated for e in site.entries}
+    rows = []
+    for path in paths:
+        lastmod = f"<lastmod>{updated[path]}</lastmod>" if path in updated else ""
+        rows.append(f"  <url><loc>{html.escape(base + path)}</loc>{lastmod}</url>\n")
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + "".join(rows) + "</urlset>\n"
+    )
+    return Output("sitemap.xml", text.encode("utf-8"))

@@ -1,0 +1,52 @@
+"""Shared fixtures: throwaway archives from a dict, build options, and the golden-file flag."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from site_builder.config import BuildOptions, make_options
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ArchiveMaker = Callable[[dict[str, str | bytes]], Path]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files from current output")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+def write_tree(base: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        path = base / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+@pytest.fixture
+def make_archive(tmp_path: Path) -> ArchiveMaker:
+    """``make_archive({"icpc/2020/A-x/solution.tex": "..."})`` -> the archive folder."""
+
+    def make(files: dict[str, str | bytes]) -> Path:
+        archive = tmp_path / "archive"
+        archive.mkdir(exist_ok=True)
+        write_tree(archive, files)
+        return archive
+
+    return make
+
+
+def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
+    """Build options that use this project's templates and static files with any archive."""
+    base = make_options(ROOT, archive, out, jobs=1)
+    return BuildOptions(**{**{f: getattr(base, f) for f in base.__slots__}, "cache": out.parent / ".cache", **kwargs})  # type: ignore[arg-type]

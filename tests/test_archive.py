@@ -1,0 +1,124 @@
+"""Walking the archive and inferring what problem.yaml does not say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import ArchiveMaker
+
+from site_builder.archive import infer_folder_name, load_archive, parse_git_log
+
+
+def test_folder_names() -> None:
+    assert infer_folder_name("X-quartets") == infer_folder_name("X-quartets")
+    assert (infer_folder_name("X-quartets").label, infer_folder_name("X-quartets").title) == ("X", "Quartets")
+    assert (infer_folder_name("G1-bridge-inspection").label, infer_folder_name("G1-bridge-inspection").title) == (
+        "G1",
+        "Bridge Inspection",
+    )
+    assert (infer_folder_name("two-sat").label, infer_folder_name("two-sat").title) == (None, "Two Sat")
+    assert infer_folder_name("A-LCA-queries").title == "LCA Queries"
+
+
+def test_walk_finds_problem_folders_at_any_depth(make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {
+            "icpc/2022/X-quartets/solution.tex": "x",
+            "icpc/2022/X-quartets/samples/1.in": "1\n",
+            "icpc/2022/X-quartets/samples/1.ans": "2\n",
+            "icpc/2022/X-quartets/samples/2.in": "3\n",
+            "cf/1843/round/B-two/problem.yaml": "title: Two\n",
+            "cf/notes.txt": "not a problem",
+            "misc/A-top/solution.py": "print(1)",
+        }
+    )
+    entries, problems = load_archive(archive, "archive")
+    assert problems == []
+    by_path = {e.path: e for e in entries}
+    assert sorted(by_path) == ["cf/1843/round/B-two", "icpc/2022/X-quartets", "misc/A-top"]
+    quartets = by_path["icpc/2022/X-quartets"]
+    assert (quartets.track, quartets.groups, quartets.folder_label, quartets.folder_year) == (
+        "icpc",
+        ("2022",),
+        "X",
+        2022,
+    )
+    assert [(s.name, s.answer) for s in quartets.samples] == [("1", "2\n"), ("2", None)]
+    assert by_path["cf/1843/round/B-two"].meta.title == "Two"
+    assert by_path["misc/A-top"].groups == ()
+
+
+def test_sample_answer_without_input_is_reported(make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {
+            "t/A-x/solution.py": "",
+            "t/A-x/samples/3.ans": "1\n",
+            "t/A-x/data/sample/a.in": "5\n",
+            "t/A-x/data/sample/a.out": "6\n",
+        }
+    )
+    (entry,), _ = load_archive(archive, "archive")
+    assert [str(d) for d in entry.diagnostics] == [
+        "archive/t/A-x/samples/3.ans: answer file without input: add samples/3.in"
+    ]
+    assert [(s.name, s.answer) for s in entry.samples] == [("a", "6\n")]
+
+
+def test_bad_yaml_is_recorded_on_the_entry(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/problem.yaml": "title: [oops\n", "t/A-x/solution.md": "hi"})
+    (entry,), _ = load_archive(archive, "archive")
+    assert [d.path for d in entry.diagnostics] == ["archive/t/A-x/problem.yaml"]
+    assert entry.diagnostics[0].line == 2
+
+
+def test_non_utf8_names_the_byte_offset(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/solution.tex": b"ok\nbad \xff here"})
+    (entry,), _ = load_archive(archive, "archive")
+    assert [str(d) for d in entry.diagnostics] == [
+        "archive/t/A-x/solution.tex:2: not valid UTF-8 (byte offset 7); save the file as UTF-8"
+    ]
+
+
+def test_crlf_and_bom_are_normalised(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/solution.md": b"\xef\xbb\xbfline one\r\nline two\r\n"})
+    (entry,), _ = load_archive(archive, "archive")
+    assert entry.files[0].text == "line one\nline two\n"
+
+
+def test_backup_and_hidden_files_are_ignored(make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {"t/A-x/solution.md": "x", "t/A-x/solution.md~": "", "t/A-x/.solution.md.swp": "", "t/A-x/4913": ""}
+    )
+    (entry,), _ = load_archive(archive, "archive")
+    assert [f.name for f in entry.files] == ["solution.md"]
+
+
+def test_problem_folder_directly_in_archive_is_an_error(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"A-x/solution.md": "x"})
+    entries, problems = load_archive(archive, "archive")
+    assert entries == [] and [d.path for d in problems] == ["archive/A-x"]
+
+
+def test_git_log_parsing_keeps_the_newest_date() -> None:
+    log = "\x00200\n\na/x.tex\n\x00100\n\na/x.tex\nb/y.md\n"
+    assert parse_git_log(log) == {"a/x.tex": 200, "b/y.md": 100}
+
+
+def test_entry_date_comes_from_git_history(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    import subprocess
+
+    archive = make_archive({"t/A-x/solution.md": "x"})
+    env = {
+        "GIT_AUTHOR_DATE": "2021-03-04T05:06:07Z",
+        "GIT_COMMITTER_DATE": "2021-03-04T05:06:07Z",
+        "PATH": "/usr/bin:/bin",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+        "HOME": str(tmp_path),
+    }
+    for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-q", "-m", "x"]):
+        subprocess.run(cmd, cwd=archive, env=env, check=True)
+    (entry,), _ = load_archive(archive, "archive")
+    assert entry.updated == "2021-03-04"

@@ -1,0 +1,163 @@
+"""End to end: the shipped archive builds into a sound site; builds are deterministic and atomic."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, ArchiveMaker, options_for
+from sitecheck import check_site
+
+from site_builder.build import build_site
+from site_builder.cli import main
+from site_builder.config import BuildOptions
+from site_builder.errors import TemplateError
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("built") / "site"
+    report = build_site(options_for(ROOT / "archive", out))
+    assert [str(d) for d in report.diagnostics if d.level == "error"] == []
+    assert report.published
+    return out
+
+
+def entry_folders() -> list[Path]:
+    return sorted(p.parent for p in (ROOT / "archive").rglob("solution.*") if p.parent.name != "samples")
+
+
+def test_every_page_exists(built: Path) -> None:
+    for name in ("index.html", "404.html", "sitemap.xml", "tags/index.html", "static/style.css", "static/pygments.css"):
+        assert (built / name).is_file(), name
+    tracks = {p.relative_to(ROOT / "archive").parts[0] for p in entry_folders()}
+    assert len(tracks) >= 3
+    for track in tracks:
+        assert (built / track / "index.html").is_file()
+    folders = {p.relative_to(ROOT / "archive") for p in entry_folders()}
+    assert len(folders) >= 12
+    for folder in folders:
+        assert (built / folder / "index.html").is_file(), folder
+
+
+def test_site_is_well_formed_and_every_link_resolves(built: Path) -> None:
+    assert check_site(built) == []
+
+
+def test_raw_files_are_byte_identical(built: Path) -> None:
+    for folder in entry_folders():
+        for source in folder.rglob("*"):
+            if source.is_file():
+                rel = source.relative_to(ROOT / "archive")
+                assert (built / rel).read_bytes() == source.read_bytes(), rel
+
+
+def test_math_is_mathml_and_nothing_is_left_unrendered(built: Path) -> None:
+    pages = [p.read_text(encoding="utf-8") for p in built.rglob("index.html")]
+    assert sum(page.count("<math") for page in pages) > 100
+    for page in pages:
+        assert "<math-slot" not in page
+        assert 'class="math-source"' not in page
+
+
+def test_no_external_requests(built: Path) -> None:
+    for page in built.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert 'src="http' not in text and "<link" not in text.replace('<link rel="stylesheet" href="', "").replace(
+            "static/", ""
+        )
+
+
+def test_two_builds_are_byte_identical(tmp_path: Path, built: Path) -> None:
+    again = tmp_path / "again"
+    build_site(options_for(ROOT / "archive", again))
+    first = {p.relative_to(built): p.read_bytes() for p in built.rglob("*") if p.is_file()}
+    second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
+    assert first.keys() == second.keys()
+    assert [name for name in first if first[name] != second[name]] == []
+
+
+def test_nested_lists_render_nested_on_a_real_page(built: Path) -> None:
+    pages = [p.read_text(encoding="utf-8") for p in built.rglob("index.html")]
+    assert any('<ol class="enum-2" type="a">' in page and '<ul class="items-1">' in page for page in pages)
+
+
+def _project_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "templates", root / "templates")
+    shutil.copytree(ROOT / "static", root / "static")
+    return root
+
+
+def _options(root: Path, archive: Path, **kwargs: object) -> BuildOptions:
+    base = options_for(archive, root / "site")
+    values = {f: getattr(base, f) for f in base.__slots__}
+    values.update(templates=root / "templates", static=root / "static", **kwargs)
+    return BuildOptions(**values)  # type: ignore[arg-type]
+
+
+def test_failed_build_leaves_the_previous_site_untouched(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    root = _project_copy(tmp_path)
+    archive = make_archive({"t/A-one/solution.md": "## Idea\n\nFirst version.\n"})
+    build_site(_options(root, archive))
+    before = {p: p.read_bytes() for p in (root / "site").rglob("*") if p.is_file()}
+    (root / "templates" / "entry.html").write_text(
+        "{% extends 'base.html' %}{% block main %}{{ entry.nope }}{% endblock %}"
+    )
+    (archive / "t/A-one/solution.md").write_text("## Idea\n\nSecond version.\n")
+    with pytest.raises(TemplateError) as info:
+        build_site(_options(root, archive))
+    assert info.value.path.endswith("templates/entry.html") and info.value.line == 1
+    after = {p: p.read_bytes() for p in (root / "site").rglob("*") if p.is_file()}
+    assert after == before
+    assert [p.name for p in root.iterdir() if p.name.startswith(".site.tmp")] == []
+
+
+def test_broken_entry_is_published_with_its_error(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    root = _project_copy(tmp_path)
+    archive = make_archive(
+        {
+            "t/A-good/solution.md": "## Idea\n\nFine.\n",
+            "t/B-bad/solution.tex": "\\section{Idea}\nText with \\textbf{an open brace\n",
+        }
+    )
+    report = build_site(_options(root, archive))
+    assert report.published and report.errors == 1
+    (error,) = [d for d in report.diagnostics if d.level == "error"]
+    assert str(error).endswith("t/B-bad/solution.tex:2: unbalanced '{': this brace is never closed")
+    page = (root / "site/t/B-bad/index.html").read_text()
+    assert "unbalanced" in page and "solution.tex:2" in page
+    assert "Fine." in (root / "site/t/A-good/index.html").read_text()
+
+
+def test_strict_publishes_nothing_on_warnings(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    root = _project_copy(tmp_path)
+    archive = make_archive({"t/A-x/solution.tex": "Uses \\frobnicate.\n"})
+    report = build_site(_options(root, archive, strict=True))
+    assert not report.published and report.warnings == 1
+    assert not (root / "site").exists()
+
+
+def test_cli_exit_codes_and_messages(
+    tmp_path: Path, make_archive: ArchiveMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project_copy(tmp_path)
+    archive = make_archive({"t/A-x/problem.yaml": "rating: high\n", "t/A-x/solution.md": "hi"})
+    code = main(
+        ["build", "--root", str(root), "--archive", str(archive), "--out", str(tmp_path / "out"), "--jobs", "1"]
+    )
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "t/A-x/problem.yaml:1: rating must be a whole number, not str" in captured.err
+    assert "Built 1 entries" in captured.out
+    (archive / "t/A-x/problem.yaml").write_text("rating: 1200\n")
+    assert main(["build", "--root", str(root), "--archive", str(archive), "--out", str(tmp_path / "out")]) == 0
+
+
+def test_file_that_would_overwrite_a_page_is_refused(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    root = _project_copy(tmp_path)
+    archive = make_archive({"t/A-x/solution.md": "hi", "t/A-x/index.html": "<p>mine</p>"})
+    report = build_site(_options(root, archive))
+    assert any("would overwrite the generated page" in d.message for d in report.diagnostics)
+    assert "<p>mine</p>" not in (root / "site/t/A-x/index.html").read_text()

@@ -1,0 +1,42 @@
+"""Golden tests for the LaTeX and Markdown renderers: tests/golden/<kind>/<case>.{tex,md} -> .html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_builder.latex import render_latex
+from site_builder.markdown import render_markdown
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(GOLDEN.glob("latex/*.tex")) + sorted(GOLDEN.glob("markdown/*.md"))
+
+
+def rendered(source: Path) -> str:
+    render = render_latex if source.suffix == ".tex" else render_markdown
+    document, warnings = render(source.read_text(encoding="utf-8"), source.name, assets=frozenset({"figure.svg"}))
+    parts = [document.html.rstrip("\n")]
+    if document.title:
+        parts.append(f"<!-- title: {document.title} -->")
+    if document.summary_html:
+        parts.append(f"<!-- summary: {document.summary_html} -->")
+    parts += [
+        f"<!-- math {i}: {'display' if m.display else 'inline'} line {m.line}: {m.tex} -->"
+        for i, m in enumerate(document.math)
+    ]
+    parts += [f"<!-- warning line {line}: {message} -->" for line, message in warnings]
+    return "\n".join(parts) + "\n"
+
+
+@pytest.mark.parametrize("source", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_golden(source: Path, update_golden: bool) -> None:
+    expected_path = source.with_suffix(".html")
+    actual = rendered(source)
+    if update_golden or not expected_path.exists():
+        expected_path.write_text(actual, encoding="utf-8")
+        if not update_golden:
+            pytest.fail(f"{expected_path} did not exist; written now, review it")
+    assert actual == expected_path.read_text(encoding="utf-8"), (
+        f"{source.name}: rerun with --update-golden and review the diff"
+    )

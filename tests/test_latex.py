@@ -1,0 +1,111 @@
+"""LaTeX conversion: errors with lines, nesting, preamble handling (renderings are in test_golden)."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_builder.errors import LatexError
+from site_builder.latex import render_latex
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "message"),
+    [
+        ("a\n\\textbf{b\n\nc", 2, "unbalanced '{': this brace is never closed"),
+        ("a}\n", 1, "unbalanced '}': no '{' is open here"),
+        ("x\n\\begin{itemize}\n\\item a\n", 2, "\\begin{itemize} is never closed (missing \\end{itemize})"),
+        (
+            "\\begin{itemize}\n\\item a\n\\end{enumerate}\n",
+            3,
+            "\\end{enumerate} does not match \\begin{itemize} on line 1",
+        ),
+        ("text\n\\end{proof}", 2, "\\end{proof} without a matching \\begin{proof}"),
+        ("one\ntwo $x^2\n", 2, "math opened with $ is never closed"),
+        ("\\[ x \n", 1, "math opened with \\[ is never closed (missing \\])"),
+        ("\\begin{align}\nx\n", 1, "\\begin{align} is never closed (missing \\end{align})"),
+        (
+            "\\begin{itemize}\n{\\item a\n\\end{itemize}",
+            2,
+            "unbalanced '{': this brace is not closed before \\end{itemize}",
+        ),
+        ("\\section", 1, "\\section expects an argument in braces"),
+    ],
+)
+def test_errors_name_the_line(source: str, line: int, message: str) -> None:
+    with pytest.raises(LatexError) as info:
+        render_latex(source, "archive/t/x/solution.tex")
+    assert (info.value.line, info.value.message) == (line, message)
+    assert str(info.value) == f"archive/t/x/solution.tex:{line}: {message}"
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    source = "\\begin{itemize}\\item x\n" * 200 + "\\end{itemize}\n" * 200
+    with pytest.raises(LatexError, match="nesting deeper than"):
+        render_latex(source, "deep.tex")
+
+
+def test_lists_nest_three_deep_in_the_right_order() -> None:
+    source = (
+        "\\begin{enumerate}\\item A\\begin{enumerate}\\item B\\begin{itemize}\\item C\\end{itemize}"
+        "\\item D\\end{enumerate}\\item E\\end{enumerate}"
+    )
+    html = render_latex(source, "x.tex")[0].html
+    compact = "".join(html.split())
+    assert compact == (
+        '<olclass="enum-1"><li><p>A</p><olclass="enum-2"type="a"><li><p>B</p><ulclass="items-1"><li>C</li></ul></li>'
+        "<li>D</li></ol></li><li>E</li></ol>"
+    )
+
+
+def test_preamble_is_skipped_and_title_kept() -> None:
+    source = (
+        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\title{Quartets}\n"
+        "\\begin{document}\nBody.\n\\end{document}\nafter end"
+    )
+    document, warnings = render_latex(source, "x.tex")
+    assert document.html == "<p>Body.</p>"
+    assert document.title == "Quartets"
+    assert warnings == []
+
+
+def test_sentences_across_lines_are_joined_with_one_space() -> None:
+    html = render_latex("First line ends here.\nSecond line.\n   Third.", "x.tex")[0].html
+    assert html == "<p>First line ends here. Second line. Third.</p>"
+
+
+def test_space_after_control_word_is_eaten_but_not_a_paragraph_break() -> None:
+    html = render_latex("\\LaTeX is \\ldots\n\nnew paragraph", "x.tex")[0].html
+    assert html == "<p>L<sup>A</sup>T<sub>E</sub>Xis …</p>\n<p>new paragraph</p>"
+
+
+def test_javascript_links_are_dropped_with_a_warning() -> None:
+    document, warnings = render_latex("\\href{javascript:alert(1)}{click}", "x.tex")
+    assert "javascript" not in document.html and "click" in document.html
+    assert warnings == [
+        (1, "link to 'javascript:alert(1)' dropped: only http, https, mailto and relative links are allowed")
+    ]
+
+
+def test_includegraphics_uses_the_asset_and_the_caption_as_alt() -> None:
+    source = (
+        "\\begin{figure}[h]\n\\centering\n\\includegraphics[width=5cm]{graph}\n"
+        "\\caption{The sample graph}\n\\end{figure}"
+    )
+    html = render_latex(source, "x.tex", assets=frozenset({"graph.svg"}))[0].html
+    assert '<img src="graph.svg" alt="The sample graph" loading="lazy">' in html
+    assert "<figcaption>The sample graph</figcaption>" in html
+
+
+def test_includegraphics_outside_the_folder_is_refused() -> None:
+    with pytest.raises(LatexError, match="points outside the problem folder"):
+        render_latex("\\includegraphics{../../etc/passwd}", "x.tex")
+
+
+def test_text_is_escaped() -> None:
+    html = render_latex("<script>alert(1)</script> & \\textless{}b\\textgreater{}", "x.tex")[0].html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_heading_ids_are_unique_and_avoid_page_ids() -> None:
+    document = render_latex("\\section{Code}\n\\section{Idea}\n\\section*{Idea}", "x.tex")[0]
+    assert [h.id for h in document.toc] == ["code-2", "idea", "idea-2"]
