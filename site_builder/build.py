@@ -12,11 +12,12 @@ import ctypes.util
 import errno
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import highlight
@@ -24,10 +25,11 @@ from .archive import load_archive
 from .catalog import link_site
 from .config import BuildOptions, load_site_config
 from .content import fill_entry_math, math_snippets, render_entry
-from .errors import BuildError, Diagnostic
+from .errors import BuildError, Diagnostic, Level
 from .math import MathRenderer
-from .model import Entry, EntrySource
-from .render import Output, PageRenderer
+from .model import Entry, EntrySource, SolverRun, Verdict
+from .render import Output, PageRenderer, render_verification_report
+from .verify import Progress, VerifyOptions, VerifyReport, verify_entries
 
 log = logging.getLogger(__name__)
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
@@ -43,6 +45,8 @@ class BuildReport:
     seconds: float
     out: Path
     timings: dict[str, float] = field(default_factory=dict)
+    entry_list: tuple[Entry, ...] = ()
+    solver_processes: int = 0
 
     @property
     def errors(self) -> int:
@@ -53,7 +57,7 @@ class BuildReport:
         return sum(1 for d in self.diagnostics if d.level == "warning")
 
 
-def build_site(options: BuildOptions) -> BuildReport:
+def build_site(options: BuildOptions, progress: Progress | None = None) -> BuildReport:
     """Build the archive into ``options.out``. Raises ``SiteError`` for problems that stop the build."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -71,12 +75,28 @@ def build_site(options: BuildOptions) -> BuildReport:
     mark = lap("render entries", mark)
     entries, math_problems = _fill_math(entries, options)
     mark = lap("math", mark)
+    verification = _verify(sources, options, config.time_limit, progress)
+    entries = [replace(e, runs=verification.runs.get(e.path, ())) for e in entries]
+    mark = lap("verify", mark)
     site, link_problems = link_site(config, entries, archive_shown)
     outputs = PageRenderer(options.templates, options.display(options.templates)).render_site(site)
+    outputs.append(render_verification_report(site))
     mark = lap("pages", mark)
     raw, collisions = plan_raw_files(options, sources, outputs)
+    verdict_problems = [d for e in entries for d in verification_diagnostics(e)]
+    if verification.cache_warning:
+        problems.append(Diagnostic(options.display(options.cache), 0, verification.cache_warning, "warning"))
     diagnostics = tuple(
-        sorted({*problems, *math_problems, *link_problems, *collisions, *(d for e in entries for d in e.diagnostics)})
+        sorted(
+            {
+                *problems,
+                *math_problems,
+                *link_problems,
+                *collisions,
+                *verdict_problems,
+                *(d for e in entries for d in e.diagnostics),
+            }
+        )
     )
     publish = not (options.strict and diagnostics)
     if publish:
@@ -91,7 +111,53 @@ def build_site(options: BuildOptions) -> BuildReport:
         seconds=time.perf_counter() - started,
         out=options.out,
         timings=timings,
+        entry_list=site.entries,
+        solver_processes=verification.started,
     )
+
+
+def _verify(
+    sources: list[EntrySource], options: BuildOptions, time_limit: float, progress: Progress | None
+) -> VerifyReport:
+    if not options.verify:
+        return VerifyReport()
+    settings = VerifyOptions(
+        interpreter=options.interpreter,
+        jobs=options.workers,
+        rerun=options.rerun,
+        cache_dir=options.cache,
+        read_only=tuple(dict.fromkeys((options.root, options.archive, options.out.parent))),
+        time_limit=time_limit,
+    )
+    return verify_entries(sources, options.archive, settings, progress)
+
+
+def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
+    """Failing samples are warnings (the page shows them loudly); a broken checker is an error."""
+    found: list[Diagnostic] = []
+    for run in entry.runs:
+        if run.note and run.note.startswith("compile error"):
+            first = run.note.splitlines()[1] if "\n" in run.note else run.note
+            found.append(
+                Diagnostic(
+                    f"{entry.display_path}/{run.solver}", _compile_line(first), "does not compile: " + first, "warning"
+                )
+            )
+        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC"]
+    return found
+
+
+def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
+    sample = next(s for s in entry.samples if s.name == verdict.sample)
+    first_line = verdict.message.splitlines()[0] if verdict.message else ""
+    level: Level = "error" if verdict.code == "CE" else "warning"
+    where = f"{entry.display_path}/{sample.input_file}"
+    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), level)
+
+
+def _compile_line(message: str) -> int:
+    match = re.match(r"solution\.cpp:(\d+):", message)
+    return int(match.group(1)) if match else 0
 
 
 def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:

@@ -37,11 +37,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: number of cores)")
     build.add_argument("--timings", action="store_true", help="print how long each stage took")
+    build.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts")
+    build.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
+    build.add_argument(
+        "--python", default=sys.executable, metavar="PATH", help="interpreter for solvers (default: this one)"
+    )
     return parser
 
 
 def _build(args: argparse.Namespace) -> int:
-    options = make_options(args.root, args.archive, args.out, jobs=args.jobs, strict=args.strict)
+    options = make_options(
+        args.root,
+        args.archive,
+        args.out,
+        jobs=args.jobs,
+        strict=args.strict,
+        verify=not args.no_verify,
+        rerun=args.rerun,
+        interpreter=args.python,
+    )
     if not options.templates.is_dir():
         print(
             f"{options.templates}: templates folder not found; run from the project folder or pass --root",
@@ -49,7 +63,7 @@ def _build(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        report = build_site(options)
+        report = build_site(options, progress=ProgressPrinter(sys.stderr.isatty()))
     except SiteError as e:
         print(f"{e}", file=sys.stderr)
         print("Build failed; the previous site was left as it was.", file=sys.stderr)
@@ -63,9 +77,51 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+class ProgressPrinter:
+    """A bar on a terminal; a plain line every tenth of the work otherwise."""
+
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if total == 0:
+            return
+        if self.tty:
+            filled = 30 * done // total
+            end = "\n" if done == total else ""
+            print(
+                f"\r  verifying [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} samples", end=end, file=sys.stderr
+            )
+            return
+        step = 10 * done // total
+        if step != self.shown:
+            self.shown = step
+            print(f"  verifying: {done}/{total} samples", file=sys.stderr)
+
+
+def _print_summary(report: BuildReport) -> None:
+    """Verification per track: how many entries are verified, failing, or could not be checked."""
+    rows: dict[str, dict[str, int]] = {}
+    for entry in report.entry_list:
+        kind = entry.verification[0]
+        counts = rows.setdefault(entry.track, {"verified": 0, "failing": 0, "none": 0})
+        counts[kind] += 1
+    if not rows:
+        return
+    print(f"{'track':<16} {'entries':>7} {'verified':>9} {'failing':>8} {'unchecked':>10}")
+    for track, c in rows.items():
+        print(f"{track:<16} {sum(c.values()):>7} {c['verified']:>9} {c['failing']:>8} {c['none']:>10}")
+    failing = [e for e in report.entry_list if e.verification[0] == "failing"]
+    for entry in failing:
+        print(f"  failing: {entry.display_path}: {entry.verification[1]}")
+    print(f"Solver processes started: {report.solver_processes} (the rest came from the cache).")
+
+
 def _print_report(report: BuildReport, out: str, timings: bool) -> None:
     for diagnostic in report.diagnostics:
         print(diagnostic, file=sys.stderr)
+    _print_summary(report)
     counts = (
         f"{report.errors} error{'s' * (report.errors != 1)}, {report.warnings} warning{'s' * (report.warnings != 1)}"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from .errors import ConfigError
 from .model import TrackInfo
 from .yamlfile import parse_yaml_mapping
 
-SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "tracks")
+SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "time_limit", "tracks")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,7 @@ class SiteConfig:
     base_url: str = ""
     repo_url: str = ""
     repo_branch: str = "main"
+    time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
 
 
@@ -38,6 +40,9 @@ class BuildOptions:
     cache: Path
     jobs: int = 0
     strict: bool = False
+    verify: bool = True
+    rerun: bool = False
+    interpreter: str = sys.executable
 
     @property
     def workers(self) -> int:
@@ -57,6 +62,7 @@ def make_options(
     out: Path | None = None,
     jobs: int = 0,
     strict: bool = False,
+    **flags: object,
 ) -> BuildOptions:
     root = root.resolve()
     return BuildOptions(
@@ -68,6 +74,7 @@ def make_options(
         cache=root / ".cache",
         jobs=jobs,
         strict=strict,
+        **flags,  # type: ignore[arg-type]
     )
 
 
@@ -76,9 +83,14 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     for key in data:
         if key not in SITE_KEYS:
             raise ConfigError(path, lines.get(key), f"unknown key {key!r} (known: {', '.join(SITE_KEYS)})")
-    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:-1] if key in data}
+    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:5] if key in data}
     tracks = _parse_tracks(data.get("tracks", {}), path, lines.get("tracks"))
-    return SiteConfig(**values, tracks=tracks)
+    limit = data.get("time_limit", 10.0)
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit <= 0:
+        raise ConfigError(
+            path, lines.get("time_limit"), f"time_limit must be a positive number of seconds, not {limit!r}"
+        )
+    return SiteConfig(**values, time_limit=float(limit), tracks=tracks)
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:

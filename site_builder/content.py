@@ -61,6 +61,7 @@ def render_entry(source: EntrySource) -> Entry:
         updated=source.updated,
         display_path=source.display_path(),
         diagnostics=tuple(diagnostics),
+        has_python=source.file("solution.py") is not None,
     )
 
 

@@ -116,6 +116,59 @@ class CodeFile:
     text: str
 
 
+VERDICT_NAMES = {
+    "AC": "Accepted",
+    "WA": "Wrong Answer",
+    "TLE": "Time Limit",
+    "RTE": "Runtime Error",
+    "OLE": "Output Limit",
+    "CE": "Checker Error",
+    "GEN": "Generated",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What one solver did on one sample."""
+
+    sample: str
+    code: str  # a key of VERDICT_NAMES
+    seconds: float
+    output: str  # at most the first 64 KiB
+    output_truncated: bool = False
+    message: str = ""  # first difference, error tail, or checker feedback
+
+    @property
+    def name(self) -> str:
+        return VERDICT_NAMES[self.code]
+
+    @property
+    def failed(self) -> bool:
+        return self.code not in ("AC", "GEN")
+
+
+@dataclass(frozen=True, slots=True)
+class SolverRun:
+    """One solver's verdicts on every sample of its entry; ``note`` explains runs that could not happen."""
+
+    solver: str
+    language: str
+    source_hash: str
+    verdicts: tuple[Verdict, ...] = ()
+    note: str = ""
+
+    @property
+    def checked(self) -> int:
+        return sum(1 for v in self.verdicts if v.code != "GEN")
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for v in self.verdicts if v.failed)
+
+    def verdict(self, sample: str) -> Verdict | None:
+        return next((v for v in self.verdicts if v.sample == sample), None)
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     path: str
@@ -140,6 +193,8 @@ class Entry:
     updated: str
     display_path: str
     diagnostics: tuple[Diagnostic, ...] = ()
+    runs: tuple[SolverRun, ...] = ()
+    has_python: bool = False
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -148,6 +203,28 @@ class Entry:
     @property
     def group(self) -> str:
         return "/".join(self.groups)
+
+    @property
+    def python_run(self) -> SolverRun | None:
+        return next((r for r in self.runs if r.language == "python"), None)
+
+    @property
+    def verification(self) -> tuple[str, str]:
+        """The header status, as (kind, text): ("verified", "Verified 3/3"), ("failing", "Failing 1/3")..."""
+        if not self.has_python:
+            return "none", "No Python solver"
+        if not self.samples:
+            return "none", "No samples"
+        run = self.python_run
+        if run is None or (not run.verdicts and not run.note):
+            return "none", "Not run"
+        if run.note and not run.verdicts:
+            return "failing", run.note
+        if run.failures:
+            return "failing", f"Failing {run.failures}/{len(run.verdicts)}"
+        if run.checked == 0:
+            return "none", "Generated only"
+        return "verified", f"Verified {run.checked}/{run.checked}"
 
 
 @dataclass(frozen=True, slots=True)

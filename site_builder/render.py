@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,3 +147,29 @@ def render_sitemap(site: Site) -> Output:
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + "".join(rows) + "</urlset>\n"
     )
     return Output("sitemap.xml", text.encode("utf-8"))
+
+
+def render_verification_report(site: Site) -> Output:
+    """``verification.json``: every verdict of the build, for machines."""
+    rows = [
+        {
+            "entry": entry.path,
+            "solver": run.solver,
+            "solver_hash": run.source_hash,
+            "sample": verdict.sample,
+            "verdict": verdict.code,
+            "time": verdict.seconds,
+        }
+        for entry in site.entries
+        for run in entry.runs
+        for verdict in run.verdicts
+    ]
+    notes = [
+        {"entry": entry.path, "solver": run.solver, "solver_hash": run.source_hash, "note": run.note}
+        for entry in site.entries
+        for run in entry.runs
+        if run.note
+    ]
+    statuses = {entry.path: entry.verification[1] for entry in site.entries}
+    text = json.dumps({"results": rows, "not_run": notes, "status": statuses}, indent=1, sort_keys=True)
+    return Output("verification.json", (text + "\n").encode("utf-8"))

@@ -1,0 +1,352 @@
+"""Verification: every reference solver run on every sample at build time, checked, and cached.
+
+Python solvers run under the build's interpreter; ``solution.cpp`` is compiled once with g++
+(when present) and checked on the same samples. Results are cached by a hash of everything that
+can change them, so a rebuild where nothing relevant changed starts no process at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import sandbox
+from .compare import compare_output
+from .model import Checker, EntrySource, Sample, SolverRun, Verdict
+from .sandbox import Limits, RunResult
+
+SHOWN_OUTPUT = 64 * 1024
+CACHE_VERSION = "1"
+CXX_FLAGS = ("-O2", "-std=c++17")
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    interpreter: str = sys.executable
+    jobs: int = 2
+    rerun: bool = False
+    cache_dir: Path = Path(".cache")
+    read_only: tuple[Path, ...] = ()
+    time_limit: float = 10.0
+    memory: int = 1024 * sandbox.MiB
+
+
+@dataclass(frozen=True, slots=True)
+class Solver:
+    name: str
+    language: str
+    source: str
+    argv: tuple[str, ...]  # run inside the working directory holding the source
+    note: str = ""  # set when it cannot run (no compiler, compile error)
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    entry: str
+    solver: Solver
+    sample: Sample
+    archive_dir: Path
+    checker: Checker
+    checker_source: str | None
+    limits: Limits
+    key: str
+
+
+@dataclass
+class VerifyReport:
+    runs: dict[str, tuple[SolverRun, ...]] = field(default_factory=dict)
+    started: int = 0  # processes started for solvers (not counting checkers)
+    cache_warning: str | None = None
+
+
+def verify_entries(
+    sources: list[EntrySource], archive: Path, options: VerifyOptions, progress: Progress | None = None
+) -> VerifyReport:
+    """Run every solver of every entry on its samples. Never raises for a misbehaving solver."""
+    report = VerifyReport()
+    cache = ResultCache(options.cache_dir / "verify.json")
+    report.cache_warning = cache.warning
+    compiler = Compiler(options.cache_dir / "cpp")
+    cpp_sources = [f.text for s in sources if (f := s.file("solution.cpp")) is not None and f.text is not None]
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        list(pool.map(compiler.compile, dict.fromkeys(cpp_sources)))  # in parallel; later calls hit the cache
+    plans: dict[str, list[Solver]] = {}
+    jobs: list[Job] = []
+    for source in sources:
+        solvers = _solvers(source, options, compiler)
+        plans[source.path] = solvers
+        jobs += [
+            _job(source, solver, sample, archive, options)
+            for solver in solvers
+            if not solver.note
+            for sample in source.samples
+        ]
+    results: dict[str, Verdict] = {}
+    todo = []
+    for job in jobs:
+        cached = None if options.rerun else cache.get(job.key)
+        if cached is not None:
+            results[job.key] = cached
+        else:
+            todo.append(job)
+    done = len(jobs) - len(todo)
+    lock = threading.Lock()
+    if progress:
+        progress(done, len(jobs))
+
+    def work(job: Job) -> None:
+        nonlocal done
+        verdict = run_job(job, options)
+        with lock:
+            results[job.key] = verdict
+            cache.put(job.key, verdict)
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+
+    if todo:
+        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            list(pool.map(work, todo))
+    report.started = len(todo)
+    cache.save()
+    for source in sources:
+        report.runs[source.path] = tuple(
+            SolverRun(
+                solver=s.name,
+                language=s.language,
+                source_hash=s.hash,
+                note=s.note,
+                verdicts=tuple(results[j.key] for j in jobs if j.entry == source.path and j.solver is s),
+            )
+            for s in plans[source.path]
+        )
+    return report
+
+
+def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
+    solvers = []
+    python = source.file("solution.py")
+    if python is not None and python.text is not None:
+        solvers.append(Solver("solution.py", "python", python.text, (options.interpreter, "solution.py")))
+    cpp = source.file("solution.cpp")
+    if cpp is not None and cpp.text is not None:
+        binary, note = compiler.compile(cpp.text)
+        argv = (str(binary),) if binary else ()
+        solvers.append(Solver("solution.cpp", "cpp", cpp.text, argv, note))
+    return solvers
+
+
+def _job(source: EntrySource, solver: Solver, sample: Sample, archive: Path, options: VerifyOptions) -> Job:
+    checker = source.file("checker.py")
+    checker_source = checker.text if checker is not None else None
+    limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
+    key_parts = [
+        CACHE_VERSION,
+        solver.language,
+        solver.source,
+        " ".join(solver.argv[1:]),
+        sample.input,
+        sample.answer,
+        repr(source.meta.checker),
+        checker_source,
+        _interpreter_version(options.interpreter) if solver.language == "python" or checker_source else "",
+        repr(limits),
+    ]
+    key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
+    return Job(source.path, solver, sample, archive / source.path, source.meta.checker, checker_source, limits, key)
+
+
+def run_job(job: Job, options: VerifyOptions) -> Verdict:
+    """Run one solver on one sample and judge the result."""
+    files = {job.solver.name: job.solver.source.encode()} if job.solver.language == "python" else {}
+    result, workdir = sandbox.run(
+        list(job.solver.argv),
+        job.archive_dir / job.sample.input_file,
+        job.limits,
+        files=files,
+        read_only=options.read_only,
+    )
+    sandbox.cleanup(workdir)
+    return judge(job, result, options)
+
+
+def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
+    seconds = round(result.wall, 3)
+    output_bytes = result.stdout
+    output = output_bytes[:SHOWN_OUTPUT].decode("utf-8", "replace")
+    truncated = len(output_bytes) > SHOWN_OUTPUT
+
+    def verdict(code: str, message: str = "") -> Verdict:
+        return Verdict(job.sample.name, code, seconds, output, truncated, message)
+
+    if result.timed_out or result.signal == signal.SIGXCPU:
+        return verdict("TLE", f"stopped after the time limit of {job.limits.wall:g} s")
+    if result.output_exceeded:
+        return verdict("OLE", f"printed more than {job.limits.output // sandbox.MiB} MiB")
+    if result.signal is not None or result.exit_code != 0:
+        return verdict("RTE", _crash_message(result))
+    if job.sample.answer is None:
+        return verdict("GEN", "no answer file: this output is what the solver printed, not verified")
+    if job.checker_source is not None:
+        return _custom_check(job, output_bytes, verdict, options)
+    comparison = compare_output(output_bytes.decode("utf-8", "replace"), job.sample.answer, job.checker)
+    return verdict("AC") if comparison.accepted else verdict("WA", comparison.message)
+
+
+def _crash_message(result: RunResult) -> str:
+    if result.signal is not None:
+        name = (
+            signal.Signals(result.signal).name
+            if result.signal in signal.Signals._value2member_map_
+            else str(result.signal)
+        )
+        reason = {"SIGKILL": "killed", "SIGSEGV": "segmentation fault", "SIGXFSZ": "wrote a file over the size limit"}
+        text = f"killed by {name} ({reason.get(name, 'signal')})"
+    else:
+        text = f"exit code {result.exit_code}"
+    tail = result.stderr.strip().splitlines()[-12:]
+    if any("MemoryError" in line for line in tail):
+        text += "; out of memory (limit 1 GiB address space)"
+    return text + ("\n" + "\n".join(tail) if tail else "")
+
+
+def _custom_check(job: Job, output: bytes, verdict: Callable[[str, str], Verdict], options: VerifyOptions) -> Verdict:
+    """Kattis output validator: checker.py INPUT ANSWER FEEDBACK_DIR < OUTPUT; 42 accepts, 43 rejects."""
+    assert job.checker_source is not None and job.sample.answer is not None
+    files = {
+        "checker.py": job.checker_source.encode(),
+        "input": job.sample.input.encode(),
+        "answer": job.sample.answer.encode(),
+        "output": output,
+        "feedback/.keep": b"",
+    }
+    argv = [options.interpreter, "checker.py", "input", "answer", "feedback/"]
+    result, workdir = sandbox.run(argv, None, job.limits, files=files, read_only=options.read_only, stdin_file="output")
+    try:
+        message = (workdir / "feedback" / "judgemessage.txt").read_text("utf-8", "replace").strip()[:2000]
+    except OSError:
+        message = ""
+    finally:
+        sandbox.cleanup(workdir)
+    if result.exit_code == 42:
+        return verdict("AC", message)
+    if result.exit_code == 43:
+        return verdict("WA", message or "the checker rejected the output")
+    why = "timed out" if result.timed_out else f"exit code {result.exit_code}, signal {result.signal}"
+    return verdict("CE", f"checker.py failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}")
+
+
+class Compiler:
+    """Compiles C++ solvers once per source (and compiler version), into the cache."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.gxx = shutil.which("g++")
+        self.version = _command_version([self.gxx, "--version"]) if self.gxx else ""
+
+    def compile(self, source: str) -> tuple[Path | None, str]:
+        if self.gxx is None:
+            return None, "g++ not found: the C++ solver was not checked"
+        key = hashlib.sha256(json.dumps([source, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
+        binary = self.folder / key / "solution"
+        if binary.is_file():
+            return binary, ""
+        error_file = binary.with_name("compile-error.txt")
+        if error_file.is_file():
+            return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
+        return self._compile(source, binary, error_file)
+
+    def _compile(self, source: str, binary: Path, error_file: Path) -> tuple[Path | None, str]:
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        source_path = binary.with_name("solution.cpp")
+        source_path.write_text(source, encoding="utf-8")
+        assert self.gxx is not None
+        try:
+            done = subprocess.run(
+                [self.gxx, *CXX_FLAGS, "-o", str(binary) + ".tmp", str(source_path)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, "compile error: g++ took longer than 120 s"
+        if done.returncode != 0:
+            message = done.stderr.replace(str(source_path), "solution.cpp")[-4000:]
+            error_file.write_text(message, encoding="utf-8")
+            return None, "compile error:\n" + message
+        os.replace(str(binary) + ".tmp", binary)
+        source_path.unlink()
+        return binary, ""
+
+
+class ResultCache:
+    """Verdicts by job key, in one JSON file; an unreadable file is discarded with a warning."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, dict[str, object]] = {}
+        self.warning: str | None = None
+        self.dirty = False
+        if path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(loaded, dict):
+                    raise ValueError("not a JSON object")
+                self.data = loaded
+            except (OSError, ValueError) as e:
+                self.warning = f"verification cache is unreadable and was discarded ({e})"
+
+    def get(self, key: str) -> Verdict | None:
+        item = self.data.get(key)
+        if not isinstance(item, dict):
+            return None
+        try:
+            return Verdict(**item)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        self.data[key] = asdict(verdict)
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(self.data, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+        self.dirty = False
+
+
+_VERSIONS: dict[str, str] = {}
+
+
+def _interpreter_version(interpreter: str) -> str:
+    if interpreter not in _VERSIONS:
+        _VERSIONS[interpreter] = _command_version([interpreter, "-c", "import sys; print(sys.version)"])
+    return _VERSIONS[interpreter]
+
+
+def _command_version(argv: list[str | None]) -> str:
+    try:
+        done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""

@@ -1,0 +1,186 @@
+"""Solver verification: tiny solvers that are correct, wrong, slow, crashing, noisy or hostile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ArchiveMaker
+
+from site_builder.archive import load_archive
+from site_builder.verify import VerifyOptions, VerifyReport, verify_entries
+
+ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+SOLVERS = {
+    "correct": ADD,
+    "wrong": "a, b = map(int, input().split())\nprint(a + b + 1)\n",
+    "float_close": "print(0.3333333)\n",
+    "float_far": "print(0.334)\n",
+    "loop": "while True:\n    pass\n",
+    "sleeps": "import time\ntime.sleep(30)\n",
+    "crash": "def f():\n    raise ValueError('boom at depth')\nf()\n",
+    "noisy": "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(100):\n    sys.stdout.write(chunk)\n",
+    "memory": "block = bytearray(4 * 1024 ** 3)\nprint(len(block))\n",
+    "no_stdin": "print(42)\n",
+}
+ANSWERS = {"float_close": "0.333333333\n", "float_far": "0.333333333\n", "no_stdin": "42\n"}
+EXPECTED = {
+    "correct": "AC",
+    "wrong": "WA",
+    "float_close": "AC",
+    "float_far": "WA",
+    "loop": "TLE",
+    "sleeps": "TLE",
+    "crash": "RTE",
+    "noisy": "OLE",
+    "memory": "RTE",
+    "no_stdin": "AC",
+}
+
+
+def verify(archive: Path, tmp_path: Path, **kwargs: object) -> VerifyReport:
+    sources, _ = load_archive(archive, "archive")
+    options = VerifyOptions(cache_dir=tmp_path / "cache", read_only=(archive,), jobs=2, **kwargs)  # type: ignore[arg-type]
+    return verify_entries(sources, archive, options)
+
+
+def entry(name: str, solver: str, answer: str = "5\n", extra: dict[str, str] | None = None) -> dict[str, str]:
+    base = f"t/A-{name}"
+    files = {
+        f"{base}/problem.yaml": "time_limit: 1\nchecker:\n  float_tolerance: 1e-6\n",
+        f"{base}/solution.py": solver,
+        f"{base}/samples/1.in": "2 3\n",
+        f"{base}/samples/1.ans": answer,
+    }
+    return files | {f"{base}/{k}": v for k, v in (extra or {}).items()}
+
+
+def test_every_behaviour_gets_its_verdict(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {}
+    for name, code in SOLVERS.items():
+        files |= entry(name.replace("_", "-"), code, ANSWERS.get(name, "5\n"))
+    archive = make_archive(files)
+    before = snapshot(archive)
+    report = verify(archive, tmp_path)
+    verdicts = {path.split("A-")[1].replace("-", "_"): runs[0].verdicts[0] for path, runs in report.runs.items()}
+    assert {name: v.code for name, v in verdicts.items()} == EXPECTED
+    assert (
+        verdicts["wrong"].message
+        == "line 1, token 1: expected '5' (answer line 1), got '6'; difference 1 is above the tolerance"
+    )
+    assert "above the tolerance" in verdicts["float_far"].message
+    assert "ValueError: boom at depth" in verdicts["crash"].message
+    assert "out of memory" in verdicts["memory"].message
+    assert verdicts["loop"].seconds < 3 and verdicts["sleeps"].seconds < 3
+    assert len(verdicts["noisy"].output) == 64 * 1024 and verdicts["noisy"].output_truncated
+    assert snapshot(archive) == before
+
+
+def test_children_that_outlive_the_solver_are_killed(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    marker = f"site-builder-orphan-{os.getpid()}"
+    code = (
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}'], start_new_session=True)\n"
+        "if os.fork() == 0:\n    import time\n    time.sleep(60)\n"
+        "print(5)\n"
+    )
+    archive = make_archive(entry("orphans", code))
+    started = time.perf_counter()
+    report = verify(archive, tmp_path)
+    assert report.runs["t/A-orphans"][0].verdicts[0].code == "AC"
+    assert time.perf_counter() - started < 5
+    time.sleep(0.2)
+    survivors = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert survivors == []
+
+
+def test_solver_cannot_change_the_archive(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive({})
+    target = archive / "t" / "A-hostile"
+    code = (
+        "import os\n"
+        "open('scratch.txt', 'w').write('fine: my own working directory')\n"
+        f"for path in ['{target}/solution.py', '{archive}/planted.txt']:\n"
+        "    try:\n"
+        "        open(path, 'w').write('overwritten')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"try:\n    os.remove('{target}/samples/1.ans')\nexcept OSError:\n    pass\n"
+        "print(5)\n"
+    )
+    archive = make_archive(entry("hostile", code))
+    before = snapshot(archive)
+    report = verify(archive, tmp_path)
+    assert report.runs["t/A-hostile"][0].verdicts[0].code == "AC"
+    assert snapshot(archive) == before
+
+
+def test_custom_checker_accepts_any_valid_answer(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    checker = (
+        "import sys\n"
+        "given = open(sys.argv[1]).read().split()\n"
+        "got = sys.stdin.read().split()\n"
+        "feedback = open(sys.argv[3] + '/judgemessage.txt', 'w')\n"
+        "if len(got) == 2 and sorted(got) == sorted(given):\n    sys.exit(42)\n"
+        "feedback.write(f'expected a permutation of {given}, got {got}')\n"
+        "sys.exit(43)\n"
+    )
+    files = entry("swap", "a, b = input().split()\nprint(b, a)\n", "2 3\n", {"checker.py": checker})
+    files |= entry("bad", "print('2 2')\n", "2 3\n", {"checker.py": checker})
+    files |= entry("broken", "print(5)\n", "5\n", {"checker.py": "raise SystemExit(1)\n"})
+    report = verify(make_archive(files), tmp_path)
+    swap, bad, broken = (report.runs[f"t/A-{n}"][0].verdicts[0] for n in ("swap", "bad", "broken"))
+    assert swap.code == "AC"
+    assert (bad.code, bad.message) == ("WA", "expected a permutation of ['2', '3'], got ['2', '2']")
+    assert broken.code == "CE" and "exit with 42 or 43" in broken.message
+
+
+def test_sample_without_answer_is_generated(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    files = entry("gen", ADD)
+    del files["t/A-gen/samples/1.ans"]
+    report = verify(make_archive(files), tmp_path)
+    verdict = report.runs["t/A-gen"][0].verdicts[0]
+    assert (verdict.code, verdict.output) == ("GEN", "5\n")
+
+
+def test_second_run_starts_no_solver(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(entry("one", ADD) | entry("two", SOLVERS["wrong"]))
+    first = verify(archive, tmp_path)
+    assert first.started == 2
+    second = verify(archive, tmp_path)
+    assert second.started == 0 and second.runs == first.runs
+    (archive / "t/A-two/solution.py").write_text("print(sum(map(int, input().split())))\n")
+    third = verify(archive, tmp_path)
+    assert third.started == 1 and third.runs["t/A-two"][0].verdicts[0].code == "AC"
+    assert verify(archive, tmp_path, rerun=True).started == 2
+
+
+def test_corrupt_cache_is_discarded_with_a_warning(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(entry("one", ADD))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "verify.json").write_text("{not json")
+    report = verify(archive, tmp_path)
+    assert report.cache_warning and "discarded" in report.cache_warning
+    assert report.runs["t/A-one"][0].verdicts[0].code == "AC"
+
+
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_cpp_solver_is_compiled_once_and_checked(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    cpp = '#include <cstdio>\nint main(){long long a,b;std::scanf("%lld %lld",&a,&b);std::printf("%lld\\n",a+b);}\n'
+    files = entry("cpp", ADD, extra={"solution.cpp": cpp}) | entry(
+        "broken-cpp", ADD, extra={"solution.cpp": "int main( {"}
+    )
+    archive = make_archive(files)
+    report = verify(archive, tmp_path)
+    python, compiled = report.runs["t/A-cpp"]
+    assert (python.solver, compiled.solver, compiled.verdicts[0].code) == ("solution.py", "solution.cpp", "AC")
+    broken = report.runs["t/A-broken-cpp"][1]
+    assert broken.verdicts == () and broken.note.startswith("compile error:") and "solution.cpp:1" in broken.note
+    assert len(list((tmp_path / "cache" / "cpp").glob("*/solution"))) == 1
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
