@@ -37,3 +37,11 @@ $(NODE_STAMP): package.json package-lock.json
 
 clean:
 	rm -rf site .cache .site.tmp-*
+
+.PHONY: serve new
+serve: $(STAMP) $(NODE_STAMP)
+	$(BIN)/site-builder serve
+
+new: $(STAMP)
+	@test -n "$(P)" || (echo "usage: make new P=icpc/2024/A-some-title" >&2; exit 2)
+	$(BIN)/site-builder new $(P)

@@ -1,38 +1,32 @@
-"""Orchestration: load the archive, render everything, and write the site atomically.
+"""Orchestration: load the archive, render and verify everything, and write the site.
 
-With static copying this is the only module that writes to the output folder. The site is
-written into a temporary sibling folder and swapped in only when complete, so a failed or
-interrupted build leaves the previous site untouched.
+With static copying this is the only module that writes to the output folder. ``build_site``
+writes the whole site into a temporary sibling folder and swaps it in only when complete, so a
+failed or interrupted build leaves the previous site untouched. ``Builder`` keeps the loaded site
+in memory for the dev server, which updates single entries and re-renders only the pages that
+list them.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import errno
 import logging
-import os
-import re
-import shutil
-import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import highlight
-from .archive import load_archive
-from .catalog import link_site
-from .config import BuildOptions, load_site_config
-from .content import fill_entry_math, math_snippets, render_entry
-from .errors import BuildError, Diagnostic, Level
+from . import output
+from .archive import find_problem_folders, load_archive, load_entry, load_git_dates
+from .catalog import link_site, neighbours
+from .config import BuildOptions, SiteConfig, load_site_config
+from .content import fill_entry_math, math_snippets, render_entries
+from .errors import Diagnostic, SiteError
 from .math import MathRenderer
-from .model import Entry, EntrySource, SolverRun, Verdict
-from .render import Output, PageRenderer, render_verification_report
-from .verify import Progress, VerifyOptions, VerifyReport, verify_entries
+from .model import Entry, EntrySource, Site
+from .render import Output, PageRenderer, entry_url
+from .verify import Progress, VerifyOptions, verification_diagnostics, verify_entries
 
 log = logging.getLogger(__name__)
-PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +41,7 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     entry_list: tuple[Entry, ...] = ()
     solver_processes: int = 0
+    written: int = 0
 
     @property
     def errors(self) -> int:
@@ -59,134 +54,219 @@ class BuildReport:
 
 def build_site(options: BuildOptions, progress: Progress | None = None) -> BuildReport:
     """Build the archive into ``options.out``. Raises ``SiteError`` for problems that stop the build."""
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
+    with Builder(options, progress) as builder:
+        return builder.build_all()
 
-    def lap(name: str, since: float) -> float:
+
+class Builder:
+    """The site, loaded, rendered and verified, kept between builds."""
+
+    def __init__(self, options: BuildOptions, progress: Progress | None = None) -> None:
+        self.options = options
+        self.progress = progress
+        self.math = MathRenderer(options.root, options.cache)
+        self.config = SiteConfig()
+        self.sources: dict[str, EntrySource] = {}
+        self.entries: dict[str, Entry] = {}
+        self.site: Site | None = None
+        self.pages: PageRenderer | None = None
+        self.problems: list[Diagnostic] = []  # archive-level problems of the last full load
+        self.published: dict[str, str] = {}  # output path -> content hash, as on disk
+        self.solver_processes = 0
+        self.timings: dict[str, float] = {}
+
+    def __enter__(self) -> Builder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.math.close()
+
+    # ------------------------------------------------------------ full build
+
+    def build_all(self) -> BuildReport:
+        """Load and render everything; publish atomically unless ``--strict`` finds problems."""
+        started = time.perf_counter()
+        self.timings = {}
+        self.solver_processes = 0
+        mark = started
+        self.config = load_site_config(self.options)
+        archive_shown = self.options.display(self.options.archive)
+        sources, self.problems = load_archive(self.options.archive, archive_shown)
+        mark = self._lap("load", mark)
+        entries = self._render(sources)
+        mark = self._lap("render entries", mark)
+        entries = self._verify(sources, entries)
+        mark = self._lap("verify", mark)
+        site, link_problems = link_site(self.config, entries, archive_shown)
+        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates))
+        outputs = self.pages.render_site(site)
+        mark = self._lap("pages", mark)
+        raw, collisions = plan_raw_files(self.options, sources, outputs)
+        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+        publish = not (self.options.strict and diagnostics)
+        if publish:
+            output.write_site(self.options, outputs, raw)
+            self.published = {o.path: output.digest(o.data) for o in outputs}
+        self.sources = {s.path: s for s in sources}
+        self.entries = {e.path: e for e in entries}
+        self.site = site
+        self._lap("write", mark)
+        return self._report(diagnostics, publish, started, len(outputs))
+
+    # ------------------------------------------------------------ incremental updates (dev server)
+
+    def update_entries(self, folders: Iterable[str]) -> BuildReport:
+        """Reload the given problem folders (new, changed or removed) and rewrite what lists them.
+
+        When the changed entries have errors nothing is written and the previous pages stay.
+        """
+        started = time.perf_counter()
+        self.solver_processes = 0
+        archive = self.options.archive
+        shown = self.options.display(archive)
+        existing = {p.relative_to(archive).as_posix() for p in find_problem_folders(archive)}
+        git_dates = load_git_dates(archive)
+        changed = sorted(set(folders))
+        fresh = [load_entry(archive / f, archive, shown, git_dates) for f in changed if f in existing and "/" in f]
+        rendered = self._verify(fresh, self._render(fresh))
+        new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
+        if new_errors:
+            return self._report(tuple(sorted(new_errors)), False, started, 0)
+        old = {p: self.entries[p] for p in changed if p in self.entries}
+        for path in changed:
+            self.sources.pop(path, None)
+            self.entries.pop(path, None)
+        self.sources.update({s.path: s for s in fresh})
+        self.entries.update({e.path: e for e in rendered})
+        return self._relink_and_write(started, affected_entries=[*old.values(), *rendered], raw_folders=changed)
+
+    def rerender_all(self) -> BuildReport:
+        """Templates changed: render every page again from the model, without parsing or running anything."""
+        started = time.perf_counter()
+        self.solver_processes = 0
+        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates))
+        return self._relink_and_write(started, affected_entries=None, raw_folders=[])
+
+    def copy_static(self, relative: str) -> None:
+        output.copy_static_file(self.options, relative)
+
+    def _relink_and_write(
+        self, started: float, affected_entries: list[Entry] | None, raw_folders: list[str]
+    ) -> BuildReport:
+        assert self.pages is not None and self.site is not None
+        before = self.site
+        entries = sorted(self.entries.values(), key=lambda e: e.path)
+        site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
+        plan = self.pages.plan(site)
+        wanted = set(plan) if affected_entries is None else affected_pages(before, site, affected_entries) & set(plan)
+        outputs = [plan[path]() for path in sorted(wanted)]
+        stale = {p for p in self.published if p not in plan and _is_page(p)}
+        written = output.write_in_place(self.options.out, outputs, self.published)
+        output.remove_in_place(self.options.out, stale, self.published)
+        sources = [self.sources[f] for f in raw_folders if f in self.sources]
+        raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
+        output.sync_raw_files(self.options, raw_folders, raw)
+        self.site = site
+        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+        return self._report(diagnostics, True, started, len(outputs), written)
+
+    # ------------------------------------------------------------ stages
+
+    def _render(self, sources: list[EntrySource]) -> list[Entry]:
+        entries = render_entries(sources, self.options.workers)
+        snippets = [s for e in entries for s in math_snippets(e)]
+        results = self.math.render_all(snippets)
+        self.math.save_cache()
+        return [fill_entry_math(e, results) for e in entries]
+
+    def _verify(self, sources: list[EntrySource], entries: list[Entry]) -> list[Entry]:
+        if not self.options.verify:
+            return entries
+        settings = VerifyOptions(
+            interpreter=self.options.interpreter,
+            jobs=self.options.workers,
+            rerun=self.options.rerun,
+            cache_dir=self.options.cache,
+            read_only=tuple(dict.fromkeys((self.options.root, self.options.archive, self.options.out.parent))),
+            time_limit=self.config.time_limit,
+        )
+        report = verify_entries(sources, self.options.archive, settings, self.progress)
+        self.solver_processes = report.started
+        if report.cache_warning:
+            self.problems.append(
+                Diagnostic(self.options.display(self.options.cache), 0, report.cache_warning, "warning")
+            )
+        return [replace(e, runs=report.runs.get(e.path, ())) for e in entries]
+
+    def _diagnostics(self, entries: list[Entry], extra: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+        found = {*self.problems, *extra}
+        if self.math.cache_warning:
+            found.add(Diagnostic(self.options.display(self.math.cache_path), 0, self.math.cache_warning, "warning"))
+        if not self.math.available and any(e.statement or e.solution for e in entries):
+            found.add(
+                Diagnostic(self.options.display(self.options.archive), 0, self.math.unavailable_reason(), "warning")
+            )
+        for entry in entries:
+            found.update(entry.diagnostics)
+            found.update(verification_diagnostics(entry))
+        return tuple(sorted(found))
+
+    def _lap(self, name: str, since: float) -> float:
         now = time.perf_counter()
-        timings[name] = now - since
+        self.timings[name] = now - since
         return now
 
-    config = load_site_config(options)
-    archive_shown = options.display(options.archive)
-    sources, problems = load_archive(options.archive, archive_shown)
-    mark = lap("load", started)
-    entries = render_entries(sources, options.workers)
-    mark = lap("render entries", mark)
-    entries, math_problems = _fill_math(entries, options)
-    mark = lap("math", mark)
-    verification = _verify(sources, options, config.time_limit, progress)
-    entries = [replace(e, runs=verification.runs.get(e.path, ())) for e in entries]
-    mark = lap("verify", mark)
-    site, link_problems = link_site(config, entries, archive_shown)
-    outputs = PageRenderer(options.templates, options.display(options.templates)).render_site(site)
-    outputs.append(render_verification_report(site))
-    mark = lap("pages", mark)
-    raw, collisions = plan_raw_files(options, sources, outputs)
-    verdict_problems = [d for e in entries for d in verification_diagnostics(e)]
-    if verification.cache_warning:
-        problems.append(Diagnostic(options.display(options.cache), 0, verification.cache_warning, "warning"))
-    diagnostics = tuple(
-        sorted(
-            {
-                *problems,
-                *math_problems,
-                *link_problems,
-                *collisions,
-                *verdict_problems,
-                *(d for e in entries for d in e.diagnostics),
-            }
+    def _report(
+        self, diagnostics: tuple[Diagnostic, ...], published: bool, started: float, pages: int, written: int = 0
+    ) -> BuildReport:
+        site = self.site
+        return BuildReport(
+            diagnostics=diagnostics,
+            entries=len(site.entries) if site else 0,
+            tracks=len(site.tracks) if site else 0,
+            pages=pages,
+            published=published,
+            seconds=time.perf_counter() - started,
+            out=self.options.out,
+            timings=dict(self.timings),
+            entry_list=site.entries if site else (),
+            solver_processes=self.solver_processes,
+            written=written,
         )
-    )
-    publish = not (options.strict and diagnostics)
-    if publish:
-        write_site(options, outputs, raw)
-    lap("write", mark)
-    return BuildReport(
-        diagnostics=diagnostics,
-        entries=len(entries),
-        tracks=len(site.tracks),
-        pages=sum(1 for o in outputs if o.path.endswith(".html")),
-        published=publish,
-        seconds=time.perf_counter() - started,
-        out=options.out,
-        timings=timings,
-        entry_list=site.entries,
-        solver_processes=verification.started,
-    )
 
 
-def _verify(
-    sources: list[EntrySource], options: BuildOptions, time_limit: float, progress: Progress | None
-) -> VerifyReport:
-    if not options.verify:
-        return VerifyReport()
-    settings = VerifyOptions(
-        interpreter=options.interpreter,
-        jobs=options.workers,
-        rerun=options.rerun,
-        cache_dir=options.cache,
-        read_only=tuple(dict.fromkeys((options.root, options.archive, options.out.parent))),
-        time_limit=time_limit,
-    )
-    return verify_entries(sources, options.archive, settings, progress)
+def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
+    """Pages that show any of ``entries``: their own, their neighbours', their track's and tags', home."""
+    pages = {"index.html", "tags/index.html", "sitemap.xml", "verification.json"}
+    paths = {e.path for e in entries}
+    for site in (before, after):
+        links = neighbours(site)
+        for entry in site.entries:
+            if entry.path not in paths:
+                continue
+            pages.add(entry_url(entry))
+            pages.add(f"{entry.track}/index.html")
+            pages.update(f"tags/{slug}/index.html" for slug in _tag_slugs(site, entry))
+            pages.update(entry_url(n) for n in links[entry.path] if n is not None)
+    return pages
 
 
-def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
-    """Failing samples are warnings (the page shows them loudly); a broken checker is an error."""
-    found: list[Diagnostic] = []
-    for run in entry.runs:
-        if run.note and run.note.startswith("compile error"):
-            first = run.note.splitlines()[1] if "\n" in run.note else run.note
-            found.append(
-                Diagnostic(
-                    f"{entry.display_path}/{run.solver}", _compile_line(first), "does not compile: " + first, "warning"
-                )
-            )
-        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC"]
-    return found
+def _tag_slugs(site: Site, entry: Entry) -> list[str]:
+    return [tag.slug for tag in site.tags if any(e.path == entry.path for e in tag.entries)]
 
 
-def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
-    sample = next(s for s in entry.samples if s.name == verdict.sample)
-    first_line = verdict.message.splitlines()[0] if verdict.message else ""
-    level: Level = "error" if verdict.code == "CE" else "warning"
-    where = f"{entry.display_path}/{sample.input_file}"
-    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), level)
-
-
-def _compile_line(message: str) -> int:
-    match = re.match(r"solution\.cpp:(\d+):", message)
-    return int(match.group(1)) if match else 0
-
-
-def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:
-    """Render every entry's content, in parallel worker processes for larger archives."""
-    if workers <= 1 or len(sources) < PARALLEL_THRESHOLD:
-        return [render_entry(s) for s in sources]
-    chunk = max(1, len(sources) // (workers * 4))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(render_entry, sources, chunksize=chunk))
-
-
-def _fill_math(entries: list[Entry], options: BuildOptions) -> tuple[list[Entry], list[Diagnostic]]:
-    problems: list[Diagnostic] = []
-    snippets = [s for e in entries for s in math_snippets(e)]
-    with MathRenderer(options.root, options.cache) as math:
-        if math.cache_warning:
-            problems.append(Diagnostic(options.display(math.cache_path), 0, math.cache_warning, "warning"))
-        if snippets and not math.available:
-            problems.append(Diagnostic(options.display(options.archive), 0, math.unavailable_reason(), "warning"))
-        results = math.render_all(snippets)
-        math.save_cache()
-    return [fill_entry_math(e, results) for e in entries], problems
+def _is_page(path: str) -> bool:
+    return path.endswith((".html", ".xml", ".json"))
 
 
 def plan_raw_files(
-    options: BuildOptions, sources: list[EntrySource], outputs: list[Output]
+    options: BuildOptions, sources: list[EntrySource], outputs: list[Output] | list[str]
 ) -> tuple[list[tuple[Path, str]], list[Diagnostic]]:
     """Every archive file to publish byte-identical beside its page, minus those a page would overwrite."""
-    pages = {o.path for o in outputs}
+    pages = {o if isinstance(o, str) else o.path for o in outputs}
     raw: list[tuple[Path, str]] = []
     problems: list[Diagnostic] = []
     for source in sources:
@@ -203,80 +283,4 @@ def plan_raw_files(
     return raw, problems
 
 
-def write_site(options: BuildOptions, outputs: list[Output], raw: list[tuple[Path, str]]) -> None:
-    """Write everything into a temporary folder, then swap it in for ``options.out``."""
-    out = options.out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        tmp.chmod(0o755)
-        for output in outputs:
-            write_content(tmp, output.path, output.data)
-        _copy_static(options, tmp)
-        for source, target in raw:
-            destination = tmp / target
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
-        swap_into_place(tmp, out)
-    except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BuildError(options.display(out), None, f"cannot write the site: {e}") from e
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def write_content(folder: Path, path: str, data: bytes) -> None:
-    target = folder / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-
-
-def _copy_static(options: BuildOptions, tmp: Path) -> None:
-    if options.static.is_dir():
-        shutil.copytree(options.static, tmp / "static", dirs_exist_ok=True)
-    write_content(tmp, "static/pygments.css", highlight.stylesheet().encode("utf-8"))
-    math = MathRenderer.font_file(options.root)
-    if math is not None:
-        write_content(tmp, "static/fonts/Temml.woff2", math.read_bytes())
-
-
-def _remove_stale_temporaries(out: Path) -> None:
-    """Folders left by builds that were killed before they could clean up."""
-    for stale in out.parent.glob(f".{out.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-
-
-def swap_into_place(new: Path, out: Path) -> None:
-    """Make ``new`` appear at ``out`` in one step (Linux: renameat2 RENAME_EXCHANGE); remove the old site."""
-    if not out.exists():
-        os.rename(new, out)
-        return
-    if not _exchange(new, out):
-        old = out.with_name(f".{out.name}.tmp-old-{os.getpid()}")
-        os.rename(out, old)
-        os.rename(new, out)
-        new = old
-    shutil.rmtree(new, ignore_errors=True)
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically exchange two paths; False where the system cannot."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        return False
-    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    if result == 0:
-        return True
-    if ctypes.get_errno() in (errno.EINVAL, errno.ENOSYS, errno.EXDEV):
-        return False
-    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(b))
+__all__ = ["BuildReport", "Builder", "SiteError", "build_site", "plan_raw_files"]

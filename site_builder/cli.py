@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
+import webbrowser
 from pathlib import Path
 
 from .build import BuildReport, build_site
 from .config import make_options
 from .errors import SiteError
+from .scaffold import create_entry
+from .serve import DevServer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(name)s: %(message)s")
     if args.command == "build":
         return _build(args)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "new":
+        return _new(args)
     parser.print_help()
     return 2
 
@@ -42,7 +50,78 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--python", default=sys.executable, metavar="PATH", help="interpreter for solvers (default: this one)"
     )
+    serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on every change")
+    _common(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    serve.add_argument("--open", action="store_true", help="open the site in a browser")
+    new = commands.add_parser("new", help="start a new entry: problem.yaml, write-up, solver, sample")
+    new.add_argument("path", help="path inside the archive, e.g. icpc/2024/A-some-title")
+    new.add_argument("--md", action="store_true", help="write-up in Markdown (solution.md) instead of LaTeX")
+    new.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: .)")
+    new.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
     return parser
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--root", type=Path, default=Path.cwd(), help="project folder with templates/ and static/")
+    command.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
+    command.add_argument("--out", type=Path, help="output folder (default: ROOT/site)")
+    command.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
+    command.add_argument("--python", default=sys.executable, metavar="PATH", help="interpreter for solvers")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python)
+    if not options.templates.is_dir():
+        print(
+            f"{options.templates}: templates folder not found; run from the project folder or pass --root",
+            file=sys.stderr,
+        )
+        return 2
+
+    def show(report: BuildReport) -> None:
+        for diagnostic in report.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        state = "updated" if report.published else "FAILED, still serving the last good pages"
+        print(
+            f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({report.written} files written)"
+        )
+
+    server = DevServer(options, args.host, args.port, report=show)
+    try:
+        url = server.start()
+    except SiteError as e:
+        print(e, file=sys.stderr)
+        server.stop()
+        return 1
+    except OSError as e:
+        print(f"cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
+        server.stop()
+        return 1
+    print(f"Serving {options.display(options.out)}/ at {url} (Ctrl-C to stop)", flush=True)
+    if args.open:
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nStopping.")
+    finally:
+        server.stop()
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    root = args.root.resolve()
+    archive = (args.archive or root / "archive").resolve()
+    try:
+        created = create_entry(archive, args.path, args.md, make_options(root, archive).display(archive))
+    except SiteError as e:
+        print(e, file=sys.stderr)
+        return 1
+    for path in created:
+        print(f"created {path.relative_to(root) if path.is_relative_to(root) else path}")
+    return 0
 
 
 def _build(args: argparse.Namespace) -> int:

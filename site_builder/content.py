@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -63,6 +64,18 @@ def render_entry(source: EntrySource) -> Entry:
         diagnostics=tuple(diagnostics),
         has_python=source.file("solution.py") is not None,
     )
+
+
+PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
+
+
+def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:
+    """Render every entry's content, in parallel worker processes for larger archives."""
+    if workers <= 1 or len(sources) < PARALLEL_THRESHOLD:
+        return [render_entry(s) for s in sources]
+    chunk = max(1, len(sources) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(render_entry, sources, chunksize=chunk))
 
 
 def _document(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import html
 import json
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +73,28 @@ class PageRenderer:
         self.env.globals["language_name"] = highlight.language_name
         self.env.globals["entry_url"] = entry_url
 
-    def render_site(self, site: Site) -> list[Output]:
-        outputs = [self.render_home(site), self.render_tag_index(site), self.render_404(site), render_sitemap(site)]
-        outputs += [self.render_track(site, track) for track in site.tracks]
-        outputs += [self.page("tag.html", f"tags/{tag.slug}/index.html", site, tag=tag) for tag in site.tags]
+    def plan(self, site: Site) -> dict[str, Callable[[], Output]]:
+        """Every output of the site by path, each rendered only when called."""
         links = neighbours(site)
-        outputs += [self.render_entry(site, entry, *links[entry.path]) for entry in site.entries]
-        return outputs
+        plan: dict[str, Callable[[], Output]] = {
+            "index.html": lambda: self.render_home(site),
+            "tags/index.html": lambda: self.render_tag_index(site),
+            "404.html": lambda: self.render_404(site),
+            "sitemap.xml": lambda: render_sitemap(site),
+            "verification.json": lambda: render_verification_report(site),
+        }
+        for track in site.tracks:
+            plan[f"{track.id}/index.html"] = partial(self.render_track, site, track)
+        for tag in site.tags:
+            plan[f"tags/{tag.slug}/index.html"] = partial(
+                self.page, "tag.html", f"tags/{tag.slug}/index.html", site, tag=tag
+            )
+        for entry in site.entries:
+            plan[entry_url(entry)] = partial(self.render_entry, site, entry, *links[entry.path])
+        return plan
+
+    def render_site(self, site: Site) -> list[Output]:
+        return [render() for render in self.plan(site).values()]
 
     def render_home(self, site: Site) -> Output:
         recent = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)[:RECENT]

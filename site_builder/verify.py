@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,7 +23,8 @@ from pathlib import Path
 
 from . import sandbox
 from .compare import compare_output
-from .model import Checker, EntrySource, Sample, SolverRun, Verdict
+from .errors import Diagnostic, Level
+from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from .sandbox import Limits, RunResult
 
 SHOWN_OUTPUT = 64 * 1024
@@ -350,3 +352,31 @@ def _command_version(argv: list[str | None]) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
+
+
+def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
+    """Failing samples are warnings (the page shows them loudly); a broken checker is an error."""
+    found: list[Diagnostic] = []
+    for run in entry.runs:
+        if run.note and run.note.startswith("compile error"):
+            first = run.note.splitlines()[1] if "\n" in run.note else run.note
+            found.append(
+                Diagnostic(
+                    f"{entry.display_path}/{run.solver}", _compile_line(first), "does not compile: " + first, "warning"
+                )
+            )
+        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC"]
+    return found
+
+
+def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
+    sample = next(s for s in entry.samples if s.name == verdict.sample)
+    first_line = verdict.message.splitlines()[0] if verdict.message else ""
+    level: Level = "error" if verdict.code == "CE" else "warning"
+    where = f"{entry.display_path}/{sample.input_file}"
+    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), level)
+
+
+def _compile_line(message: str) -> int:
+    match = re.match(r"solution\.cpp:(\d+):", message)
+    return int(match.group(1)) if match else 0

@@ -1,0 +1,62 @@
+"""What a changed file means for the dev server: a pure, unit-tested classification."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from .archive import is_ignored
+
+ENTRY_MARKERS = ("problem.yaml",)
+
+
+class ChangeKind(enum.Enum):
+    IGNORED = "ignored"  # editor backups, swap files, hidden files, the output folder itself
+    ENTRY = "entry"  # a file inside one problem folder (write-up, statement, solver, asset)
+    SAMPLE = "sample"  # a sample test of one problem folder
+    TEMPLATE = "template"  # re-render every page; no re-parsing, no solver runs
+    STATIC = "static"  # copy that one file
+    CONFIG = "config"  # site.yaml: full rebuild
+    UNKNOWN = "unknown"  # anything else under the archive: full rebuild
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    kind: ChangeKind
+    path: str  # relative to the area it belongs to (archive, templates, static)
+    entry: str | None = None  # the problem folder, relative to the archive, for ENTRY and SAMPLE
+
+
+def classify(area: str, relative: str, problem_folders: frozenset[str]) -> Change:
+    """Classify one changed path.
+
+    ``area`` is "archive", "templates" or "static"; ``relative`` is the path inside it;
+    ``problem_folders`` are the known problem folders (relative to the archive).
+    """
+    parts = PurePosixPath(relative).parts
+    if not parts or any(is_ignored(p) for p in parts):
+        return Change(ChangeKind.IGNORED, relative)
+    if area == "templates":
+        return Change(ChangeKind.TEMPLATE, relative)
+    if area == "static":
+        return Change(ChangeKind.STATIC, relative)
+    if relative == "site.yaml":
+        return Change(ChangeKind.CONFIG, relative)
+    folder = _owning_folder(parts, problem_folders)
+    if folder is not None:
+        inside = PurePosixPath(*parts[len(PurePosixPath(folder).parts) :]).as_posix()
+        is_sample = inside.startswith(("samples/", "data/sample/"))
+        return Change(ChangeKind.SAMPLE if is_sample else ChangeKind.ENTRY, relative, folder)
+    name = parts[-1]
+    if len(parts) >= 3 and (name in ENTRY_MARKERS or name.startswith("solution.")):
+        return Change(ChangeKind.ENTRY, relative, PurePosixPath(*parts[:-1]).as_posix())  # a new problem folder
+    return Change(ChangeKind.UNKNOWN, relative)
+
+
+def _owning_folder(parts: tuple[str, ...], problem_folders: frozenset[str]) -> str | None:
+    for depth in range(len(parts), 0, -1):
+        candidate = PurePosixPath(*parts[:depth]).as_posix()
+        if candidate in problem_folders:
+            return candidate
+    return None

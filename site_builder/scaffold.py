@@ -1,0 +1,93 @@
+"""``site-builder new``: the files of a new problem folder (pure), and creating them without overwriting."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from .archive import infer_folder_name
+from .errors import SiteError
+
+TEX = r"""\documentclass{article}
+\usepackage{amsmath,amsthm}
+\newtheorem{lemma}{Lemma}
+\title{%(title)s}
+\begin{document}
+\maketitle
+
+\section{Idea}
+One paragraph: the key observation, in plain words.
+
+\section{Algorithm}
+\begin{enumerate}
+  \item First step.
+  \item Second step.
+\end{enumerate}
+
+\section{Complexity}
+$O(n \log n)$ time and $O(n)$ memory.
+\end{document}
+"""
+
+MARKDOWN = """## Idea
+
+One paragraph: the key observation, in plain words.
+
+## Algorithm
+
+1. First step.
+2. Second step.
+
+## Complexity
+
+$O(n \\log n)$ time and $O(n)$ memory.
+"""
+
+SOLVER = """import sys
+
+
+def main() -> None:
+    data = sys.stdin.read().split()
+    # TODO: solve the problem
+    print(len(data))
+
+
+main()
+"""
+
+
+def new_entry_files(relative: str, markdown: bool) -> dict[str, str]:
+    """The files of a new entry at ``relative`` (a path inside the archive, like icpc/2024/A-title)."""
+    parts = PurePosixPath(relative).parts
+    if len(parts) < 2 or any(p in ("..", ".") or p.startswith(".") for p in parts):
+        raise SiteError(relative, None, "give the new entry's path inside the archive, like icpc/2024/A-some-title")
+    name = infer_folder_name(parts[-1])
+    lines = [f"title: {name.title}"]
+    if name.label:
+        lines.append(f"label: {name.label}")
+    lines += ["tags: []", "status: draft"]
+    files = {
+        "problem.yaml": "\n".join(lines) + "\n",
+        "statement.md": "## Story\n\nWhat the problem asks, in our own words.\n\n## Input\n\n## Output\n",
+        "solution.py": SOLVER,
+        "samples/1.in": "",
+        "samples/1.ans": "",
+    }
+    files["solution.md" if markdown else "solution.tex"] = MARKDOWN if markdown else TEX % {"title": name.title}
+    return files
+
+
+def create_entry(archive: Path, relative: str, markdown: bool, shown: str) -> list[Path]:
+    """Create the folder and its files; refuse to overwrite anything that exists."""
+    files = new_entry_files(relative, markdown)
+    folder = archive / relative
+    existing = [name for name in files if (folder / name).exists()]
+    if existing:
+        raise SiteError(f"{shown}/{relative}/{existing[0]}", None, "already exists; nothing was created")
+    created = []
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        created.append(path)
+    return created

@@ -1,0 +1,54 @@
+"""The dev server's change classifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_builder.changes import ChangeKind, classify
+from site_builder.serve import plan_rebuild
+
+FOLDERS = frozenset({"icpc/2022/X-quartets", "cf/A-top"})
+
+
+@pytest.mark.parametrize(
+    ("area", "path", "kind", "entry"),
+    [
+        ("archive", "icpc/2022/X-quartets/solution.tex", ChangeKind.ENTRY, "icpc/2022/X-quartets"),
+        ("archive", "icpc/2022/X-quartets/solution.py", ChangeKind.ENTRY, "icpc/2022/X-quartets"),
+        ("archive", "icpc/2022/X-quartets/figure.svg", ChangeKind.ENTRY, "icpc/2022/X-quartets"),
+        ("archive", "icpc/2022/X-quartets/samples/2.in", ChangeKind.SAMPLE, "icpc/2022/X-quartets"),
+        ("archive", "icpc/2022/X-quartets/data/sample/1.ans", ChangeKind.SAMPLE, "icpc/2022/X-quartets"),
+        ("archive", "icpc/2022/X-quartets", ChangeKind.ENTRY, "icpc/2022/X-quartets"),
+        ("archive", "cf/A-top/problem.yaml", ChangeKind.ENTRY, "cf/A-top"),
+        ("archive", "icpc/2024/B-new/solution.md", ChangeKind.ENTRY, "icpc/2024/B-new"),
+        ("archive", "icpc/2024/B-new/problem.yaml", ChangeKind.ENTRY, "icpc/2024/B-new"),
+        ("archive", "icpc/2024/B-new/notes.txt", ChangeKind.UNKNOWN, None),
+        ("archive", "icpc/2024", ChangeKind.UNKNOWN, None),
+        ("archive", "site.yaml", ChangeKind.CONFIG, None),
+        ("archive", "icpc/2022/X-quartets/solution.tex~", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/.solution.tex.swp", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/4913", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/#solution.tex#", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/.#solution.tex", ChangeKind.IGNORED, None),
+        ("archive", "icpc/.git/index", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/__pycache__/x.pyc", ChangeKind.IGNORED, None),
+        ("templates", "entry.html", ChangeKind.TEMPLATE, None),
+        ("templates", "entry.html~", ChangeKind.IGNORED, None),
+        ("static", "style.css", ChangeKind.STATIC, None),
+        ("static", "fonts/x.woff2", ChangeKind.STATIC, None),
+    ],
+)
+def test_classify(area: str, path: str, kind: ChangeKind, entry: str | None) -> None:
+    change = classify(area, path, FOLDERS)
+    assert (change.kind, change.entry) == (kind, entry)
+
+
+def test_plan_coalesces_a_burst() -> None:
+    changes = [
+        classify("archive", "icpc/2022/X-quartets/solution.tex", FOLDERS),
+        classify("archive", "icpc/2022/X-quartets/samples/1.in", FOLDERS),
+        classify("templates", "entry.html", FOLDERS),
+        classify("static", "style.css", FOLDERS),
+    ]
+    assert plan_rebuild(changes) == (False, {"icpc/2022/X-quartets"}, True, {"style.css"})
+    assert plan_rebuild([classify("archive", "site.yaml", FOLDERS)])[0] is True

@@ -1,0 +1,199 @@
+"""The dev server end to end: reload events, incremental pages, the error overlay, safe paths."""
+
+from __future__ import annotations
+
+import http.client
+import queue
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, write_tree
+
+from site_builder.config import make_options
+from site_builder.serve import RELOAD_PATH, DevServer
+
+GOOD = "\\section{Idea}\nThe first version of the idea.\n"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[DevServer]:
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(
+        tmp_path / "archive",
+        {
+            "t/2024/A-alpha/solution.tex": GOOD,
+            "t/2024/A-alpha/solution.py": "print(int(input()) * 2)\n",
+            "t/2024/A-alpha/samples/1.in": "2\n",
+            "t/2024/A-alpha/samples/1.ans": "4\n",
+            "t/2024/B-beta/solution.md": "## Idea\n\nBeta.\n",
+        },
+    )
+    options = make_options(tmp_path, jobs=1)
+    dev = DevServer(options, port=0)
+    dev.start()
+    thread = threading.Thread(target=dev.serve_forever, daemon=True)
+    thread.start()
+    yield dev
+    dev.stop()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
+def address(dev: DevServer) -> tuple[str, int]:
+    assert dev.httpd is not None
+    host, port = dev.httpd.server_address[:2]
+    return str(host), int(port)
+
+
+def get(dev: DevServer, path: str) -> tuple[int, str]:
+    host, port = address(dev)
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}{path}", timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def raw_status(dev: DevServer, path: str) -> int:
+    connection = http.client.HTTPConnection(*address(dev), timeout=10)
+    connection.request("GET", path)
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+class Events:
+    """A Server-Sent Events subscriber: every data line, as it arrives."""
+
+    def __init__(self, dev: DevServer) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.connection = http.client.HTTPConnection(*address(dev), timeout=30)
+        self.connection.request("GET", RELOAD_PATH)
+        self.response = self.connection.getresponse()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.first = self.next()
+
+    def _read(self) -> None:
+        try:
+            for raw in self.response:
+                line = raw.decode().strip()
+                if line.startswith("data:"):
+                    self.lines.put(line[5:].strip())
+        except (OSError, ValueError):
+            return
+
+    def next(self, timeout: float = 10) -> str:
+        return self.lines.get(timeout=timeout)
+
+
+def edit(path: Path, text: str) -> None:
+    """Save as editors do: write a temporary file, then rename it over the original."""
+    tmp = path.with_name(path.name + ".tmp~")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def test_edit_sends_a_reload_and_serves_the_new_page(server: DevServer) -> None:
+    status, page = get(server, "/t/2024/A-alpha/index.html")
+    assert status == 200 and "The first version" in page and RELOAD_PATH in page
+    events = Events(server)
+    edit(server.options.archive / "t/2024/A-alpha/solution.tex", GOOD.replace("first", "second"))
+    assert int(events.next()) > int(events.first)
+    status, page = get(server, "/t/2024/A-alpha/index.html")
+    assert "The second version" in page and "site-builder-overlay" not in page
+    on_disk = (server.options.out / "t/2024/A-alpha/index.html").read_text()
+    assert RELOAD_PATH not in on_disk, "the reload script must never be written into the site"
+
+
+def test_broken_edit_keeps_the_old_page_and_shows_the_overlay(server: DevServer) -> None:
+    events = Events(server)
+    target = server.options.archive / "t/2024/A-alpha/solution.tex"
+    edit(target, GOOD + "\\textbf{never closed\n")
+    events.next()
+    status, page = get(server, "/t/2024/A-alpha/index.html")
+    assert "The first version" in page
+    assert "site-builder-overlay" in page and "A-alpha/solution.tex:3: unbalanced" in page
+    _, other = get(server, "/t/2024/B-beta/index.html")
+    assert "site-builder-overlay" in other
+    edit(target, GOOD.replace("first", "fixed"))
+    events.next()
+    _, page = get(server, "/t/2024/A-alpha/index.html")
+    assert "The fixed version" in page and "site-builder-overlay" not in page
+
+
+def test_solver_edit_reruns_verification(server: DevServer) -> None:
+    events = Events(server)
+    edit(server.options.archive / "t/2024/A-alpha/solution.py", "print(int(input()) * 3)\n")
+    events.next()
+    _, page = get(server, "/t/2024/A-alpha/index.html")
+    assert "Wrong Answer" in page and "Failing 1/1" in page
+    _, track = get(server, "/t/index.html")
+    assert "Failing 1/1" in track
+
+
+def test_new_and_removed_entries_update_lists_and_neighbours(server: DevServer) -> None:
+    events = Events(server)
+    folder = server.options.archive / "t/2024/C-gamma"
+    folder.mkdir()
+    edit(folder / "solution.md", "## Idea\n\nGamma.\n")
+    events.next()
+    _, track = get(server, "/t/index.html")
+    assert "Gamma" in track
+    _, beta = get(server, "/t/2024/B-beta/index.html")
+    assert "C. Gamma" in beta  # the new next link
+    shutil.rmtree(folder)
+    events.next()
+    _, track = get(server, "/t/index.html")
+    assert "Gamma" not in track
+    assert get(server, "/t/2024/C-gamma/index.html")[0] == 404
+    _, beta = get(server, "/t/2024/B-beta/index.html")
+    assert "Gamma" not in beta
+
+
+def test_backup_files_do_not_rebuild(server: DevServer) -> None:
+    events = Events(server)
+    folder = server.options.archive / "t/2024/A-alpha"
+    (folder / "solution.tex~").write_text("backup")
+    (folder / ".solution.tex.swp").write_text("swap")
+    (folder / "4913").write_text("")
+    with pytest.raises(queue.Empty):
+        events.next(timeout=0.6)
+
+
+def test_template_edit_rerenders_without_running_solvers(server: DevServer) -> None:
+    events = Events(server)
+    template = server.options.templates / "base.html"
+    edit(template, template.read_text().replace("Skip to content", "Skip to the content"))
+    events.next()
+    assert "Skip to the content" in get(server, "/t/2024/B-beta/index.html")[1]
+    assert server.last is not None and server.last.solver_processes == 0
+
+
+def test_burst_of_changes_is_one_rebuild_and_the_last_one_wins(server: DevServer) -> None:
+    events = Events(server)
+    target = server.options.archive / "t/2024/B-beta/solution.md"
+    for n in range(20):
+        target.write_text(f"## Idea\n\nVersion {n}.\n")
+    events.next()
+    time.sleep(0.3)
+    assert "Version 19." in get(server, "/t/2024/B-beta/index.html")[1]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc/passwd", "//etc/passwd", "/t/../../x", "/%00", "/x" * 3000],
+)
+def test_paths_outside_the_site_are_not_served(server: DevServer, path: str) -> None:
+    assert raw_status(server, path) in (404, 414)
+
+
+def test_folder_without_slash_redirects(server: DevServer) -> None:
+    assert raw_status(server, "/t") == 301
+    assert raw_status(server, "/t/") == 200
