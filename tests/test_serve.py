@@ -188,7 +188,15 @@ def test_burst_of_changes_is_one_rebuild_and_the_last_one_wins(server: DevServer
 
 @pytest.mark.parametrize(
     "path",
-    ["/../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc/passwd", "//etc/passwd", "/t/../../x", "/%00", "/x" * 3000],
+    [
+        "/../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fetc/passwd",
+        "//etc/passwd",
+        "/t/../../x",
+        "/%00",
+        "/x" * 3000,
+    ],
 )
 def test_paths_outside_the_site_are_not_served(server: DevServer, path: str) -> None:
     assert raw_status(server, path) in (404, 414)
