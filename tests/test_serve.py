@@ -118,6 +118,7 @@ def test_broken_edit_keeps_the_old_page_and_shows_the_overlay(server: DevServer)
     edit(target, GOOD + "\\textbf{never closed\n")
     events.next()
     status, page = get(server, "/t/2024/A-alpha/index.html")
+    assert status == 200
     assert "The first version" in page
     assert "site-builder-overlay" in page and "A-alpha/solution.tex:3: unbalanced" in page
     _, other = get(server, "/t/2024/B-beta/index.html")
