@@ -45,3 +45,7 @@ serve: $(STAMP) $(NODE_STAMP)
 new: $(STAMP)
 	@test -n "$(P)" || (echo "usage: make new P=icpc/2024/A-some-title" >&2; exit 2)
 	$(BIN)/site-builder new $(P)
+
+.PHONY: bench
+bench: $(DEV_STAMP) $(NODE_STAMP)
+	$(BIN)/python tests/bench/run.py

@@ -35,21 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     commands = parser.add_subparsers(dest="command")
     build = commands.add_parser("build", help="build the archive into a static site")
-    build.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="project folder with templates/ and static/ (default: .)"
-    )
-    build.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
-    build.add_argument("--out", type=Path, help="output folder (default: ROOT/site)")
-    build.add_argument(
-        "--strict", action="store_true", help="treat warnings as errors; publish nothing if there are any"
-    )
-    build.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: number of cores)")
+    _common(build)
+    build.add_argument("--strict", action="store_true", help="treat warnings as errors; publish nothing then")
     build.add_argument("--timings", action="store_true", help="print how long each stage took")
     build.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts")
     build.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
-    build.add_argument(
-        "--python", default=sys.executable, metavar="PATH", help="interpreter for solvers (default: this one)"
-    )
     serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on every change")
     _common(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
@@ -67,12 +57,13 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument("--root", type=Path, default=Path.cwd(), help="project folder with templates/ and static/")
     command.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
     command.add_argument("--out", type=Path, help="output folder (default: ROOT/site)")
+    command.add_argument("--cache", type=Path, help="cache folder (default: ROOT/.cache)")
     command.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
     command.add_argument("--python", default=sys.executable, metavar="PATH", help="interpreter for solvers")
 
 
 def _serve(args: argparse.Namespace) -> int:
-    options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python)
+    options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python, cache=args.cache)
     if not options.templates.is_dir():
         print(
             f"{options.templates}: templates folder not found; run from the project folder or pass --root",
@@ -131,6 +122,7 @@ def _build(args: argparse.Namespace) -> int:
         args.out,
         jobs=args.jobs,
         strict=args.strict,
+        cache=args.cache,
         verify=not args.no_verify,
         rerun=args.rerun,
         interpreter=args.python,

@@ -65,13 +65,14 @@ def make_options(
     **flags: object,
 ) -> BuildOptions:
     root = root.resolve()
+    cache = flags.pop("cache", None)
     return BuildOptions(
         root=root,
         archive=(archive or root / "archive").resolve(),
         out=(out or root / "site").resolve(),
         templates=root / "templates",
         static=root / "static",
-        cache=root / ".cache",
+        cache=Path(str(cache)).resolve() if cache else root / ".cache",
         jobs=jobs,
         strict=strict,
         **flags,  # type: ignore[arg-type]

@@ -8,7 +8,6 @@ attaches arguments to the commands and environments that take them.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -192,7 +191,7 @@ _TOKEN = re.compile(
     r"|(?P<comment>%[^\n]*)"
     r"|(?P<cs>\\(?:[A-Za-z@]+\*?|.|\n|\Z))"
     r"|(?P<char>[{}$&~\[\]])"
-    r"|(?P<text>[^\\{}$&~\[\]%\s]+)",
+    r"|(?P<text>[^\\{}$&~\[\]%\s](?:[^\\{}$&~\[\]%\n]*[^\\{}$&~\[\]%\s])?)",
     re.S,
 )
 _NAME_ARG = re.compile(r"\s*\{([^{}\n]*)\}")
@@ -200,14 +199,20 @@ _BLANK_AHEAD = re.compile(r"\n[ \t]*\n")
 
 
 class _Lines:
-    """Offset to 1-based line number."""
+    """Offset to 1-based line number; cheap for the increasing offsets of a left-to-right scan."""
 
     def __init__(self, text: str, first_line: int) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.text = text
         self.first = first_line
+        self.offset = 0
+        self.line = first_line
 
     def __call__(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset) - 1 + self.first
+        if offset < self.offset:
+            return self.first + self.text.count("\n", 0, offset)
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
 
 
 def parse_latex(text: str, path: str, first_line: int = 1) -> list[Node]:

@@ -1,0 +1,252 @@
+"""``make bench``: build synthetic archives and report medians and ratios to the floors.
+
+    python tests/bench/run.py [--sizes 200,1000] [--runs 3] [--out bench/results.json]
+
+Scenarios per size: a cold build with empty caches (solvers included); a cold render with a warm
+verification cache; a no-op rebuild; one changed write-up through the dev server until its reload
+event; verification throughput against bare ``python solution.py < in``; and the floors measured
+in the same run (``python -c pass``, Pygments alone on one C++ file, one Temml call), with peak
+memory. Timing lives here, never in unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from generate import generate  # noqa: E402
+
+from site_builder.config import make_options  # noqa: E402
+from site_builder.math import MathRenderer  # noqa: E402
+from site_builder.serve import RELOAD_PATH, DevServer  # noqa: E402
+
+PYTHON = sys.executable
+
+
+def build(archive: Path, out: Path, cache: Path, *extra: str) -> tuple[float, float]:
+    """One build in a child process: (wall seconds, peak RSS in MiB of the build and its workers)."""
+    command = [
+        PYTHON,
+        "-m",
+        "site_builder.cli",
+        "build",
+        "--root",
+        str(ROOT),
+        "--archive",
+        str(archive),
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+        *extra,
+    ]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"build failed: {' '.join(command)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def median_of(runs: int, action) -> tuple[float, list[float]]:  # type: ignore[no-untyped-def]
+    samples = [action() for _ in range(runs)]
+    return statistics.median(samples), samples
+
+
+def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
+    out, cache = work / "site", work / "cache"
+    results: dict[str, object] = {}
+
+    def cold() -> float:
+        shutil.rmtree(cache, ignore_errors=True)
+        wall, rss = build(archive, out, cache)
+        peaks.append(rss)
+        return wall
+
+    peaks: list[float] = []
+    results["cold_build_s"], results["cold_build_runs"] = median_of(max(1, runs // 2), cold)
+    results["peak_rss_mib"] = max(peaks)
+
+    def cold_render() -> float:
+        for name in cache.glob("math-*.json"):
+            name.unlink()
+        shutil.rmtree(cache / "render", ignore_errors=True)
+        return build(archive, out, cache)[0]
+
+    results["cold_render_warm_verify_s"], results["cold_render_runs"] = median_of(runs, cold_render)
+    results["noop_rebuild_s"], results["noop_runs"] = median_of(runs, lambda: build(archive, out, cache)[0])
+    return results
+
+
+def scenario_reload(archive: Path, work: Path, runs: int) -> dict[str, object]:
+    """Save one solution.tex; time until the dev server sends the reload event."""
+    options = make_options(ROOT, archive, work / "serve-site", jobs=0)
+    options = type(options)(**{**{f: getattr(options, f) for f in options.__slots__}, "cache": work / "cache"})
+    server = DevServer(options, port=0)
+    started = time.perf_counter()
+    server.start()
+    startup = time.perf_counter() - started
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    assert server.httpd is not None
+    port = server.httpd.server_address[1]
+    target = sorted(archive.rglob("solution.tex"))[len(list(archive.rglob("solution.tex"))) // 2]
+    original = target.read_text()
+    times = []
+    try:
+        for run in range(runs * 3):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", RELOAD_PATH)
+            response = connection.getresponse()
+            response.readline()  # retry:
+            first = response.readline()
+            response.readline()
+            saved = time.perf_counter()
+            target.write_text(original.replace("\\section{Idea}", f"\\section{{Idea {run}}}"))
+            while True:
+                line = response.readline()
+                if line.startswith(b"data:") and line != first:
+                    break
+            times.append(time.perf_counter() - saved)
+            connection.close()
+    finally:
+        target.write_text(original)
+        server.stop()
+    return {
+        "reload_event_ms": statistics.median(times) * 1000,
+        "reload_runs_ms": [t * 1000 for t in times],
+        "serve_startup_warm_s": startup,
+    }
+
+
+def scenario_verify(archive: Path, work: Path) -> dict[str, object]:
+    """Samples per second through the verifier vs bare `python solution.py < in`, both cores busy."""
+    from site_builder.archive import load_archive
+    from site_builder.verify import VerifyOptions, verify_entries
+
+    sources, _ = load_archive(archive, "archive")
+    sources = [replace_cpp(s) for s in sources]
+    jobs = [(archive / s.path, sample) for s in sources for sample in s.samples]
+    workers = os.cpu_count() or 2
+
+    def bare(job) -> None:  # type: ignore[no-untyped-def]
+        folder, sample = job
+        with open(folder / sample.input_file, "rb") as given:
+            subprocess.run([PYTHON, "solution.py"], stdin=given, stdout=subprocess.DEVNULL, cwd=folder, check=True)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(bare, jobs))
+    bare_s = time.perf_counter() - started
+    options = VerifyOptions(
+        interpreter=PYTHON, jobs=workers, rerun=True, cache_dir=work / "verify-cache", read_only=(archive,)
+    )
+    started = time.perf_counter()
+    verify_entries(sources, archive, options)
+    ours_s = time.perf_counter() - started
+    return {
+        "verify_samples": len(jobs),
+        "verify_samples_per_s": len(jobs) / ours_s,
+        "bare_samples_per_s": len(jobs) / bare_s,
+        "verify_overhead_ratio": ours_s / bare_s,
+    }
+
+
+def replace_cpp(source):  # type: ignore[no-untyped-def]
+    """Python only: the throughput ratio compares against bare Python runs."""
+    from dataclasses import replace
+
+    return replace(source, files=tuple(f for f in source.files if f.name != "solution.cpp"))
+
+
+def floors(archive: Path) -> dict[str, float]:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import CppLexer
+
+    starts = []
+    for _ in range(10):
+        started = time.perf_counter()
+        subprocess.run([PYTHON, "-c", "pass"], check=True)
+        starts.append(time.perf_counter() - started)
+    cpp = next(archive.rglob("solution.cpp")).read_text()
+    lexer, formatter = CppLexer(), HtmlFormatter()
+    highlight(cpp, lexer, formatter)
+    hl = []
+    for _ in range(10):
+        started = time.perf_counter()
+        highlight(cpp, lexer, formatter)
+        hl.append(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory() as cache, MathRenderer(ROOT, Path(cache)) as math:
+        math.render_all([("x", False)])
+        calls = []
+        for n in range(20):
+            started = time.perf_counter()
+            math.render_all([(f"\\sum_{{i=1}}^{{{n}}} \\frac{{a_i}}{{{n + 2}}}", True)])
+            calls.append(time.perf_counter() - started)
+    return {
+        "python_startup_ms": statistics.median(starts) * 1000,
+        "pygments_cpp_file_ms": statistics.median(hl) * 1000,
+        "temml_call_ms": statistics.median(calls) * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default=os.environ.get("BENCH_SIZES", "200,1000"))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "3")))
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
+    args = parser.parse_args()
+    report: dict[str, object] = {"machine": {"cores": os.cpu_count(), "python": sys.version.split()[0]}}
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix=f"bench-{size}-") as tmp:
+            work = Path(tmp)
+            archive = work / "archive"
+            generate(archive, size)
+            result: dict[str, object] = {"entries": size}
+            result |= floors(archive)
+            result |= scenario_builds(archive, work, args.runs)
+            result |= scenario_reload(archive, work, args.runs)
+            result |= scenario_verify(archive, work)
+            result["render_ms_per_entry"] = float(result["cold_render_warm_verify_s"]) * 1000 / size  # type: ignore[arg-type]
+            result["render_vs_pygments_floor"] = result["render_ms_per_entry"] / float(result["pygments_cpp_file_ms"])  # type: ignore[arg-type]
+            report[str(size)] = result
+            print(format_result(result), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+def format_result(r: dict[str, object]) -> str:
+    return "\n".join(
+        [
+            f"== {r['entries']} entries",
+            f"  cold build, empty caches (solvers included): {r['cold_build_s']:.2f} s   peak RSS {r['peak_rss_mib']:.0f} MiB",
+            f"  cold render, warm verification cache:        {r['cold_render_warm_verify_s']:.2f} s   ({r['render_ms_per_entry']:.1f} ms/entry, {r['render_vs_pygments_floor']:.2f}x one Pygments C++ file)",
+            f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s",
+            f"  one solution.tex saved -> reload event:      {r['reload_event_ms']:.0f} ms (median)",
+            f"  make serve start-up, warm caches:            {r['serve_startup_warm_s']:.2f} s",
+            f"  verification: {r['verify_samples_per_s']:.1f} samples/s vs bare {r['bare_samples_per_s']:.1f}/s -> overhead {r['verify_overhead_ratio']:.2f}x",
+            f"  floors: python -c pass {r['python_startup_ms']:.1f} ms, Pygments on one C++ file {r['pygments_cpp_file_ms']:.1f} ms, one Temml call {r['temml_call_ms']:.2f} ms",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    main()
