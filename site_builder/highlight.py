@@ -104,7 +104,7 @@ class _LineFormatter(HtmlFormatter):  # type: ignore[type-arg]
                     1,
                     (
                         f'<span class="line" id="{anchor}"><a class="ln" href="#{anchor}" aria-hidden="true"'
-                        f' tabindex="-1">{number}</a>{text.rstrip(chr(10))}</span>\n'
+                        f' tabindex="-1">{number}</a>{text.rstrip(chr(10))}\n</span>'
                     ),
                 )
             else:
