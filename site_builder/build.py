@@ -9,6 +9,7 @@ list them.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from .errors import Diagnostic, SiteError
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
+from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, VerifyOptions, verification_diagnostics, verify_entries
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,7 @@ class Builder:
         self.options = options
         self.progress = progress
         self.math = MathRenderer(options.root, options.cache)
+        self.renders = PickleStore(options.cache / "render")
         self.config = SiteConfig()
         self.sources: dict[str, EntrySource] = {}
         self.entries: dict[str, Entry] = {}
@@ -101,7 +104,7 @@ class Builder:
         entries = self._verify(sources, entries)
         mark = self._lap("verify", mark)
         site, link_problems = link_site(self.config, entries, archive_shown)
-        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates))
+        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates), self.options.cache / "jinja")
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
         raw, collisions = plan_raw_files(self.options, sources, outputs)
@@ -147,7 +150,7 @@ class Builder:
         """Templates changed: render every page again from the model, without parsing or running anything."""
         started = time.perf_counter()
         self.solver_processes = 0
-        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates))
+        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates), self.options.cache / "jinja")
         return self._relink_and_write(started, affected_entries=None, raw_folders=[])
 
     def copy_static(self, relative: str) -> None:
@@ -176,11 +179,31 @@ class Builder:
     # ------------------------------------------------------------ stages
 
     def _render(self, sources: list[EntrySource]) -> list[Entry]:
-        entries = render_entries(sources, self.options.workers)
-        snippets = [s for e in entries for s in math_snippets(e)]
+        """Rendered entries: from the render cache where the sources are unchanged, else rendered now."""
+        keys = [self._render_key(s) for s in sources]
+        cached = [self.renders.get(k) for k in keys]
+        todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
+        fresh = render_entries(todo, self.options.workers)
+        snippets = [s for e in fresh for s in math_snippets(e)]
         results = self.math.render_all(snippets)
         self.math.save_cache()
-        return [fill_entry_math(e, results) for e in entries]
+        fresh = [fill_entry_math(e, results) for e in fresh]
+        done = iter(fresh)
+        entries = []
+        for key, hit in zip(keys, cached, strict=True):
+            if hit is None:
+                hit = next(done)
+                if self.math.available or (not hit.statement and not hit.solution):
+                    self.renders.put(key, hit)
+            entries.append(hit)
+        return entries
+
+    def _render_key(self, source: EntrySource) -> str:
+        digest = hashlib.sha256()
+        digest.update(renderer_fingerprint().encode())
+        digest.update(self.math.version.encode())
+        digest.update(repr(source).encode())
+        return digest.hexdigest()
 
     def _verify(self, sources: list[EntrySource], entries: list[Entry]) -> list[Entry]:
         if not self.options.verify:

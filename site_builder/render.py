@@ -58,11 +58,14 @@ def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
 class PageRenderer:
     """Owns the Jinja environment; every ``render_*`` returns ``Output`` values."""
 
-    def __init__(self, templates: Path, shown_as: str) -> None:
+    def __init__(self, templates: Path, shown_as: str, cache: Path | None = None) -> None:
         self.templates = templates
         self.shown_as = shown_as
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(templates)),
+            bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache)) if cache is not None else None,
             undefined=jinja2.StrictUndefined,
             autoescape=True,
             trim_blocks=True,
