@@ -104,7 +104,7 @@ class Builder:
         entries = self._verify(sources, entries)
         mark = self._lap("verify", mark)
         site, link_problems = link_site(self.config, entries, archive_shown)
-        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates), self.options.cache / "jinja")
+        self.pages = self._page_renderer()
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
         raw, collisions = plan_raw_files(self.options, sources, outputs)
@@ -150,7 +150,7 @@ class Builder:
         """Templates changed: render every page again from the model, without parsing or running anything."""
         started = time.perf_counter()
         self.solver_processes = 0
-        self.pages = PageRenderer(self.options.templates, self.options.display(self.options.templates), self.options.cache / "jinja")
+        self.pages = self._page_renderer()
         return self._relink_and_write(started, affected_entries=None, raw_folders=[])
 
     def copy_static(self, relative: str) -> None:
@@ -177,6 +177,10 @@ class Builder:
         return self._report(diagnostics, True, started, len(outputs), written)
 
     # ------------------------------------------------------------ stages
+
+    def _page_renderer(self) -> PageRenderer:
+        templates = self.options.templates
+        return PageRenderer(templates, self.options.display(templates), self.options.cache / "jinja")
 
     def _render(self, sources: list[EntrySource]) -> list[Entry]:
         """Rendered entries: from the render cache where the sources are unchanged, else rendered now."""

@@ -86,7 +86,8 @@ def _document(
         return None
     path = source.display_path(item.name)
     if item.text is None:
-        diagnostics.append(Diagnostic(path, 0, "not a UTF-8 text file; cannot render it"))
+        if not any(d.path == path for d in diagnostics):  # the archive walk names the byte offset where it can
+            diagnostics.append(Diagnostic(path, 0, "not a UTF-8 text file; cannot render it"))
         return _error_document(item.name, "This file is not UTF-8 text.")
     suffix = PurePosixPath(item.name).suffix
     if suffix == ".txt":
