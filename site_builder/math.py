@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .store import JsonStore
+
 log = logging.getLogger(__name__)
 WORKER = Path(__file__).with_name("math_worker.cjs")
 
@@ -60,11 +62,9 @@ class MathRenderer:
         self.node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}.json"
-        self.cache: dict[str, dict[str, str]] = {}
-        self.cache_warning: str | None = None
-        self.dirty = False
+        self.store = JsonStore(self.cache_path, "math cache")
+        self.cache_warning = self.store.warning
         self.process: subprocess.Popen[str] | None = None
-        self._load_cache()
 
     @staticmethod
     def font_file(root: Path) -> Path | None:
@@ -87,7 +87,7 @@ class MathRenderer:
         results: dict[tuple[str, bool], MathResult] = {}
         missing: list[tuple[str, bool]] = []
         for snippet in dict.fromkeys(snippets):
-            cached = self.cache.get(snippet_key(*snippet))
+            cached = self.store.get(snippet_key(*snippet))
             if cached is not None:
                 results[snippet] = MathResult(cached.get("html"), cached.get("error"))
             else:
@@ -95,10 +95,8 @@ class MathRenderer:
         if missing and self.available:
             for snippet, result in zip(missing, self._run_batch(missing), strict=True):
                 results[snippet] = result
-                self.cache[snippet_key(*snippet)] = {
-                    k: v for k, v in (("html", result.html), ("error", result.error)) if v
-                }
-                self.dirty = True
+                value = {k: v for k, v in (("html", result.html), ("error", result.error)) if v}
+                self.store.put(snippet_key(*snippet), value)
         return results
 
     def _run_batch(self, snippets: list[tuple[str, bool]]) -> list[MathResult]:
@@ -152,25 +150,8 @@ class MathRenderer:
             self.process = None
 
     def save_cache(self) -> None:
-        if not self.dirty or not self.version:
-            return
-        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.cache_path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(self.cache, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.cache_path)
-        self.dirty = False
-
-    def _load_cache(self) -> None:
-        if not self.cache_path.exists():
-            return
-        try:
-            data = json.loads(self.cache_path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
-            self.cache = data
-        except (OSError, ValueError) as e:
-            self.cache_warning = f"math cache {self.cache_path.name} is unreadable and was discarded ({e})"
-            self.cache = {}
+        if self.version:
+            self.store.save()
 
     def __enter__(self) -> MathRenderer:
         return self

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import pickle
 from functools import lru_cache
@@ -61,9 +62,43 @@ class PickleStore:
             return None  # corrupt or from an older layout: render again
 
     def put(self, key: str, value: Any) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        write_atomic(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+class JsonStore:
+    """One JSON object in one file, for many small cached values; unreadable files are discarded."""
+
+    def __init__(self, path: Path, label: str) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {}
+        self.warning: str | None = None
+        self.dirty = False
+        if not path.exists():
+            return
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(loaded, dict):
+                raise ValueError("not a JSON object")
+            self.data = loaded
+        except (OSError, ValueError) as e:
+            self.warning = f"{label} {path.name} is unreadable and was discarded ({e})"
+
+    def get(self, key: str) -> Any | None:
+        return self.data.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        self.data[key] = value
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode("utf-8"))
+            self.dirty = False
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a temporary file and a rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

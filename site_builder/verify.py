@@ -26,6 +26,7 @@ from .compare import compare_output
 from .errors import Diagnostic, Level
 from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from .sandbox import Limits, RunResult
+from .store import JsonStore
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "1"
@@ -101,7 +102,7 @@ def verify_entries(
     results: dict[str, Verdict] = {}
     todo = []
     for job in jobs:
-        cached = None if options.rerun else cache.get(job.key)
+        cached = None if options.rerun else cache.verdict(job.key)
         if cached is not None:
             results[job.key] = cached
         else:
@@ -116,7 +117,7 @@ def verify_entries(
         verdict = run_job(job, options)
         with lock:
             results[job.key] = verdict
-            cache.put(job.key, verdict)
+            cache.record(job.key, verdict)
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -297,44 +298,23 @@ class Compiler:
         return binary, ""
 
 
-class ResultCache:
+class ResultCache(JsonStore):
     """Verdicts by job key, in one JSON file; an unreadable file is discarded with a warning."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.data: dict[str, dict[str, object]] = {}
-        self.warning: str | None = None
-        self.dirty = False
-        if path.exists():
-            try:
-                loaded = json.loads(path.read_text(encoding="utf-8"))
-                if not isinstance(loaded, dict):
-                    raise ValueError("not a JSON object")
-                self.data = loaded
-            except (OSError, ValueError) as e:
-                self.warning = f"verification cache is unreadable and was discarded ({e})"
+        super().__init__(path, "verification cache")
 
-    def get(self, key: str) -> Verdict | None:
-        item = self.data.get(key)
+    def verdict(self, key: str) -> Verdict | None:
+        item = self.get(key)
         if not isinstance(item, dict):
             return None
         try:
-            return Verdict(**item)  # type: ignore[arg-type]
+            return Verdict(**item)
         except TypeError:
             return None
 
-    def put(self, key: str, verdict: Verdict) -> None:
-        self.data[key] = asdict(verdict)
-        self.dirty = True
-
-    def save(self) -> None:
-        if not self.dirty:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(self.data, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
-        self.dirty = False
+    def record(self, key: str, verdict: Verdict) -> None:
+        self.put(key, asdict(verdict))
 
 
 _VERSIONS: dict[str, str] = {}
