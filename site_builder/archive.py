@@ -136,11 +136,14 @@ def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, in
     )
 
 
-def load_archive(archive: Path, prefix: str) -> tuple[list[EntrySource], list[Diagnostic]]:
+def load_archive(
+    archive: Path, prefix: str, git_dates: dict[str, int] | None = None
+) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, "archive folder not found")
-    git_dates = load_git_dates(archive)
+    if git_dates is None:
+        git_dates = load_git_dates(archive)
     entries: list[EntrySource] = []
     problems: list[Diagnostic] = []
     for folder in find_problem_folders(archive):

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import output
-from .archive import find_problem_folders, load_archive, load_entry, load_git_dates
+from .archive import is_problem_folder, load_archive, load_entry, load_git_dates
 from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig, load_site_config
 from .content import fill_entry_math, math_snippets, render_entries
@@ -26,7 +27,7 @@ from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .store import PickleStore, renderer_fingerprint
-from .verify import Progress, VerifyOptions, verification_diagnostics, verify_entries
+from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class Builder:
         self.progress = progress
         self.math = MathRenderer(options.root, options.cache)
         self.renders = PickleStore(options.cache / "render")
+        self.verifier: Verifier | None = None
+        self.git_dates: dict[str, int] = {}
         self.config = SiteConfig()
         self.sources: dict[str, EntrySource] = {}
         self.entries: dict[str, Entry] = {}
@@ -97,7 +100,8 @@ class Builder:
         mark = started
         self.config = load_site_config(self.options)
         archive_shown = self.options.display(self.options.archive)
-        sources, self.problems = load_archive(self.options.archive, archive_shown)
+        self.git_dates = load_git_dates(self.options.archive)
+        sources, self.problems = load_archive(self.options.archive, archive_shown, self.git_dates)
         mark = self._lap("load", mark)
         entries = self._render(sources)
         mark = self._lap("render entries", mark)
@@ -130,10 +134,12 @@ class Builder:
         self.solver_processes = 0
         archive = self.options.archive
         shown = self.options.display(archive)
-        existing = {p.relative_to(archive).as_posix() for p in find_problem_folders(archive)}
-        git_dates = load_git_dates(archive)
         changed = sorted(set(folders))
-        fresh = [load_entry(archive / f, archive, shown, git_dates) for f in changed if f in existing and "/" in f]
+        fresh = [
+            load_entry(archive / f, archive, shown, self.git_dates)
+            for f in changed
+            if "/" in f and (archive / f).is_dir() and is_problem_folder(set(os.listdir(archive / f)))
+        ]
         rendered = self._verify(fresh, self._render(fresh))
         new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
         if new_errors:
@@ -220,7 +226,9 @@ class Builder:
             read_only=tuple(dict.fromkeys((self.options.root, self.options.archive, self.options.out.parent))),
             time_limit=self.config.time_limit,
         )
-        report = verify_entries(sources, self.options.archive, settings, self.progress)
+        if self.verifier is None or self.verifier.options != settings:
+            self.verifier = Verifier(settings)
+        report = self.verifier.run(sources, self.options.archive, self.progress)
         self.solver_processes = report.started
         if report.cache_warning:
             self.problems.append(

@@ -6,6 +6,7 @@ import html
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from . import highlight
@@ -128,7 +129,9 @@ def _source_files(source: EntrySource, statement: Document | None, solution: Doc
     return [f for f in (source.file(n) for n in names) if f is not None and f.text is not None]
 
 
+@lru_cache(maxsize=256)
 def _code(item: SourceFile) -> CodeFile:
+    """A highlighted file; memoised, so the dev server re-highlights only files that changed."""
     assert item.text is not None
     language = highlight.language_for(item.name) or "text"
     prefix = item.name.replace(".", "-") + "-"
@@ -162,6 +165,7 @@ def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -
             document,
             html=fill_math(document.html, rendered),
             summary_html=fill_math(document.summary_html, rendered) if document.summary_html else None,
+            toc=tuple(replace(h, html=fill_math(h.html, rendered)) for h in document.toc),
         )
 
     statement, solution = fill(entry.statement), fill(entry.solution)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 
@@ -110,7 +111,8 @@ class PageRenderer:
         return self.page("tags.html", "tags/index.html", site)
 
     def render_404(self, site: Site) -> Output:
-        root = site.base_url.rstrip("/") + "/" if site.base_url else "/"
+        # Served at any depth, so links start at the site's root path (from base_url), same host.
+        root = urlsplit(site.base_url).path.rstrip("/") + "/" if site.base_url else "/"
         return self.page("404.html", "404.html", site, root=root)
 
     def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:

@@ -81,64 +81,72 @@ def verify_entries(
     sources: list[EntrySource], archive: Path, options: VerifyOptions, progress: Progress | None = None
 ) -> VerifyReport:
     """Run every solver of every entry on its samples. Never raises for a misbehaving solver."""
-    report = VerifyReport()
-    cache = ResultCache(options.cache_dir / "verify.json")
-    report.cache_warning = cache.warning
-    compiler = Compiler(options.cache_dir / "cpp")
-    cpp_sources = [f.text for s in sources if (f := s.file("solution.cpp")) is not None and f.text is not None]
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        list(pool.map(compiler.compile, dict.fromkeys(cpp_sources)))  # in parallel; later calls hit the cache
-    plans: dict[str, list[Solver]] = {}
-    jobs: list[Job] = []
-    for source in sources:
-        solvers = _solvers(source, options, compiler)
-        plans[source.path] = solvers
-        jobs += [
-            _job(source, solver, sample, archive, options)
-            for solver in solvers
-            if not solver.note
-            for sample in source.samples
-        ]
-    results: dict[str, Verdict] = {}
-    todo = []
-    for job in jobs:
-        cached = None if options.rerun else cache.verdict(job.key)
-        if cached is not None:
-            results[job.key] = cached
-        else:
-            todo.append(job)
-    done = len(jobs) - len(todo)
-    lock = threading.Lock()
-    if progress:
-        progress(done, len(jobs))
+    return Verifier(options).run(sources, archive, progress)
 
-    def work(job: Job) -> None:
-        nonlocal done
-        verdict = run_job(job, options)
-        with lock:
-            results[job.key] = verdict
-            cache.record(job.key, verdict)
-            done += 1
-            if progress:
-                progress(done, len(jobs))
 
-    if todo:
-        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            list(pool.map(work, todo))
-    report.started = len(todo)
-    cache.save()
-    for source in sources:
-        report.runs[source.path] = tuple(
-            SolverRun(
-                solver=s.name,
-                language=s.language,
-                source_hash=s.hash,
-                note=s.note,
-                verdicts=tuple(results[j.key] for j in jobs if j.entry == source.path and j.solver is s),
+class Verifier:
+    """Keeps the verdict cache and the compiler between runs (the dev server verifies one entry at a time)."""
+
+    def __init__(self, options: VerifyOptions) -> None:
+        self.options = options
+        self.cache = ResultCache(options.cache_dir / "verify.json")
+        self.compiler = Compiler(options.cache_dir / "cpp")
+
+    def run(self, sources: list[EntrySource], archive: Path, progress: Progress | None = None) -> VerifyReport:
+        options, cache, compiler = self.options, self.cache, self.compiler
+        report = VerifyReport(cache_warning=cache.warning)
+        cpp_sources = [f.text for s in sources if (f := s.file("solution.cpp")) is not None and f.text is not None]
+        if cpp_sources:
+            with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+                list(pool.map(compiler.compile, dict.fromkeys(cpp_sources)))  # in parallel; later calls hit the cache
+        plans: dict[str, list[Solver]] = {}
+        jobs: list[Job] = []
+        for source in sources:
+            solvers = _solvers(source, options, compiler)
+            plans[source.path] = solvers
+            jobs += [
+                _job(source, solver, sample, archive, options)
+                for solver in solvers
+                if not solver.note
+                for sample in source.samples
+            ]
+        results: dict[str, Verdict] = {}
+        todo = []
+        for job in jobs:
+            cached = None if options.rerun else cache.verdict(job.key)
+            if cached is not None:
+                results[job.key] = cached
+            else:
+                todo.append(job)
+        done = len(jobs) - len(todo)
+        lock = threading.Lock()
+        if progress:
+            progress(done, len(jobs))
+
+        def work(job: Job) -> None:
+            nonlocal done
+            verdict = run_job(job, options)
+            with lock:
+                results[job.key] = verdict
+                cache.record(job.key, verdict)
+                done += 1
+                if progress:
+                    progress(done, len(jobs))
+
+        if todo:
+            with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+                list(pool.map(work, todo))
+        report.started = len(todo)
+        cache.save()
+        by_solver: dict[tuple[str, int], list[Verdict]] = {}
+        for job in jobs:
+            by_solver.setdefault((job.entry, id(job.solver)), []).append(results[job.key])
+        for source in sources:
+            report.runs[source.path] = tuple(
+                SolverRun(s.name, s.language, s.hash, tuple(by_solver.get((source.path, id(s)), ())), s.note)
+                for s in plans[source.path]
             )
-            for s in plans[source.path]
-        )
-    return report
+        return report
 
 
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
