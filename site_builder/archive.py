@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -111,15 +112,15 @@ def parse_git_log(text: str) -> dict[str, int]:
 
 
 def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, int]) -> EntrySource:
-    rel = folder.relative_to(archive).as_posix()
+    rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     diagnostics: list[Diagnostic] = []
-    files = _load_files(folder, archive, f"{prefix}/{rel}" if prefix else rel, diagnostics)
-    meta = _load_metadata(files, f"{prefix}/{rel}" if prefix else rel, diagnostics)
-    samples = _load_samples(files, f"{prefix}/{rel}" if prefix else rel, diagnostics)
-    stamps = [git_dates.get(f"{rel}/{f.name}") or _mtime(folder / f.name) for f in files]
-    updated = datetime.fromtimestamp(max(stamps, default=0), UTC).date().isoformat()
+    where = f"{prefix}/{rel}" if prefix else rel
+    files, newest = _load_files(folder, archive, where, diagnostics, git_dates, rel)
+    meta = _load_metadata(files, where, diagnostics)
+    samples = _load_samples(files, where, diagnostics)
+    updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
         path=rel,
         archive_prefix=prefix,
@@ -159,40 +160,49 @@ def load_archive(
     return entries, problems
 
 
-def _mtime(path: Path) -> int:
-    try:
-        return int(path.stat().st_mtime)
-    except OSError:
-        return 0
-
-
-def _load_files(folder: Path, archive: Path, where: str, diagnostics: list[Diagnostic]) -> list[SourceFile]:
+def _load_files(
+    folder: Path, archive: Path, where: str, diagnostics: list[Diagnostic], git_dates: dict[str, int], rel_root: str
+) -> tuple[list[SourceFile], int]:
+    """Every file of a problem folder (files first, then subfolders, in natural order) and the newest date."""
     files: list[SourceFile] = []
-    root = archive.resolve()
-    for top, dirs, names in os.walk(folder):
-        dirs[:] = sorted((d for d in dirs if not is_ignored(d)), key=natural_key)
-        for name in sorted((n for n in names if not is_ignored(n)), key=natural_key):
-            path = Path(top) / name
-            rel = path.relative_to(folder).as_posix()
-            if path.is_symlink() and not path.resolve().is_relative_to(root):
+    newest = 0
+    root = str(archive.resolve())
+    pending = [("", str(folder))]
+    while pending:
+        prefix, directory = pending.pop(0)
+        with os.scandir(directory) as scan:
+            found = sorted((e for e in scan if not is_ignored(e.name)), key=lambda e: natural_key(e.name))
+        subfolders = []
+        for entry in found:
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                subfolders.append((rel + "/", entry.path))
+                continue
+            if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root + os.sep):
                 diagnostics.append(
                     Diagnostic(f"{where}/{rel}", 0, "symbolic link leads outside the archive; not published")
                 )
                 continue
-            item = _load_file(path, rel, f"{where}/{rel}", diagnostics)
+            if not entry.is_file():
+                continue
+            item = _load_file(entry.path, rel, f"{where}/{rel}", diagnostics)
             if item is not None:
                 files.append(item)
-    return files
+                stamp = git_dates.get(f"{rel_root}/{rel}")
+                newest = max(newest, stamp if stamp is not None else int(entry.stat().st_mtime))
+        pending[0:0] = subfolders
+    return files, newest
 
 
-def _load_file(path: Path, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
+def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None
     if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
-        return SourceFile(name=rel, text=None, size=len(data))
+        return SourceFile(name=rel, text=None, size=len(data), digest=hashlib.sha1(data).hexdigest())
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -201,9 +211,9 @@ def _load_file(path: Path, rel: str, shown: str, diagnostics: list[Diagnostic]) 
             diagnostics.append(
                 Diagnostic(shown, line, f"not valid UTF-8 (byte offset {e.start}); save the file as UTF-8")
             )
-        return SourceFile(name=rel, text=None, size=len(data))
+        return SourceFile(name=rel, text=None, size=len(data), digest=hashlib.sha1(data).hexdigest())
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return SourceFile(name=rel, text=text, size=len(data))
+    return SourceFile(name=rel, text=text, size=len(data), digest=hashlib.sha1(data).hexdigest())
 
 
 _TEXT_SUFFIXES = {

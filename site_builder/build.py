@@ -299,10 +299,10 @@ def _is_page(path: str) -> bool:
 
 def plan_raw_files(
     options: BuildOptions, sources: list[EntrySource], outputs: list[Output] | list[str]
-) -> tuple[list[tuple[Path, str]], list[Diagnostic]]:
+) -> tuple[list[output.RawFile], list[Diagnostic]]:
     """Every archive file to publish byte-identical beside its page, minus those a page would overwrite."""
     pages = {o if isinstance(o, str) else o.path for o in outputs}
-    raw: list[tuple[Path, str]] = []
+    raw: list[output.RawFile] = []
     problems: list[Diagnostic] = []
     for source in sources:
         for item in source.files:
@@ -314,7 +314,7 @@ def plan_raw_files(
                     )
                 )
                 continue
-            raw.append((options.archive / source.path / item.name, target))
+            raw.append(output.RawFile(options.archive / source.path / item.name, target, item.digest))
     return raw, problems
 
 

@@ -40,6 +40,7 @@ class SourceFile:
     name: str  # posix path relative to the problem folder
     text: str | None
     size: int
+    digest: str = ""  # sha1 of the bytes on disk
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import highlight
@@ -21,27 +22,64 @@ from .config import BuildOptions
 from .errors import BuildError
 from .math import MathRenderer
 from .render import Output
+from .store import JsonStore
+
+
+@dataclass(frozen=True, slots=True)
+class RawFile:
+    """An archive file published byte-identical at ``target``."""
+
+    source: Path
+    target: str
+    digest: str
 
 
 def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def write_site(options: BuildOptions, outputs: list[Output], raw: list[tuple[Path, str]]) -> None:
-    """Write everything into a temporary folder, then swap it in for ``options.out``."""
+def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile]) -> bool:
+    """Publish the site at ``options.out`` atomically; returns False when it was already up to date.
+
+    Everything is written into a temporary sibling folder that is swapped in when complete. Files
+    whose bytes are unchanged since the last build are hard-linked from the current site (we never
+    write into a published file, we only replace it), and a build that changes nothing writes
+    nothing at all. The manifest of the last build, with the size and time of every file it wrote,
+    lives in the cache; a file that no longer matches it is written again.
+    """
     out = options.out
+    manifest = options.cache / "published.json"
+    wanted = {o.path: digest(o.data) for o in outputs}
+    wanted |= {r.target: r.digest for r in raw}
+    static = _static_files(options)
+    wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
+    previous = _trusted_manifest(manifest, out)
+    if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
+        return False
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    reuse = previous or {}
+
+    def place(path: str, data: bytes | None = None, source: Path | None = None) -> None:
+        target = tmp / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        old = reuse.get(path)
+        if old is not None and old[0] == wanted[path] and _same_file(out / path, old):
+            os.link(out / path, target)
+        elif source is not None:
+            shutil.copyfile(source, target)
+        else:
+            target.write_bytes(data or b"")
+
     try:
         tmp.chmod(0o755)
         for item in outputs:
-            write_content(tmp, item.path, item.data)
-        _copy_static(options, tmp)
-        for source, target in raw:
-            destination = tmp / target
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, destination)
+            place(item.path, data=item.data)
+        for name, data in static.items():
+            place(f"static/{name}", data=data)
+        for file in raw:
+            place(file.target, source=file.source)
         swap_into_place(tmp, out)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -49,6 +87,55 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[tuple[Pat
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    _save_manifest(manifest, out, wanted)
+    return True
+
+
+def _static_files(options: BuildOptions) -> dict[str, bytes]:
+    """static/ from the project, the generated Pygments stylesheet, and Temml's font."""
+    files: dict[str, bytes] = {}
+    if options.static.is_dir():
+        for path in sorted(options.static.rglob("*")):
+            if path.is_file():
+                files[path.relative_to(options.static).as_posix()] = path.read_bytes()
+    files["pygments.css"] = highlight.stylesheet().encode("utf-8")
+    font = MathRenderer.font_file(options.root)
+    if font is not None:
+        files["fonts/Temml.woff2"] = font.read_bytes()
+    return files
+
+
+def _same_file(path: Path, recorded: tuple[str, int, int]) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == (recorded[1], recorded[2])
+
+
+def _trusted_manifest(path: Path, out: Path) -> dict[str, tuple[str, int, int]] | None:
+    """The last build's manifest, if it describes this output folder."""
+    store = JsonStore(path, "manifest")
+    if store.get("out") != str(out) or not out.is_dir():
+        return None
+    files = store.get("files")
+    if not isinstance(files, dict):
+        return None
+    manifest = {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
+    if not all(_same_file(out / p, v) for p, v in manifest.items()):
+        return None  # someone changed the published site: write everything again
+    return manifest
+
+
+def _save_manifest(path: Path, out: Path, wanted: dict[str, str]) -> None:
+    files = {}
+    for name, key in wanted.items():
+        info = (out / name).stat()
+        files[name] = [key, info.st_size, info.st_mtime_ns]
+    store = JsonStore(path, "manifest")
+    store.put("out", str(out))
+    store.put("files", files)
+    store.save()
 
 
 def write_content(folder: Path, path: str, data: bytes) -> None:
@@ -76,9 +163,9 @@ def remove_in_place(out: Path, paths: set[str], published: dict[str, str]) -> No
         published.pop(path, None)
 
 
-def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[tuple[Path, str]]) -> None:
+def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]) -> None:
     """Make the published raw files of ``folders`` match the archive: copy changed, remove deleted."""
-    keep = {target for _, target in raw}
+    keep = {item.target for item in raw}
     for folder in folders:
         published = options.out / folder
         if not published.is_dir():
@@ -89,9 +176,9 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[tuple[Pa
                 path.unlink()
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
-    for source, target in raw:
-        destination = options.out / target
-        data = source.read_bytes()
+    for item in raw:
+        destination = options.out / item.target
+        data = item.source.read_bytes()
         if not destination.is_file() or destination.read_bytes() != data:
             _replace_file(destination, data)
 
@@ -110,15 +197,6 @@ def _replace_file(target: Path, data: bytes) -> None:
     tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     tmp.write_bytes(data)
     os.replace(tmp, target)
-
-
-def _copy_static(options: BuildOptions, tmp: Path) -> None:
-    if options.static.is_dir():
-        shutil.copytree(options.static, tmp / "static", dirs_exist_ok=True)
-    write_content(tmp, "static/pygments.css", highlight.stylesheet().encode("utf-8"))
-    font = MathRenderer.font_file(options.root)
-    if font is not None:
-        write_content(tmp, "static/fonts/Temml.woff2", font.read_bytes())
 
 
 def _remove_stale_temporaries(out: Path) -> None:

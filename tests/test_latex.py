@@ -109,4 +109,3 @@ def test_text_is_escaped() -> None:
 def test_heading_ids_are_unique_and_avoid_page_ids() -> None:
     document = render_latex("\\section{Code}\n\\section{Idea}\n\\section*{Idea}", "x.tex")[0]
     assert [h.id for h in document.toc] == ["code-2", "idea", "idea-2"]
-
