@@ -13,6 +13,7 @@ streams are identical on every source file we have.
 from __future__ import annotations
 
 import re
+import re._parser as _parser  # type: ignore[import-not-found]  # the stdlib's regex parser, for first characters
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,11 +27,22 @@ Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as 
 Token = tuple[int, Any, str]
 
 
+OTHER = 128  # the bucket of every character above ASCII
+END = 129  # the bucket of the end of the text
+
+
+@dataclass(frozen=True, slots=True)
+class _Joined:
+    match: Callable[[str, int], re.Match[str] | None]
+    by_group: dict[int, Rule]
+
+
 @dataclass(frozen=True, slots=True)
 class _State:
-    match: Callable[[str, int], re.Match[str] | None] | None  # None: keep Pygments' loop for this state
+    """A state's rules; ``buckets[b]`` joins, in order, only the rules that can match at a character in bucket b."""
+
     rules: tuple[Rule, ...]
-    by_group: dict[int, Rule]
+    buckets: tuple[_Joined | None, ...] | None  # None: keep Pygments' loop for this state
 
 
 def supports(lexer: Lexer) -> bool:
@@ -68,7 +80,7 @@ def _cfamily_names(lexer: CFamilyLexer, stream: Iterator[Token]) -> Iterator[Tok
 @lru_cache(maxsize=64)
 def _states(lexer_class: type) -> dict[str, _State]:
     token_defs: dict[str, list[Rule]] = getattr(lexer_class, "_tokens")  # noqa: B009 - set by Pygments' metaclass
-    return {name: _join(tuple(rules)) for name, rules in token_defs.items()}
+    return {name: _bucketed(tuple(rules)) for name, rules in token_defs.items()}
 
 
 _SCOPED = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE
@@ -76,12 +88,29 @@ _LEADING_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 _BACKREF = re.compile(r"(?<!\\)((?:\\\\)*)\\([1-9][0-9]?)")
 
 
-def _join(rules: tuple[Rule, ...]) -> _State:
-    """One alternation of a state's rules, each in its own group and with its own flags."""
+def _bucketed(rules: tuple[Rule, ...]) -> _State:
+    """Per first character, the rules that can match there, joined into one alternation in their order."""
     patterns: list[re.Pattern[str]] = [getattr(rule[0], "__self__") for rule in rules]  # noqa: B009 - bound .match
     global_flags = {p.flags & ~_SCOPED for p in patterns}
     if len(global_flags) != 1 or any("(?P=" in p.pattern or "(?(" in p.pattern for p in patterns):
-        return _State(None, rules, {})
+        return _State(rules, None)
+    flags = global_flags.pop()
+    firsts = [first_characters(p) for p in patterns]
+    joined: dict[tuple[int, ...], _Joined | None] = {}
+    buckets: list[_Joined | None] = []
+    for bucket in range(END + 1):
+        chosen = tuple(i for i, (chars, empty) in enumerate(firsts) if empty or (bucket != END and bucket in chars))
+        if chosen not in joined:
+            joined[chosen] = _join([patterns[i] for i in chosen], [rules[i] for i in chosen], flags)
+            if chosen and joined[chosen] is None:
+                return _State(rules, None)  # the alternation does not compile: keep Pygments' loop
+        buckets.append(joined[chosen])
+    return _State(rules, tuple(buckets))
+
+
+def _join(patterns: list[re.Pattern[str]], rules: list[Rule], flags: int) -> _Joined | None:
+    if not patterns:
+        return None
     parts: list[str] = []
     by_group: dict[int, Rule] = {}
     group = 1
@@ -90,10 +119,9 @@ def _join(rules: tuple[Rule, ...]) -> _State:
         by_group[group] = rule
         group += 1 + pattern.groups
     try:
-        joined = re.compile("|".join(parts), global_flags.pop())
+        return _Joined(re.compile("|".join(parts), flags).match, by_group)
     except re.error:
-        return _State(None, rules, {})
-    return _State(joined.match, rules, by_group)
+        return None
 
 
 def _scoped(pattern: re.Pattern[str], group: int) -> str:
@@ -102,6 +130,105 @@ def _scoped(pattern: re.Pattern[str], group: int) -> str:
     text = _BACKREF.sub(lambda m: f"{m.group(1)}(?:\\{int(m.group(2)) + group})", text)
     letters = "".join(c for flag, c in ((re.I, "i"), (re.M, "m"), (re.S, "s"), (re.X, "x")) if pattern.flags & flag)
     return f"(?{letters}:{text})" if letters else text
+
+
+# ------------------------------------------------------------ which characters can start a match
+
+_ALL = frozenset(range(OTHER + 1))
+_CATEGORIES = {
+    name: frozenset(c for c in range(128) if re.match(escape, chr(c))) | {OTHER}
+    for name, escape in (
+        ("CATEGORY_DIGIT", r"\d"),
+        ("CATEGORY_NOT_DIGIT", r"\D"),
+        ("CATEGORY_SPACE", r"\s"),
+        ("CATEGORY_NOT_SPACE", r"\S"),
+        ("CATEGORY_WORD", r"\w"),
+        ("CATEGORY_NOT_WORD", r"\W"),
+        ("CATEGORY_UNI_DIGIT", r"\d"),
+        ("CATEGORY_UNI_NOT_DIGIT", r"\D"),
+        ("CATEGORY_UNI_SPACE", r"\s"),
+        ("CATEGORY_UNI_NOT_SPACE", r"\S"),
+        ("CATEGORY_UNI_WORD", r"\w"),
+        ("CATEGORY_UNI_NOT_WORD", r"\W"),
+    )
+}
+
+
+def first_characters(pattern: re.Pattern[str]) -> tuple[frozenset[int], bool]:
+    """(buckets a match can start in, whether it can match the empty string): a safe over-approximation."""
+    try:
+        parsed = _parser.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return _ALL, True
+    return _first(list(parsed), bool(pattern.flags & re.IGNORECASE))
+
+
+def _first(items: list[tuple[Any, Any]], icase: bool) -> tuple[frozenset[int], bool]:
+    found: set[int] = set()
+    for op, av in items:
+        chars, empty = _first_op(op, av, icase)
+        found |= chars
+        if not empty:
+            return frozenset(found), False
+    return frozenset(found), True
+
+
+def _first_op(op: Any, av: Any, icase: bool) -> tuple[frozenset[int], bool]:
+    name = str(op)
+    if name == "LITERAL":
+        return _literal(av, icase), False
+    if name == "IN":
+        return _charset(av, icase), False
+    if name in ("NOT_LITERAL", "ANY"):
+        return _ALL, False
+    if name == "BRANCH":
+        results = [_first(list(alt), icase) for alt in av[1]]
+        return frozenset().union(*(r[0] for r in results)), any(r[1] for r in results)
+    if name == "SUBPATTERN":
+        _, add, delete, inner = av
+        scoped = (icase or bool(add & re.IGNORECASE)) and not bool(delete & re.IGNORECASE)
+        return _first(list(inner), scoped)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, _, inner = av
+        chars, empty = _first(list(inner), icase)
+        return chars, empty or low == 0
+    if name == "ATOMIC_GROUP":
+        return _first(list(av), icase)
+    if name in ("AT", "ASSERT", "ASSERT_NOT"):
+        return frozenset(), True  # zero-width: the next item decides
+    if name == "CATEGORY":
+        return _CATEGORIES.get(str(av), _ALL), False
+    return _ALL, True
+
+
+def _literal(code: int, icase: bool) -> frozenset[int]:
+    if code >= 128:
+        return frozenset({OTHER})
+    if not icase:
+        return frozenset({code})
+    char = chr(code)
+    return frozenset({ord(char.lower()), ord(char.upper()), OTHER})  # OTHER: e.g. "k" also matches KELVIN SIGN
+
+
+def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
+    found: set[int] = set()
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            return _ALL
+        if name == "LITERAL":
+            found |= _literal(av, icase)
+        elif name == "RANGE":
+            low, high = av
+            for code in range(low, min(high, 127) + 1):
+                found |= _literal(code, icase)
+            if high >= 128:
+                found.add(OTHER)
+        elif name == "CATEGORY":
+            found |= _CATEGORIES.get(str(av), _ALL)
+        else:
+            return _ALL
+    return frozenset(found)
 
 
 def _unprocessed(lexer: Lexer, text: str) -> Iterator[Token]:
@@ -118,7 +245,7 @@ def _unprocessed(lexer: Lexer, text: str) -> Iterator[Token]:
                 if type(action) is _TokenType:
                     yield pos, action, m.group()
                 else:
-                    own = m if state.match is None else rexmatch(text, pos)
+                    own = m if state.buckets is None else rexmatch(text, pos)
                     yield from action(lexer, own)
             pos = m.end()
             if new_state is not None:
@@ -137,9 +264,16 @@ def _unprocessed(lexer: Lexer, text: str) -> Iterator[Token]:
 
 
 def _step(state: _State, text: str, pos: int) -> tuple[Rule | None, re.Match[str] | None]:
-    if state.match is not None:
-        m = state.match(text, pos)
-        return (state.by_group[m.lastindex or 0], m) if m is not None else (None, None)
+    if state.buckets is not None:
+        if pos < len(text):
+            code = ord(text[pos])
+            joined = state.buckets[code if code < OTHER else OTHER]
+        else:
+            joined = state.buckets[END]
+        if joined is None:
+            return None, None
+        m = joined.match(text, pos)
+        return (joined.by_group[m.lastindex or 0], m) if m is not None else (None, None)
     for rule in state.rules:
         m = rule[0](text, pos)
         if m:

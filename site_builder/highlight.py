@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import html
-import io
-from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import Any
 
 from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer
@@ -86,55 +85,63 @@ def _lexer(language: str) -> Lexer:
         return get_lexer_by_name("text", stripnl=False, ensurenl=True)
 
 
-class _LineFormatter(HtmlFormatter):  # type: ignore[type-arg]
-    """Each line in its own span with an id and a numbered anchor, inside one <pre><code>."""
-
-    def __init__(self) -> None:
-        super().__init__(nowrap=False, cssclass="highlight")
-        self.prefix = ""
-
-    def wrap(self, source: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-        yield 0, '<pre class="code numbered"><code>'
-        number = 0
-        for is_line, text in source:
-            if is_line:
-                number += 1
-                anchor = f"{self.prefix}L{number}"
-                yield (
-                    1,
-                    (
-                        f'<span class="line" id="{anchor}"><a class="ln" href="#{anchor}" aria-hidden="true"'
-                        f' tabindex="-1">{number}</a>{text.rstrip(chr(10))}\n</span>'
-                    ),
-                )
-            else:
-                yield 0, text
-        yield 0, "</code></pre>"
+_ESCAPE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_CLASSES: dict[Any, str] = {}
+_CSS: Any = HtmlFormatter()
 
 
-@lru_cache(maxsize=1)
-def _formatters() -> tuple[_LineFormatter, HtmlFormatter]:  # type: ignore[type-arg]
-    return _LineFormatter(), HtmlFormatter(nowrap=True)
+def _css_class(kind: Any) -> str:
+    """Pygments' CSS classes for a token type ("" for plain text), as HtmlFormatter names them."""
+    found = _CLASSES.get(kind)
+    if found is None:
+        found = _CLASSES[kind] = str(_CSS._get_css_classes(kind))
+    return found
 
 
-def _highlight(text: str, language: str, formatter: HtmlFormatter) -> str:  # type: ignore[type-arg]
-    """Pygments' highlight(), lexing through fastlex (same tokens, fewer Python-level regex calls)."""
-    out = io.StringIO()
-    formatter.format(fastlex.tokens(_lexer(language), text), out)
-    return out.getvalue()
+def _lines(text: str, language: str) -> list[str]:
+    """The highlighted HTML of each line, lexed by fastlex; runs of one class share a span, as in Pygments."""
+    lines: list[str] = []
+    parts: list[str] = []
+    run: list[str] = []
+    run_css = ""
+
+    def close_run() -> None:
+        if run:
+            escaped = "".join(run).translate(_ESCAPE)
+            parts.append(f'<span class="{run_css}">{escaped}</span>' if run_css else escaped)
+            run.clear()
+
+    for kind, value in fastlex.tokens(_lexer(language), text):
+        css = _css_class(kind)
+        for index, piece in enumerate(value.split("\n")):
+            if index:
+                close_run()
+                lines.append("".join(parts))
+                parts = []
+            if piece:
+                if css != run_css:
+                    close_run()
+                    run_css = css
+                run.append(piece)
+    close_run()
+    if parts:
+        lines.append("".join(parts))
+    return lines
 
 
 def render_file(text: str, language: str, anchor_prefix: str) -> str:
     """A whole source file with numbered, linkable lines (ids ``{anchor_prefix}L{n}``)."""
-    formatter = _formatters()[0]
-    formatter.prefix = anchor_prefix
-    return _highlight(text, language, formatter)
+    rows = [
+        f'<span class="line" id="{anchor_prefix}L{n}"><a class="ln" href="#{anchor_prefix}L{n}" aria-hidden="true"'
+        f' tabindex="-1">{n}</a>{line}\n</span>'
+        for n, line in enumerate(_lines(text, language), 1)
+    ]
+    return f'<div class="highlight"><pre class="code numbered"><code>{"".join(rows)}</code></pre></div>\n'
 
 
 def render_block(text: str, language: str | None) -> str:
     """A code block inside a document; unknown or missing languages are shown plain."""
-    plain = html.escape(text)
-    body = _highlight(text, language.lower(), _formatters()[1]) if language else plain
+    body = "\n".join(_lines(text, language.lower())) + "\n" if language else html.escape(text)
     return f'<pre class="highlight code"><code>{body}</code></pre>\n'
 
 
