@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import re._parser as _parser  # type: ignore[import-not-found]  # the stdlib's regex parser, for first characters
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,7 +24,6 @@ from pygments.lexers.c_cpp import CFamilyLexer
 from pygments.token import Error, Keyword, Name, Whitespace, _TokenType
 
 Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as Pygments stores them
-Token = tuple[int, Any, str]
 
 
 OTHER = 128  # the bucket of every character above ASCII
@@ -50,31 +49,31 @@ def supports(lexer: Lexer) -> bool:
     return method is RegexLexer.get_tokens_unprocessed or method is CFamilyLexer.get_tokens_unprocessed
 
 
-def tokens(lexer: Lexer, text: str) -> Iterator[tuple[Any, str]]:
+def tokens(lexer: Lexer, text: str) -> list[tuple[Any, str]]:
     """(token type, value) pairs, exactly as ``lexer.get_tokens(text)`` gives them for our inputs."""
     if not supports(lexer):
-        yield from lexer.get_tokens(text)
-        return
+        return list(lexer.get_tokens(text))
     if lexer.ensurenl and not text.endswith("\n"):
         text += "\n"
-    stream = _unprocessed(lexer, text)
+    found = _unprocessed(lexer, text)
     if isinstance(lexer, CFamilyLexer):
-        stream = _cfamily_names(lexer, stream)
-    for _, kind, value in stream:
-        yield kind, value
+        types = _cfamily_types(lexer)
+        found = [(Keyword.Type if kind is Name and value in types else kind, value) for kind, value in found]
+    return found
 
 
-def _cfamily_names(lexer: CFamilyLexer, stream: Iterator[Token]) -> Iterator[Token]:
-    """CFamilyLexer's own pass over names (standard library and C99 types become Keyword.Type)."""
-    for index, kind, value in stream:
-        if kind is Name and (
-            (lexer.stdlibhighlighting and value in lexer.stdlib_types)
-            or (lexer.c99highlighting and value in lexer.c99_types)
-            or (lexer.c11highlighting and value in lexer.c11_atomic_types)
-            or (lexer.platformhighlighting and value in lexer.linux_types)
-        ):
-            kind = Keyword.Type
-        yield index, kind, value
+def _cfamily_types(lexer: CFamilyLexer) -> frozenset[str]:
+    """The names CFamilyLexer's own pass turns into Keyword.Type, under the lexer's options."""
+    names: set[str] = set()
+    for enabled, group in (
+        (lexer.stdlibhighlighting, lexer.stdlib_types),
+        (lexer.c99highlighting, lexer.c99_types),
+        (lexer.c11highlighting, lexer.c11_atomic_types),
+        (lexer.platformhighlighting, lexer.linux_types),
+    ):
+        if enabled:
+            names.update(group)
+    return frozenset(names)
 
 
 @lru_cache(maxsize=64)
@@ -231,54 +230,56 @@ def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
     return frozenset(found)
 
 
-def _unprocessed(lexer: Lexer, text: str) -> Iterator[Token]:
-    """Pygments' RegexLexer.get_tokens_unprocessed, with one joined match per step."""
+def _unprocessed(lexer: Lexer, text: str) -> list[tuple[Any, str]]:
+    """Pygments' RegexLexer.get_tokens_unprocessed, with one bucketed match per step (one flat loop: hot)."""
     states = _states(type(lexer))
-    pos = 0
+    found: list[tuple[Any, str]] = []
+    append = found.append
+    pos, end = 0, len(text)
     stack = ["root"]
     state = states["root"]
     while True:
-        rule, m = _step(state, text, pos)
-        if m is not None and rule is not None:
+        rule: Rule | None = None
+        m: re.Match[str] | None = None
+        buckets = state.buckets
+        if buckets is not None:
+            if pos < end:
+                code = ord(text[pos])
+                joined = buckets[code if code < OTHER else OTHER]
+            else:
+                joined = buckets[END]
+            if joined is not None:
+                m = joined.match(text, pos)
+                if m is not None:
+                    rule = joined.by_group[m.lastindex or 0]
+        else:
+            for candidate in state.rules:
+                m = candidate[0](text, pos)
+                if m:
+                    rule = candidate
+                    break
+        if rule is not None and m is not None:
             rexmatch, action, new_state = rule
             if action is not None:
                 if type(action) is _TokenType:
-                    yield pos, action, m.group()
+                    append((action, m.group()))
                 else:
-                    own = m if state.buckets is None else rexmatch(text, pos)
-                    yield from action(lexer, own)
+                    own = m if buckets is None else rexmatch(text, pos)
+                    found.extend((kind, value) for _, kind, value in action(lexer, own))
             pos = m.end()
             if new_state is not None:
                 _transition(stack, new_state)
                 state = states[stack[-1]]
             continue
-        if pos >= len(text):
-            return
+        if pos >= end:
+            return found
         if text[pos] == "\n":
             stack = ["root"]
             state = states["root"]
-            yield pos, Whitespace, "\n"
+            append((Whitespace, "\n"))
         else:
-            yield pos, Error, text[pos]
+            append((Error, text[pos]))
         pos += 1
-
-
-def _step(state: _State, text: str, pos: int) -> tuple[Rule | None, re.Match[str] | None]:
-    if state.buckets is not None:
-        if pos < len(text):
-            code = ord(text[pos])
-            joined = state.buckets[code if code < OTHER else OTHER]
-        else:
-            joined = state.buckets[END]
-        if joined is None:
-            return None, None
-        m = joined.match(text, pos)
-        return (joined.by_group[m.lastindex or 0], m) if m is not None else (None, None)
-    for rule in state.rules:
-        m = rule[0](text, pos)
-        if m:
-            return rule, m
-    return None, None
 
 
 def _transition(stack: list[str], new_state: Any) -> None:

@@ -100,30 +100,27 @@ def _css_class(kind: Any) -> str:
 
 def _lines(text: str, language: str) -> list[str]:
     """The highlighted HTML of each line, lexed by fastlex; runs of one class share a span, as in Pygments."""
+    # Merge runs first (one class, no newline inside), then cut at newlines: few Python steps per token.
+    runs: list[tuple[str, str]] = []
+    for kind, value in fastlex.tokens(_lexer(language), text):
+        css = _CLASSES.get(kind)
+        if css is None:
+            css = _css_class(kind)
+        if runs and runs[-1][0] == css:
+            runs[-1] = (css, runs[-1][1] + value)
+        else:
+            runs.append((css, value))
     lines: list[str] = []
     parts: list[str] = []
-    run: list[str] = []
-    run_css = ""
-
-    def close_run() -> None:
-        if run:
-            escaped = "".join(run).translate(_ESCAPE)
-            parts.append(f'<span class="{run_css}">{escaped}</span>' if run_css else escaped)
-            run.clear()
-
-    for kind, value in fastlex.tokens(_lexer(language), text):
-        css = _css_class(kind)
-        for index, piece in enumerate(value.split("\n")):
+    for css, value in runs:
+        escaped = value.translate(_ESCAPE)
+        pieces = escaped.split("\n")
+        for index, piece in enumerate(pieces):
             if index:
-                close_run()
                 lines.append("".join(parts))
                 parts = []
             if piece:
-                if css != run_css:
-                    close_run()
-                    run_css = css
-                run.append(piece)
-    close_run()
+                parts.append(f'<span class="{css}">{piece}</span>' if css else piece)
     if parts:
         lines.append("".join(parts))
     return lines
