@@ -553,7 +553,7 @@ def _list(env: Env, ctx: Context) -> str:
     if env.name == "enumerate":
         kind = ("1", "a", "i", "A")[depth % 4]
         type_attr = "" if kind == "1" else f' type="{kind}"'
-        return f'<ol class="enum-{depth + 1}"{type_attr}>\n{lis}</ol>'
+        return f'<ol class="enum-{depth % 4 + 1}"{type_attr}>\n{lis}</ol>'
     return f'<ul class="items-{depth + 1}">\n{lis}</ul>'
 
 
