@@ -10,6 +10,7 @@ in which the project folders are read-only.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import selectors
 import shutil
@@ -65,8 +66,57 @@ def isolation_prefix() -> tuple[str, ...]:
     return tuple(base) if probe.returncode == 0 else ()
 
 
-def command_for(argv: list[str], limits: Limits, read_only: tuple[Path, ...]) -> list[str]:
-    """The full command line: isolation, read-only mounts, resource limits, then the program."""
+@lru_cache(maxsize=1)
+def pids_controller() -> Path | None:
+    """The cgroup (v1) pids controller, where this process may create groups (root only)."""
+    base = Path("/sys/fs/cgroup/pids")
+    if os.geteuid() != 0 or not (base / "cgroup.procs").exists():
+        return None
+    probe = base / f"site-builder-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError:
+        return None
+    return base
+
+
+_GROUPS = itertools.count()
+
+
+def _make_group(limits: Limits) -> Path | None:
+    """A pids cgroup capping a run's processes and threads (root ignores RLIMIT_NPROC, a cgroup binds it)."""
+    base = pids_controller()
+    if base is None:
+        return None
+    group = base / f"site-builder-{os.getpid()}-{next(_GROUPS)}"
+    try:
+        group.mkdir()
+        (group / "pids.max").write_text(f"{limits.processes + 4}\n")
+    except OSError:
+        return None
+    return group
+
+
+def _remove_group(group: Path) -> None:
+    """Kill whatever is left in the group, then remove it (the kernel needs a moment after the kills)."""
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+def command_for(argv: list[str], limits: Limits, read_only: tuple[Path, ...], group: Path | None = None) -> list[str]:
+    """The full command line: isolation, process cap, read-only mounts, resource limits, the program."""
     rlimits = [
         f"--cpu={limits.cpu}",
         f"--as={limits.memory}",
@@ -78,11 +128,13 @@ def command_for(argv: list[str], limits: Limits, read_only: tuple[Path, ...]) ->
         rlimits.append(f"--nproc={limits.processes + _running_processes()}")
     prlimit = shutil.which("prlimit")
     limited = [prlimit, *rlimits, "--", *argv] if prlimit else argv
-    if not prefix:
-        return limited
-    mounts = [p for p in read_only if p.is_dir()]
-    script = "".join(f'mount -o bind,ro "${i + 1}" "${i + 1}" && ' for i in range(len(mounts))) + 'shift {n}; exec "$@"'
-    return [*prefix, "/bin/sh", "-c", script.format(n=len(mounts)), "sh", *map(str, mounts), *limited]
+    mounts = [p for p in read_only if p.is_dir()] if prefix else []
+    if group is None and not mounts:
+        return [*prefix, *limited]
+    steps = [f'echo 0 > "{group}/cgroup.procs"'] if group is not None else []
+    steps += [f'mount -o bind,ro "${i + 1}" "${i + 1}"' for i in range(len(mounts))]
+    script = " && ".join([*steps, f'shift {len(mounts)}; exec "$@"'])
+    return [*prefix, "/bin/sh", "-c", script, "sh", *map(str, mounts), *limited]
 
 
 def run(
@@ -116,7 +168,8 @@ def run(
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONIOENCODING": "utf-8",
     }
-    command = command_for(argv, limits, read_only)
+    group = _make_group(limits)
+    command = command_for(argv, limits, read_only, group)
     stderr_path = workdir / ".stderr"
     with open(stdin or os.devnull, "rb") as given, open(stderr_path, "wb") as err:
         started = time.perf_counter()
@@ -127,6 +180,8 @@ def run(
         _kill_group(process.pid)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
+    if group is not None:
+        _remove_group(group)
     process.returncode = os.waitstatus_to_exitcode(status)
     code = process.returncode
     result = RunResult(

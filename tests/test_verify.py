@@ -184,3 +184,25 @@ def test_cpp_solver_is_compiled_once_and_checked(make_archive: ArchiveMaker, tmp
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_fork_bomb_is_contained(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    marker = f"site-builder-bomb-{os.getpid()}"
+    code = (
+        "import os, sys\n"
+        f"sys.argv.append('{marker}')\n"
+        "while True:\n"
+        "    try:\n"
+        "        os.fork()\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    archive = make_archive(entry("bomb", code))
+    started = time.perf_counter()
+    report = verify(archive, tmp_path)
+    verdict = report.runs["t/A-bomb"][0].verdicts[0]
+    assert verdict.code in ("TLE", "RTE")
+    assert time.perf_counter() - started < 10
+    time.sleep(0.3)
+    leftovers = subprocess.run(["pgrep", "-f", "solution.py"], capture_output=True, text=True).stdout.split()
+    assert [pid for pid in leftovers if Path(f"/proc/{pid}/cwd").resolve().name.startswith("site-builder-run-")] == []
