@@ -1,0 +1,55 @@
+"""site-builder new: a complete skeleton that builds, and never an overwrite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import options_for
+
+from site_builder.build import build_site
+from site_builder.cli import main
+from site_builder.errors import SiteError
+from site_builder.scaffold import create_entry, new_entry_files
+
+
+def test_files_of_a_new_entry() -> None:
+    files = new_entry_files("icpc/2024/A-some-title", markdown=False)
+    assert sorted(files) == [
+        "problem.yaml",
+        "samples/1.ans",
+        "samples/1.in",
+        "solution.py",
+        "solution.tex",
+        "statement.md",
+    ]
+    assert files["problem.yaml"] == "title: Some Title\nlabel: A\ntags: []\nstatus: draft\n"
+    assert "\\title{Some Title}" in files["solution.tex"]
+    assert "solution.md" in new_entry_files("cf/B-x", markdown=True)
+
+
+@pytest.mark.parametrize("path", ["A-top-level", "../outside/A-x", "icpc/../../x", "icpc/.hidden/A-x"])
+def test_bad_paths_are_refused(path: str) -> None:
+    with pytest.raises(SiteError):
+        new_entry_files(path, markdown=False)
+
+
+def test_new_entry_builds_as_an_unfinished_draft(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    created = create_entry(archive, "icpc/2024/A-some-title", markdown=False, shown="archive")
+    assert len(created) == 6
+    report = build_site(options_for(archive, tmp_path / "site"))
+    assert [d for d in report.diagnostics if d.level == "error"] == []
+    page = (tmp_path / "site/icpc/2024/A-some-title/index.html").read_text()
+    assert "Draft" in page and "A. Some Title" in page
+
+
+def test_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / "archive"
+    (archive / "icpc/2024/A-x").mkdir(parents=True)
+    (archive / "icpc/2024/A-x/solution.py").write_text("mine\n")
+    code = main(["new", "icpc/2024/A-x", "--root", str(tmp_path), "--archive", str(archive)])
+    assert code == 1
+    assert "A-x/solution.py: already exists; nothing was created" in capsys.readouterr().err
+    assert (archive / "icpc/2024/A-x/solution.py").read_text() == "mine\n"
+    assert sorted(p.name for p in (archive / "icpc/2024/A-x").iterdir()) == ["solution.py"]
