@@ -12,6 +12,8 @@ site: $(STAMP) $(NODE_STAMP)
 	$(BIN)/site-builder build
 
 test: $(DEV_STAMP) $(NODE_STAMP)
+	$(BIN)/ruff check site_builder tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: $(DEV_STAMP)
