@@ -11,6 +11,7 @@ import re
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import Diagnostic, MetadataError, SiteError
@@ -55,6 +56,7 @@ def infer_year(groups: tuple[str, ...]) -> int | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that orders "2" before "10"."""
     return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in re.split(r"(\d+)", text) if p)

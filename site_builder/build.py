@@ -26,6 +26,7 @@ from .errors import Diagnostic, SiteError
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
+from .search import BUNDLE, build_search_index
 from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -111,6 +112,11 @@ class Builder:
         self.pages = self._page_renderer()
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
+        index = build_search_index(outputs, self.renders)
+        outputs += index.outputs
+        if index.problem:
+            self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
+        mark = self._lap("search", mark)
         raw, collisions = plan_raw_files(self.options, sources, outputs)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         publish = not (self.options.strict and diagnostics)
@@ -158,6 +164,22 @@ class Builder:
         self.solver_processes = 0
         self.pages = self._page_renderer()
         return self._relink_and_write(started, affected_entries=None, raw_folders=[])
+
+    def refresh_search(self) -> None:
+        """Rebuild the search index from the published entry pages (the dev server calls this after a reload)."""
+        out = self.options.out
+        pages = [
+            Output(p.relative_to(out).as_posix(), p.read_bytes())
+            for p in sorted(out.rglob("index.html"))
+            if not p.relative_to(out).as_posix().startswith(BUNDLE + "/")
+        ]
+        index = build_search_index(pages, self.renders)
+        if index.problem is not None:
+            return
+        wanted = {o.path for o in index.outputs}
+        stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
+        output.write_in_place(out, list(index.outputs), self.published)
+        output.remove_in_place(out, stale, self.published)
 
     def copy_static(self, relative: str) -> None:
         output.copy_static_file(self.options, relative)
@@ -211,7 +233,7 @@ class Builder:
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()
         digest.update(renderer_fingerprint().encode())
-        digest.update(self.math.version.encode())
+        digest.update(self.math.cache_path.name.encode())  # Temml version and options
         digest.update(repr(source).encode())
         return digest.hexdigest()
 

@@ -31,7 +31,9 @@ def _highlight_fence(code: str, lang: str, attrs: str) -> str:
 
 @lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "typographer": True, "highlight": _highlight_fence})
+    md = MarkdownIt(
+        "commonmark", {"html": False, "xhtmlOut": False, "typographer": True, "highlight": _highlight_fence}
+    )
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
     md.use(footnote_plugin)
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)

@@ -61,7 +61,8 @@ class MathRenderer:
         self.node = shutil.which("node")
         self.node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
-        self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}.json"
+        worker = hashlib.sha1(WORKER.read_bytes()).hexdigest()[:10]  # Temml's options live in the worker
+        self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}-{worker}.json"
         self.store = JsonStore(self.cache_path, "math cache")
         self.cache_warning = self.store.warning
         self.process: subprocess.Popen[str] | None = None

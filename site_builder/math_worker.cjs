@@ -11,7 +11,6 @@ input.on("line", (line) => {
     const html = temml.renderToString(request.tex, {
       displayMode: Boolean(request.display),
       throwOnError: true,
-      annotate: true,
     });
     answer = { html };
   } catch (error) {

@@ -138,6 +138,9 @@ class PageRenderer:
             raise TemplateError(self._shown(name), e.lineno, e.message or "syntax error") from e
         except jinja2.TemplateError as e:
             raise TemplateError(*self._location(e, template), f"while rendering {path}: {e}") from e
+        except Exception as e:  # a filter or test failing on a value: still a template problem, with its line
+            kind = type(e).__name__
+            raise TemplateError(*self._location(e, template), f"while rendering {path}: {kind}: {e}") from e
         return Output(path, text.encode("utf-8"))
 
     def _shown(self, filename: str) -> str:

@@ -31,7 +31,7 @@ from .config import BuildOptions
 from .errors import SiteError
 
 log = logging.getLogger(__name__)
-SETTLE = 0.03  # seconds without new events before a rebuild starts
+SETTLE = 0.02  # seconds without new events before a rebuild starts
 MAX_SETTLE = 1.0  # a continuous stream of events still rebuilds this often
 RELOAD_PATH = "/__site-builder/events"
 TEXT_TYPES = {".in", ".ans", ".out", ".py", ".cpp", ".cc", ".c", ".h", ".tex", ".md", ".txt", ".yaml", ".yml", ".java"}
@@ -188,6 +188,15 @@ class DevServer:
                 report = self.rebuild(changes)
             if report is not None:
                 self._finish(report)
+                if report.published:
+                    self._refresh_search()
+
+    def _refresh_search(self) -> None:
+        """After the reload: the search index follows (it is not needed to show the page)."""
+        try:
+            self.builder.refresh_search()  # files are replaced by renames; pages need not wait for this
+        except Exception:  # the server must survive anything; search is not worth a crash
+            log.exception("search index refresh failed")
 
     def _settle(self) -> None:
         """Wait until no event arrived for SETTLE seconds (editors save in bursts)."""

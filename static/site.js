@@ -1,12 +1,14 @@
-// Theme toggle and copy buttons. Everything else on the page works without JavaScript.
+// Theme toggle, copy buttons, search and table filters. Everything else works without JavaScript.
 (function () {
   "use strict";
   var root = document.documentElement;
+  var siteRoot = new URL(root.getAttribute("data-root") || "./", location.href);
 
   function systemTheme() {
     return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
 
+  // ---------------------------------------------------------------- theme
   var toggle = document.getElementById("theme-toggle");
   if (toggle) {
     toggle.hidden = false;
@@ -17,6 +19,7 @@
     });
   }
 
+  // ---------------------------------------------------------------- copy buttons
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var figure = button.closest(".code-file");
     var code = figure && figure.querySelector("pre code");
@@ -31,4 +34,137 @@
       });
     });
   });
+
+  // ---------------------------------------------------------------- search (Pagefind)
+  var box = document.querySelector(".search");
+  var input = document.getElementById("search-input");
+  var panel = document.getElementById("search-results");
+  var pagefind = null;
+  var searchId = 0;
+
+  function note(text) {
+    panel.innerHTML = "";
+    var p = document.createElement("p");
+    p.className = "search-note";
+    p.textContent = text;
+    panel.appendChild(p);
+    panel.hidden = false;
+  }
+
+  function loadPagefind() {
+    if (!pagefind) {
+      pagefind = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (module) {
+        return module.options({ excerptLength: 24 }).then(function () { return module; });
+      });
+    }
+    return pagefind;
+  }
+
+  function resultLink(url) {
+    return new URL(url.replace(/^\//, ""), siteRoot).href;
+  }
+
+  function show(results, query) {
+    panel.innerHTML = "";
+    if (!results.length) { note("No entry matches \u201c" + query + "\u201d."); return; }
+    var list = document.createElement("ol");
+    results.forEach(function (data) {
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = resultLink(data.url);
+      var title = document.createElement("span");
+      title.className = "result-title";
+      title.textContent = (data.meta && data.meta.title) || data.url;
+      var excerpt = document.createElement("span");
+      excerpt.className = "result-excerpt";
+      excerpt.innerHTML = data.excerpt;  // Pagefind escapes the text and adds only <mark>
+      link.appendChild(title);
+      link.appendChild(excerpt);
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+    panel.appendChild(list);
+    panel.hidden = false;
+  }
+
+  function runSearch() {
+    var query = input.value.trim();
+    var id = ++searchId;
+    if (!query) { panel.hidden = true; return; }
+    loadPagefind().then(function (module) {
+      return module.debouncedSearch(query, {}, 120);
+    }).then(function (search) {
+      if (search === null || id !== searchId) return null;
+      return Promise.all(search.results.slice(0, 8).map(function (r) { return r.data(); }));
+    }).then(function (results) {
+      if (results && id === searchId) show(results, query);
+    }).catch(function () {
+      note(location.protocol === "file:"
+        ? "Search needs the site to be served over HTTP (any static host, or make serve)."
+        : "The search index could not be loaded.");
+    });
+  }
+
+  if (box && input && panel) {
+    box.hidden = false;
+    input.addEventListener("input", runSearch);
+    input.addEventListener("focus", function () { loadPagefind().catch(function () {}); if (input.value) runSearch(); });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { input.value = ""; panel.hidden = true; input.blur(); }
+      if (event.key === "ArrowDown") {
+        var first = panel.querySelector("a");
+        if (first) { event.preventDefault(); first.focus(); }
+      }
+    });
+    panel.addEventListener("keydown", function (event) {
+      var links = Array.prototype.slice.call(panel.querySelectorAll("a"));
+      var index = links.indexOf(document.activeElement);
+      if (event.key === "ArrowDown" && index < links.length - 1) { event.preventDefault(); links[index + 1].focus(); }
+      if (event.key === "ArrowUp") { event.preventDefault(); (index > 0 ? links[index - 1] : input).focus(); }
+      if (event.key === "Escape") { panel.hidden = true; input.focus(); }
+    });
+    document.addEventListener("click", function (event) {
+      if (!box.contains(event.target)) panel.hidden = true;
+    });
+    document.addEventListener("keydown", function (event) {
+      var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName) || document.activeElement.isContentEditable;
+      if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault();
+        input.focus();
+        input.select();
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- track filters
+  var filters = document.querySelector(".filters");
+  if (filters) {
+    filters.hidden = false;
+    var rows = Array.prototype.slice.call(document.querySelectorAll("tr[data-entry]"));
+    var count = filters.querySelector(".filter-count");
+    var fields = {};
+    filters.querySelectorAll("[data-filter]").forEach(function (field) { fields[field.dataset.filter] = field; });
+
+    var apply = function () {
+      var tag = fields.tag.value, year = fields.year.value, status = fields.status.value;
+      var low = parseInt(fields.min.value, 10), high = parseInt(fields.max.value, 10);
+      var shown = 0;
+      rows.forEach(function (row) {
+        var rating = parseInt(row.dataset.rating, 10);
+        var visible = (!tag || (" " + row.dataset.tags + " ").indexOf(" " + tag + " ") >= 0)
+          && (!year || row.dataset.year === year)
+          && (!status || row.dataset.status === status)
+          && (isNaN(low) || (!isNaN(rating) && rating >= low))
+          && (isNaN(high) || (!isNaN(rating) && rating <= high));
+        row.hidden = !visible;
+        if (visible) shown += 1;
+      });
+      document.querySelectorAll("section.group").forEach(function (group) {
+        group.hidden = !group.querySelector("tr[data-entry]:not([hidden])");
+      });
+      count.textContent = "Showing " + shown + " of " + rows.length;
+    };
+    Object.keys(fields).forEach(function (name) { fields[name].addEventListener("input", apply); });
+    apply();
+  }
 })();

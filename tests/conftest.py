@@ -50,3 +50,15 @@ def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
     """Build options that use this project's templates and static files with any archive."""
     base = make_options(ROOT, archive, out, jobs=1)
     return BuildOptions(**{**{f: getattr(base, f) for f in base.__slots__}, "cache": out.parent / ".cache", **kwargs})  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped archive, built once per test session (its cache beside it, in .cache)."""
+    from site_builder.build import build_site
+
+    out = tmp_path_factory.mktemp("built") / "site"
+    report = build_site(options_for(ROOT / "archive", out))
+    assert [str(d) for d in report.diagnostics if d.level == "error"] == []
+    assert report.published
+    return out

@@ -15,15 +15,6 @@ from site_builder.config import BuildOptions
 from site_builder.errors import TemplateError
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("built") / "site"
-    report = build_site(options_for(ROOT / "archive", out))
-    assert [str(d) for d in report.diagnostics if d.level == "error"] == []
-    assert report.published
-    return out
-
-
 def entry_folders() -> list[Path]:
     return sorted(p.parent for p in (ROOT / "archive").rglob("solution.*") if p.parent.name != "samples")
 

@@ -1,0 +1,169 @@
+"""The reader's journey in a real browser: search, filters, theme, copy, line anchors, accessibility.
+
+Debian's Chromium driven by Playwright (never a downloaded browser), against the shipped archive
+served over HTTP on localhost. Screenshots at phone and desktop widths, in both themes, are saved
+to tests/artifacts/ for people to look at.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+playwright = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+ENTRY = "icpc/2024/B-flood-season/index.html"
+PAGES = {"home": "index.html", "track": "icpc/index.html", "entry": ENTRY}
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url(built: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(built)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    tab = context.new_page()
+    tab.console_errors = []
+    tab.on("console", lambda m: tab.console_errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: tab.console_errors.append(str(e)))
+    yield tab
+    assert tab.console_errors == [], "no console errors on any tested page"
+    context.close()
+
+
+def test_search_finds_an_entry_by_a_word_from_its_write_up(page: Any, site_url: str) -> None:
+    page.goto(site_url + "classics/index.html")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.type("Tarjan")  # appears only in the Flood Season write-up
+    page.wait_for_selector(".search-results li a", timeout=15_000)
+    titles = [a.inner_text() for a in page.query_selector_all(".search-results .result-title")]
+    assert titles and "Flood Season" in titles[0]
+    page.click(".search-results li a")
+    page.wait_for_url("**/icpc/2024/B-flood-season/index.html")
+
+
+def test_filters_narrow_the_track_table(page: Any, site_url: str) -> None:
+    page.goto(site_url + "icpc/index.html")
+    rows = page.locator("tr[data-entry]")
+    assert rows.count() == 5 and page.inner_text(".filter-count") == "Showing 5 of 5"
+    page.select_option("select[data-filter=year]", "2024")
+    assert page.inner_text(".filter-count") == "Showing 2 of 5"
+    page.fill("input[data-filter=min]", "2000")
+    assert page.inner_text(".filter-count") == "Showing 1 of 5"
+    assert page.locator("tr[data-entry]:not([hidden])").inner_text().count("Flood Season") == 1
+    page.select_option("select[data-filter=year]", "")
+    page.fill("input[data-filter=min]", "")
+    page.select_option("select[data-filter=tag]", "graphs")
+    assert page.inner_text(".filter-count") == "Showing 1 of 5"
+
+
+def test_theme_toggle_is_remembered_across_pages(page: Any, site_url: str) -> None:
+    page.emulate_media(color_scheme="light")
+    page.goto(site_url + "index.html")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.click("#theme-toggle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.goto(site_url + ENTRY)
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != background
+
+
+def test_copy_button_copies_the_code_without_line_numbers(page: Any, site_url: str, built: Path) -> None:
+    page.goto(site_url + ENTRY)
+    page.click("#file-solution-py button[data-copy]")
+    page.wait_for_function("document.querySelector('#file-solution-py button[data-copy]').textContent === 'Copied'")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == (built / "icpc/2024/B-flood-season/solution.py").read_text()
+
+
+def test_line_anchor_scrolls_and_highlights(page: Any, site_url: str) -> None:
+    page.goto(site_url + ENTRY + "#solution-py-L12")
+    line = page.locator("#solution-py-L12")
+    assert line.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+    top = line.evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 900
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_no_serious_accessibility_violations(browser: Any, site_url: str, name: str, theme: str) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=theme)
+    tab = context.new_page()
+    tab.goto(site_url + PAGES[name])
+    tab.add_script_tag(path=str(AXE))
+    result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    serious = [
+        (v["id"], v["help"], [n["target"] for n in v["nodes"]][:3])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    context.close()
+    assert serious == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 900)])
+def test_screenshots(browser: Any, site_url: str, width: int, height: int, theme: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
+    tab = context.new_page()
+    for name, path in PAGES.items():
+        tab.goto(site_url + path)
+        target = ARTIFACTS / f"{name}-{width}-{theme}.png"
+        tab.screenshot(path=str(target), full_page=name != "entry")
+        assert target.stat().st_size > 10_000
+        overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px"
+    context.close()
+
+
+def test_every_page_passes_the_html_validator(built: Path) -> None:
+    pages = sorted(str(p) for p in built.rglob("*.html") if "pagefind" not in p.parts)
+    result = subprocess.run(
+        ["npx", "--no-install", "html-validate", "--config", str(ROOT / ".htmlvalidate.json"), *pages],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
