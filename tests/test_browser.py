@@ -6,31 +6,13 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT, write_tree
 
 from site_builder.config import make_options
 from site_builder.serve import DevServer
-
-CHROMIUM = Path("/usr/bin/chromium")
-playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture
@@ -47,10 +29,10 @@ def dev(tmp_path: Path) -> Iterator[DevServer]:
     server.stop()
 
 
-def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: object, dev: DevServer) -> None:
+def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: Any, dev: DevServer) -> None:
     assert dev.httpd is not None
     port = dev.httpd.server_address[1]
-    page = browser.new_page(viewport={"width": 1000, "height": 700})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"http://127.0.0.1:{port}/t/A-alpha/index.html")

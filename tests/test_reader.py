@@ -49,14 +49,6 @@ def site_url(built: Path) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield instance
-        instance.close()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
