@@ -245,7 +245,7 @@ class Builder:
             jobs=self.options.workers,
             rerun=self.options.rerun,
             cache_dir=self.options.cache,
-            read_only=tuple(dict.fromkeys((self.options.root, self.options.archive, self.options.out.parent))),
+            read_only=covering_folders((self.options.root, self.options.archive, self.options.out)),
             time_limit=self.config.time_limit,
         )
         if self.verifier is None or self.verifier.options != settings:
@@ -293,6 +293,16 @@ class Builder:
             solver_processes=self.solver_processes,
             written=written,
         )
+
+
+def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The folders, minus those inside another one: one read-only mount each, no more (mounts cost time)."""
+    resolved = sorted({f.resolve() for f in folders}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for folder in resolved:
+        if not any(folder.is_relative_to(parent) for parent in kept):
+            kept.append(folder)
+    return tuple(kept)
 
 
 def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:

@@ -128,7 +128,8 @@ def command_for(argv: list[str], limits: Limits, read_only: tuple[Path, ...], gr
         rlimits.append(f"--nproc={limits.processes + _running_processes()}")
     prlimit = shutil.which("prlimit")
     limited = [prlimit, *rlimits, "--", *argv] if prlimit else argv
-    mounts = [p for p in read_only if p.is_dir()] if prefix else []
+    runs_in = Path(tempfile.gettempdir()).resolve()  # where working directories live: must stay writable
+    mounts = [p for p in read_only if p.is_dir() and not runs_in.is_relative_to(p.resolve())] if prefix else []
     if group is None and not mounts:
         return [*prefix, *limited]
     steps = [f'echo 0 > "{group}/cgroup.procs"'] if group is not None else []

@@ -43,7 +43,8 @@ EXPECTED = {
 
 def verify(archive: Path, tmp_path: Path, **kwargs: object) -> VerifyReport:
     sources, _ = load_archive(archive, "archive")
-    options = VerifyOptions(cache_dir=tmp_path / "cache", read_only=(archive,), jobs=2, **kwargs)  # type: ignore[arg-type]
+    settings: dict[str, object] = {"read_only": (archive,), **kwargs}
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=2, **settings)  # type: ignore[arg-type]
     return verify_entries(sources, archive, options)
 
 
@@ -206,3 +207,13 @@ def test_fork_bomb_is_contained(make_archive: ArchiveMaker, tmp_path: Path) -> N
     time.sleep(0.3)
     leftovers = subprocess.run(["pgrep", "-f", "solution.py"], capture_output=True, text=True).stdout.split()
     assert [pid for pid in leftovers if Path(f"/proc/{pid}/cwd").resolve().name.startswith("site-builder-run-")] == []
+
+
+def test_read_only_folders_never_cover_the_working_directories(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """An output folder under /tmp must not make every run's working directory read-only."""
+    import tempfile
+
+    code = "open('scratch.txt', 'w').write('x')\nprint(5)\n"
+    archive = make_archive(entry("scratch", code))
+    report = verify(archive, tmp_path, read_only=(Path(tempfile.gettempdir()), archive))
+    assert report.runs["t/A-scratch"][0].verdicts[0].code == "AC"
