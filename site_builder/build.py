@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -71,6 +72,7 @@ class Builder:
         self.math = MathRenderer(options.root, options.cache)
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None
+        self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
         self.git_dates: dict[str, int] = {}
         self.config = SiteConfig()
         self.sources: dict[str, EntrySource] = {}
@@ -121,8 +123,9 @@ class Builder:
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         publish = not (self.options.strict and diagnostics)
         if publish:
-            output.write_site(self.options, outputs, raw)
-            self.published = {o.path: output.digest(o.data) for o in outputs}
+            with self.write_lock:
+                output.write_site(self.options, outputs, raw)
+                self.published = {o.path: output.digest(o.data) for o in outputs}
         self.sources = {s.path: s for s in sources}
         self.entries = {e.path: e for e in entries}
         self.site = site
@@ -177,9 +180,10 @@ class Builder:
         if index.problem is not None:
             return
         wanted = {o.path for o in index.outputs}
-        stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
-        output.write_in_place(out, list(index.outputs), self.published)
-        output.remove_in_place(out, stale, self.published)
+        with self.write_lock:
+            stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
+            output.write_in_place(out, list(index.outputs), self.published)
+            output.remove_in_place(out, stale, self.published)
 
     def copy_static(self, relative: str) -> None:
         output.copy_static_file(self.options, relative)
@@ -194,12 +198,13 @@ class Builder:
         plan = self.pages.plan(site)
         wanted = set(plan) if affected_entries is None else affected_pages(before, site, affected_entries) & set(plan)
         outputs = [plan[path]() for path in sorted(wanted)]
-        stale = {p for p in self.published if p not in plan and _is_page(p)}
-        written = output.write_in_place(self.options.out, outputs, self.published)
-        output.remove_in_place(self.options.out, stale, self.published)
-        sources = [self.sources[f] for f in raw_folders if f in self.sources]
-        raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
-        output.sync_raw_files(self.options, raw_folders, raw)
+        with self.write_lock:
+            stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
+            written = output.write_in_place(self.options.out, outputs, self.published)
+            output.remove_in_place(self.options.out, stale, self.published)
+            sources = [self.sources[f] for f in raw_folders if f in self.sources]
+            raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
+            output.sync_raw_files(self.options, raw_folders, raw)
         self.site = site
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written)

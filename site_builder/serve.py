@@ -33,6 +33,7 @@ from .errors import SiteError
 log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
 MAX_SETTLE = 1.0  # a continuous stream of events still rebuilds this often
+SEARCH_DELAY = 1.0  # seconds after the last rebuild before the search index is refreshed
 RELOAD_PATH = "/__site-builder/events"
 TEXT_TYPES = {".in", ".ans", ".out", ".py", ".cpp", ".cc", ".c", ".h", ".tex", ".md", ".txt", ".yaml", ".yml", ".java"}
 MAX_URL = 4096
@@ -138,6 +139,8 @@ class DevServer:
         self.stopping = threading.Event()
         self.httpd: ThreadingHTTPServer | None = None
         self.loop: threading.Thread | None = None
+        self.searcher: threading.Thread | None = None
+        self.search_due = threading.Event()
         self.last: BuildReport | None = None
 
     def start(self) -> str:
@@ -150,6 +153,8 @@ class DevServer:
         self.observer.start()
         self.loop = threading.Thread(target=self._rebuild_loop, name="rebuild-loop", daemon=True)
         self.loop.start()
+        self.searcher = threading.Thread(target=self._search_loop, name="search-index", daemon=True)
+        self.searcher.start()
         self.httpd = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
         self.httpd.daemon_threads = True
         return f"http://{self.host}:{self.httpd.server_address[1]}/"
@@ -161,14 +166,16 @@ class DevServer:
     def stop(self) -> None:
         self.stopping.set()
         self.collector.flag.set()
+        self.search_due.set()
         self.hub.close()
         if self.httpd is not None:
             self.httpd.shutdown()
             self.httpd.server_close()
         self.observer.stop()
         self.observer.join(timeout=5)
-        if self.loop is not None:
-            self.loop.join(timeout=10)
+        for thread in (self.loop, self.searcher):
+            if thread is not None:
+                thread.join(timeout=10)
         self.builder.close()
 
     def _rebuild_loop(self) -> None:
@@ -189,14 +196,22 @@ class DevServer:
             if report is not None:
                 self._finish(report)
                 if report.published:
-                    self._refresh_search()
+                    self.search_due.set()
 
-    def _refresh_search(self) -> None:
-        """After the reload: the search index follows (it is not needed to show the page)."""
-        try:
-            self.builder.refresh_search()  # files are replaced by renames; pages need not wait for this
-        except Exception:  # the server must survive anything; search is not worth a crash
-            log.exception("search index refresh failed")
+    def _search_loop(self) -> None:
+        """The search index follows the pages in its own thread, a second after the last rebuild,
+        so a save is never kept waiting behind Pagefind."""
+        while not self.stopping.is_set():
+            self.search_due.wait()
+            while self.search_due.is_set() and not self.stopping.is_set():
+                self.search_due.clear()
+                self.stopping.wait(SEARCH_DELAY)
+            if self.stopping.is_set():
+                return
+            try:
+                self.builder.refresh_search()
+            except Exception:  # the server must survive anything; search is not worth a crash
+                log.exception("search index refresh failed")
 
     def _settle(self) -> None:
         """Wait until no event arrived for SETTLE seconds (editors save in bursts)."""

@@ -206,3 +206,17 @@ def test_paths_outside_the_site_are_not_served(server: DevServer, path: str) -> 
 def test_folder_without_slash_redirects(server: DevServer) -> None:
     assert raw_status(server, "/t") == 301
     assert raw_status(server, "/t/") == 200
+
+
+def test_search_index_follows_edits_without_delaying_the_reload(server: DevServer) -> None:
+    entry_file = server.options.out / "pagefind" / "pagefind-entry.json"
+    before = entry_file.read_bytes()
+    events = Events(server)
+    started = time.perf_counter()
+    edit(server.options.archive / "t/2024/A-alpha/solution.tex", GOOD + "\nA zanzibarian word.\n")
+    events.next()
+    assert time.perf_counter() - started < 1.0, "the reload must not wait for the search index"
+    deadline = time.time() + 20
+    while entry_file.read_bytes() == before and time.time() < deadline:
+        time.sleep(0.2)
+    assert entry_file.read_bytes() != before
