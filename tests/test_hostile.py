@@ -90,7 +90,7 @@ def test_the_scanner_would_catch_an_injection() -> None:
     ]
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5, 2.5])
+@pytest.mark.parametrize("delay", [0.3, 0.8, 2.5])
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_killed_build_leaves_a_complete_site(tmp_path: Path, delay: float, how: signal.Signals) -> None:
     """Killed at any moment, the site is the previous build's or the new one's, whole, never a mix."""
