@@ -130,7 +130,8 @@ class Builder:
         self.entries = {e.path: e for e in entries}
         self.site = site
         self._lap("write", mark)
-        return self._report(diagnostics, publish, started, len(outputs))
+        pages = sum(1 for o in outputs if o.path.endswith(".html") and not o.path.startswith(BUNDLE + "/"))
+        return self._report(diagnostics, publish, started, pages)
 
     # ------------------------------------------------------------ incremental updates (dev server)
 
