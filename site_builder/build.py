@@ -27,7 +27,7 @@ from .errors import Diagnostic, SiteError
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
-from .search import BUNDLE, build_search_index
+from .search import BUNDLE, build_search_index, search_records
 from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -114,7 +114,7 @@ class Builder:
         self.pages = self._page_renderer()
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
-        index = build_search_index(outputs, self.renders)
+        index = build_search_index(search_records(site), self.renders)
         outputs += index.outputs
         if index.problem:
             self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
@@ -171,13 +171,10 @@ class Builder:
 
     def refresh_search(self) -> None:
         """Rebuild the search index from the published entry pages (the dev server calls this after a reload)."""
+        if self.site is None:
+            return
         out = self.options.out
-        pages = [
-            Output(p.relative_to(out).as_posix(), p.read_bytes())
-            for p in sorted(out.rglob("index.html"))
-            if not p.relative_to(out).as_posix().startswith(BUNDLE + "/")
-        ]
-        index = build_search_index(pages, self.renders)
+        index = build_search_index(search_records(self.site), self.renders)
         if index.problem is not None:
             return
         wanted = {o.path for o in index.outputs}

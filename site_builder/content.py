@@ -64,6 +64,7 @@ def render_entry(source: EntrySource) -> Entry:
         display_path=source.display_path(),
         diagnostics=tuple(diagnostics),
         has_python=source.file("solution.py") is not None,
+        search_text="\n".join(plain_text(d.html, list(d.math)) for d in (statement, solution) if d is not None),
     )
 
 

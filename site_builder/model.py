@@ -196,6 +196,7 @@ class Entry:
     diagnostics: tuple[Diagnostic, ...] = ()
     runs: tuple[SolverRun, ...] = ()
     has_python: bool = False
+    search_text: str = ""  # statement and write-up as plain text, math as TeX
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
