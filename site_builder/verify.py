@@ -330,7 +330,10 @@ _VERSIONS: dict[str, str] = {}
 
 def _interpreter_version(interpreter: str) -> str:
     if interpreter not in _VERSIONS:
-        _VERSIONS[interpreter] = _command_version([interpreter, "-c", "import sys; print(sys.version)"])
+        if os.path.realpath(interpreter) == os.path.realpath(sys.executable):
+            _VERSIONS[interpreter] = sys.version.splitlines()[0]  # this interpreter: no process needed
+        else:
+            _VERSIONS[interpreter] = _command_version([interpreter, "-c", "import sys; print(sys.version)"])
     return _VERSIONS[interpreter]
 
 
