@@ -160,7 +160,11 @@ class Builder:
             self.entries.pop(path, None)
         self.sources.update({s.path: s for s in fresh})
         self.entries.update({e.path: e for e in rendered})
-        return self._relink_and_write(started, affected_entries=[*old.values(), *rendered], raw_folders=changed)
+        listed = [e for e in rendered if e.path not in old or listing(old[e.path]) != listing(e)]
+        listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
+        listed_paths = {e.path for e in listed}
+        own_pages_only = [e for e in rendered if e.path not in listed_paths]
+        return self._relink_and_write(started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only)
 
     def rerender_all(self) -> BuildReport:
         """Templates changed: render every page again from the model, without parsing or running anything."""
@@ -187,14 +191,27 @@ class Builder:
         output.copy_static_file(self.options, relative)
 
     def _relink_and_write(
-        self, started: float, affected_entries: list[Entry] | None, raw_folders: list[str]
+        self,
+        started: float,
+        affected_entries: list[Entry] | None,
+        raw_folders: list[str],
+        own_pages: tuple[Entry, ...] | list[Entry] = (),
     ) -> BuildReport:
+        """Relink the site; render the pages of ``affected_entries`` and everything listing them
+        (all pages when None), and only the own page of each of ``own_pages``."""
         assert self.pages is not None and self.site is not None
         before = self.site
         entries = sorted(self.entries.values(), key=lambda e: e.path)
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
         plan = self.pages.plan(site)
-        wanted = set(plan) if affected_entries is None else affected_pages(before, site, affected_entries) & set(plan)
+        if affected_entries is None:
+            wanted = set(plan)
+        else:
+            wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
+            wanted |= {entry_url(e) for e in own_pages}
+            if any(before_runs(before, e) != e.runs for e in own_pages):
+                wanted.add("verification.json")
+            wanted &= set(plan)
         outputs = [plan[path]() for path in sorted(wanted)]
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
@@ -306,6 +323,28 @@ def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:
         if not any(folder.is_relative_to(parent) for parent in kept):
             kept.append(folder)
     return tuple(kept)
+
+
+def listing(entry: Entry) -> tuple[object, ...]:
+    """What pages other than its own show of an entry: if this is unchanged, they need no re-render."""
+    return (
+        entry.path,
+        entry.label,
+        entry.title,
+        entry.tags,
+        entry.rating,
+        entry.status,
+        entry.year,
+        entry.verification,
+        entry.updated,
+        bool(entry.errors),
+        entry.solution.file if entry.solution else None,
+        tuple(s.language for s in entry.solvers),
+    )
+
+
+def before_runs(site: Site, entry: Entry) -> object:
+    return next((e.runs for e in site.entries if e.path == entry.path), None)
 
 
 def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:

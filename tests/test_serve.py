@@ -108,6 +108,7 @@ def test_edit_sends_a_reload_and_serves_the_new_page(server: DevServer) -> None:
     assert int(events.next()) > int(events.first)
     status, page = get(server, "/t/2024/A-alpha/index.html")
     assert "The second version" in page and "site-builder-overlay" not in page
+    assert server.last is not None and server.last.written == 1, "nothing lists the text: only its own page changes"
     on_disk = (server.options.out / "t/2024/A-alpha/index.html").read_text()
     assert RELOAD_PATH not in on_disk, "the reload script must never be written into the site"
 

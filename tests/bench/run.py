@@ -96,7 +96,7 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
 
 def scenario_reload(archive: Path, work: Path, runs: int) -> dict[str, object]:
     """Save one solution.tex; time until the dev server sends the reload event."""
-    options = make_options(ROOT, archive, work / "serve-site", jobs=0)
+    options = make_options(ROOT, archive, work / "site", jobs=0)  # the folder the builds published: warm
     options = type(options)(**{**{f: getattr(options, f) for f in options.__slots__}, "cache": work / "cache"})
     server = DevServer(options, port=0)
     started = time.perf_counter()
