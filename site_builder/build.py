@@ -187,6 +187,11 @@ class Builder:
             output.write_in_place(out, list(index.outputs), self.published)
             output.remove_in_place(out, stale, self.published)
 
+    def record_published(self) -> None:
+        """The dev server wrote in place: record the output folder so the next build reuses it."""
+        with self.write_lock:
+            output.record_published(self.options)
+
     def copy_static(self, relative: str) -> None:
         output.copy_static_file(self.options, relative)
 

@@ -91,6 +91,19 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile])
     return True
 
 
+def record_published(options: BuildOptions) -> None:
+    """Describe the output folder as it is now in the manifest (after the dev server wrote in place),
+    so the next build can still reuse its files instead of writing everything again."""
+    out = options.out
+    if not out.is_dir():
+        return
+    wanted = {}
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and not path.name.startswith("."):
+            wanted[path.relative_to(out).as_posix()] = digest(path.read_bytes())
+    _save_manifest(options.cache / "published.json", out, wanted)
+
+
 def _static_files(options: BuildOptions) -> dict[str, bytes]:
     """static/ from the project, the generated Pygments stylesheet, and Temml's font."""
     files: dict[str, bytes] = {}

@@ -142,6 +142,7 @@ class DevServer:
         self.searcher: threading.Thread | None = None
         self.search_due = threading.Event()
         self.last: BuildReport | None = None
+        self.serving = False
 
     def start(self) -> str:
         """Build once, start watching and serving; returns the URL."""
@@ -161,6 +162,7 @@ class DevServer:
 
     def serve_forever(self) -> None:
         assert self.httpd is not None
+        self.serving = True
         self.httpd.serve_forever(poll_interval=0.2)
 
     def stop(self) -> None:
@@ -169,14 +171,18 @@ class DevServer:
         self.search_due.set()
         self.hub.close()
         if self.httpd is not None:
-            self.httpd.shutdown()
+            if self.serving:
+                self.httpd.shutdown()  # waits for serve_forever to return: only when it runs
             self.httpd.server_close()
         self.observer.stop()
         self.observer.join(timeout=5)
         for thread in (self.loop, self.searcher):
             if thread is not None:
                 thread.join(timeout=10)
-        self.builder.close()
+        try:
+            self.builder.record_published()
+        finally:
+            self.builder.close()
 
     def _rebuild_loop(self) -> None:
         while not self.stopping.is_set():

@@ -220,3 +220,23 @@ def test_search_index_follows_edits_without_delaying_the_reload(server: DevServe
     while entry_file.read_bytes() == before and time.time() < deadline:
         time.sleep(0.2)
     assert entry_file.read_bytes() != before
+
+
+def test_a_build_after_the_server_stops_reuses_its_pages(tmp_path: Path) -> None:
+    from site_builder.build import build_site
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(tmp_path / "archive", {"t/A-one/solution.md": "## Idea\n\nOne.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    dev = DevServer(options, port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    dev.builder.update_entries(["t/A-one"])
+    (tmp_path / "archive/t/A-one/solution.md").write_text("## Idea\n\nOne, edited.\n")
+    dev.builder.update_entries(["t/A-one"])
+    dev.stop()
+    page = options.out / "t/A-one/index.html"
+    inode = page.stat().st_ino
+    build_site(options)
+    assert page.stat().st_ino == inode and "One, edited." in page.read_text()
