@@ -217,3 +217,22 @@ def test_read_only_folders_never_cover_the_working_directories(make_archive: Arc
     archive = make_archive(entry("scratch", code))
     report = verify(archive, tmp_path, read_only=(Path(tempfile.gettempdir()), archive))
     assert report.runs["t/A-scratch"][0].verdicts[0].code == "AC"
+
+
+def test_solver_has_no_network(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """A solver that opens a socket gets an error instead of a connection (where namespaces are available)."""
+    from site_builder.sandbox import isolation_prefix
+
+    if not isolation_prefix():
+        pytest.skip("no network namespace on this machine (unshare is not available)")
+    code = (
+        "import socket\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 22), timeout=2)\n"
+        "    print('connected')\n"
+        "except OSError as e:\n"
+        "    print('refused', e.errno)\n"
+    )
+    archive = make_archive(entry("net", code, answer="refused 101\n"))
+    verdict = verify(archive, tmp_path).runs["t/A-net"][0].verdicts[0]
+    assert (verdict.code, verdict.output) == ("AC", "refused 101\n")  # ENETUNREACH: no interface at all
