@@ -124,8 +124,7 @@ class Builder:
         publish = not (self.options.strict and diagnostics)
         if publish:
             with self.write_lock:
-                output.write_site(self.options, outputs, raw)
-                self.published = {o.path: output.digest(o.data) for o in outputs}
+                self.published = output.write_site(self.options, outputs, raw)
         self.sources = {s.path: s for s in sources}
         self.entries = {e.path: e for e in entries}
         self.site = site

@@ -38,6 +38,11 @@ def find_temml(start: Path) -> Path | None:
     return None
 
 
+def locate_temml(root: Path) -> Path | None:
+    """temml's node_modules: beside the project, else beside this package (an editable install)."""
+    return find_temml(root) or find_temml(Path(__file__).resolve().parent)
+
+
 def temml_version(node_modules: Path) -> str:
     data = json.loads((node_modules / "temml" / "package.json").read_text(encoding="utf-8"))
     return str(data.get("version", "unknown"))
@@ -59,7 +64,7 @@ class MathRenderer:
 
     def __init__(self, root: Path, cache_dir: Path) -> None:
         self.node = shutil.which("node")
-        self.node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
+        self.node_modules = locate_temml(root)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         worker = hashlib.sha1(WORKER.read_bytes()).hexdigest()[:10]  # Temml's options live in the worker
         self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}-{worker}.json"
@@ -70,7 +75,7 @@ class MathRenderer:
     @staticmethod
     def font_file(root: Path) -> Path | None:
         """Temml's small font for script letters and primes, published beside the CSS."""
-        node_modules = find_temml(root) or find_temml(Path(__file__).resolve().parent)
+        node_modules = locate_temml(root)
         font = node_modules / "temml" / "dist" / "Temml.woff2" if node_modules else None
         return font if font is not None and font.is_file() else None
 

@@ -22,7 +22,7 @@ from .config import BuildOptions
 from .errors import BuildError
 from .math import MathRenderer
 from .render import Output
-from .store import JsonStore
+from .store import JsonStore, write_atomic
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +38,8 @@ def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile]) -> bool:
-    """Publish the site at ``options.out`` atomically; returns False when it was already up to date.
+def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile]) -> dict[str, str]:
+    """Publish the site at ``options.out`` atomically; returns the digest of every output, by path.
 
     Everything is written into a temporary sibling folder that is swapped in when complete. Files
     whose bytes are unchanged since the last build are hard-linked from the current site (we never
@@ -49,13 +49,13 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile])
     """
     out = options.out
     manifest = options.cache / "published.json"
-    wanted = {o.path: digest(o.data) for o in outputs}
-    wanted |= {r.target: r.digest for r in raw}
+    pages = {o.path: digest(o.data) for o in outputs}
+    wanted = pages | {r.target: r.digest for r in raw}
     static = _static_files(options)
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
     previous = _trusted_manifest(manifest, out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
-        return False
+        return pages
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -88,7 +88,7 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile])
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _save_manifest(manifest, out, wanted)
-    return True
+    return pages
 
 
 def record_published(options: BuildOptions) -> None:
@@ -164,7 +164,7 @@ def write_in_place(out: Path, outputs: list[Output], published: dict[str, str]) 
         key = digest(item.data)
         if published.get(item.path) == key:
             continue
-        _replace_file(out / item.path, item.data)
+        write_atomic(out / item.path, item.data)
         published[item.path] = key
         written += 1
     return written
@@ -193,23 +193,16 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]
         destination = options.out / item.target
         data = item.source.read_bytes()
         if not destination.is_file() or destination.read_bytes() != data:
-            _replace_file(destination, data)
+            write_atomic(destination, data)
 
 
 def copy_static_file(options: BuildOptions, relative: str) -> None:
     source = options.static / relative
     target = options.out / "static" / relative
     if source.is_file():
-        _replace_file(target, source.read_bytes())
+        write_atomic(target, source.read_bytes())
     else:
         target.unlink(missing_ok=True)
-
-
-def _replace_file(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
 
 
 def _remove_stale_temporaries(out: Path) -> None:
