@@ -9,14 +9,18 @@ import hashlib
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .errors import Diagnostic, MetadataError, SiteError
-from .metadata import parse_metadata
-from .model import EntrySource, Metadata, Sample, SourceFile
+from .layout import native_layout, package_layout, package_validator
+from .metadata import metadata_from_mapping, positive_number
+from .model import EntrySource, Layout, Metadata, Sample, SourceFile
+from .package import is_package, parse_package_metadata
+from .yamlfile import parse_yaml_mapping
 
 SAMPLE_DIRS = ("samples", "data/sample")
 MAX_TEXT_BYTES = 4 * 1024 * 1024
@@ -36,8 +40,14 @@ def is_ignored(name: str) -> bool:
     return bool(_BACKUP.search(name)) or name == "__pycache__"
 
 
-def is_problem_folder(names: set[str]) -> bool:
-    return "problem.yaml" in names or any(n.startswith("solution.") for n in names)
+PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
+
+
+def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Our own problem folder (problem.yaml or a solution file) or an ICPC problem package."""
+    if "problem.yaml" in names or any(n.startswith("solution.") for n in names):
+        return True
+    return bool(folders & PACKAGE_FOLDERS)
 
 
 def infer_folder_name(name: str) -> FolderName:
@@ -68,7 +78,7 @@ def find_problem_folders(archive: Path) -> list[Path]:
     for top, dirs, files in os.walk(archive):
         dirs[:] = sorted((d for d in dirs if not is_ignored(d)), key=natural_key)
         here = Path(top)
-        if here != archive and is_problem_folder(set(files)):
+        if here != archive and is_problem_folder(set(files), set(dirs)):
             found.append(here)
             dirs[:] = []
     return found
@@ -121,7 +131,15 @@ def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, in
     where = f"{prefix}/{rel}" if prefix else rel
     files, newest = _load_files(folder, archive, where, diagnostics, git_dates, rel)
     meta = _load_metadata(files, where, diagnostics)
+    if meta.package is not None and meta.time_limit is None:
+        meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
     samples = _load_samples(files, where, diagnostics)
+    file_names = [f.name for f in files]
+    if meta.package is None:
+        layout = native_layout(file_names)
+    else:
+        layout = package_layout(file_names, meta, bool(samples))
+        diagnostics += _package_notes(layout, meta, file_names, where)
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
         path=rel,
@@ -136,7 +154,29 @@ def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, in
         samples=tuple(samples),
         updated=updated,
         diagnostics=tuple(diagnostics),
+        layout=layout,
     )
+
+
+def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
+    notes = [Diagnostic(where, 0, f"problem package has no {part}", "warning") for part in layout.missing]
+    unused = package_validator(names)
+    if meta.validation == "default" and unused is not None:
+        message = f"{unused.folder}/ is not used: problem.yaml says validation: default"
+        notes.append(Diagnostic(f"{where}/problem.yaml", 0, message, "warning"))
+    return notes
+
+
+def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> float | None:
+    """The ``.timelimit`` file DOMjudge and BAPCtools read (seconds), when a package has one."""
+    try:
+        text = (folder / ".timelimit").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    number = positive_number(text)
+    if number is None:
+        diagnostics.append(Diagnostic(f"{where}/.timelimit", 1, f"not a positive number of seconds: {text[:40]!r}"))
+    return number
 
 
 def load_archive(
@@ -241,16 +281,32 @@ def _is_text_name(name: str) -> bool:
 
 
 def _load_metadata(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> Metadata:
+    """Our own ``problem.yaml``, or a problem package's (with its ``data/test_group.yaml``)."""
     item = next((f for f in files if f.name == "problem.yaml"), None)
-    if item is None or item.text is None:
-        return Metadata()
+    names = {f.name for f in files}
+    path = f"{where}/problem.yaml"
     try:
-        meta, warnings = parse_metadata(item.text, f"{where}/problem.yaml")
+        data, lines = parse_yaml_mapping(item.text, path, MetadataError) if item and item.text else ({}, {})
+        if not is_package(names, set(data)):
+            meta, warnings = metadata_from_mapping(data, lines, path)
+        else:
+            meta, warnings = parse_package_metadata(data, lines, path, _load_test_group(files, where))
     except SiteError as e:
         diagnostics.append(e.diagnostic())
-        return Metadata()
+        return Metadata(package="legacy") if is_package(names, set()) else Metadata()
     diagnostics.extend(warnings)
     return meta
+
+
+TEST_GROUP_FILES = ("data/test_group.yaml", "data/sample/test_group.yaml", "data/testdata.yaml")
+
+
+def _load_test_group(files: list[SourceFile], where: str) -> tuple[dict[str, Any], str] | None:
+    item = next((f for name in TEST_GROUP_FILES for f in files if f.name == name), None)
+    if item is None or item.text is None:
+        return None
+    path = f"{where}/{item.name}"
+    return parse_yaml_mapping(item.text, path, MetadataError)[0], path
 
 
 def _load_samples(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> list[Sample]:

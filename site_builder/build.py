@@ -147,7 +147,7 @@ class Builder:
         fresh = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in changed
-            if "/" in f and (archive / f).is_dir() and is_problem_folder(set(os.listdir(archive / f)))
+            if "/" in f and (archive / f).is_dir() and is_problem_folder(names := set(os.listdir(archive / f)), names)
         ]
         rendered = self._verify(fresh, self._render(fresh))
         new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]

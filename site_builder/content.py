@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -15,12 +15,9 @@ from .errors import Diagnostic, SiteError
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
-from .model import CodeFile, Document, Entry, EntrySource, SourceFile
+from .model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile
 
-WRITEUPS = ("solution.tex", "solution.md")
-STATEMENTS = ("statement.md", "statement.tex", "statement.txt")
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
-SOLVER_ORDER = {".py": 0, ".cpp": 1, ".cc": 1}
 Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
 
@@ -28,24 +25,27 @@ RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
 def render_entry(source: EntrySource) -> Entry:
     """Render everything one entry shows. Errors become diagnostics on the entry, never exceptions."""
     diagnostics = list(source.diagnostics)
+    layout, meta = source.layout, source.meta
     assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
-    statement = _document(source, STATEMENTS, "statement-", assets, diagnostics)
-    solution = _document(source, WRITEUPS, "", assets, diagnostics)
-    meta = source.meta
+    extras = DocumentExtras(assets, source.samples, dict(meta.constants))
+    statements = [
+        document
+        for index, (language, name) in enumerate(layout.statements)
+        if (document := _document(source, name, _statement_prefix(index, language), extras, diagnostics, language))
+    ]
+    statement = statements[0] if statements else None
+    solution = _document(source, layout.writeup, "", extras, diagnostics) if layout.writeup else None
     summary_html = html.escape(meta.summary) if meta.summary else (solution.summary_html if solution else None)
     summary_text = meta.summary or (
         plain_text(solution.summary_html, list(solution.math)) if solution and solution.summary_html else None
     )
-    pdf = source.file("statement.pdf")
+    titles = (statement, solution) if meta.package else (solution, statement)
     return Entry(
         path=source.path,
         track=source.track,
         groups=source.groups,
         label=meta.label or source.folder_label,
-        title=meta.title
-        or (solution.title if solution else None)
-        or (statement.title if statement else None)
-        or source.folder_title,
+        title=meta.title or next((d.title for d in titles if d is not None and d.title), None) or source.folder_title,
         year=meta.year or source.folder_year,
         source=meta.source,
         tags=meta.tags,
@@ -55,17 +55,28 @@ def render_entry(source: EntrySource) -> Entry:
         status=meta.status,
         statement=statement,
         solution=solution,
-        solvers=tuple(_code(f) for f in _solver_files(source)),
-        sources=tuple(_code(f) for f in _source_files(source, statement, solution)),
+        solvers=tuple(_code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
+        sources=tuple(_code(f) for f in _source_files(source, statements, solution)),
         samples=source.samples,
         files=tuple(f.name for f in source.files),
-        statement_pdf=pdf.name if pdf else None,
+        statement_pdf=layout.statement_pdf,
         updated=source.updated,
         display_path=source.display_path(),
         diagnostics=tuple(diagnostics),
-        has_python=source.file("solution.py") is not None,
+        has_python=any(highlight.language_for(n) == "python" for n in layout.solvers),
         search_text="\n".join(plain_text(d.html, list(d.math)) for d in (statement, solution) if d is not None),
+        translations=tuple(statements[1:]),
+        credits=meta.credits,
+        source_url=meta.source_url,
+        license=meta.license,
+        rights_owner=meta.rights_owner,
+        package=meta.package,
+        missing=layout.missing,
     )
+
+
+def _statement_prefix(index: int, language: str) -> str:
+    return "statement-" if index == 0 else f"statement-{language}-"
 
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
@@ -80,10 +91,24 @@ def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:
         return list(pool.map(render_entry, sources, chunksize=chunk))
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentExtras:
+    """What documents may refer to besides their text: images, samples, a package's constants."""
+
+    assets: frozenset[str]
+    samples: tuple[Sample, ...]
+    constants: dict[str, str]
+
+
 def _document(
-    source: EntrySource, names: tuple[str, ...], prefix: str, assets: frozenset[str], diagnostics: list[Diagnostic]
+    source: EntrySource,
+    name: str,
+    prefix: str,
+    extras: DocumentExtras,
+    diagnostics: list[Diagnostic],
+    language: str = "",
 ) -> Document | None:
-    item = next((source.file(n) for n in names if source.file(n) is not None), None)
+    item = source.file(name)
     if item is None:
         return None
     path = source.display_path(item.name)
@@ -94,12 +119,23 @@ def _document(
     suffix = PurePosixPath(item.name).suffix
     if suffix == ".txt":
         return Document(file=item.name, html=f'<pre class="statement-text">{html.escape(item.text)}</pre>')
+    folder = item.name.rpartition("/")[0]
+    base = folder + "/" if folder else ""
     try:
-        document, warnings = RENDERERS[suffix](item.text, path, assets=assets, id_prefix=prefix)
+        document, warnings = RENDERERS[suffix](
+            item.text,
+            path,
+            assets=frozenset(n[len(base) :] for n in extras.assets if n.startswith(base)),
+            asset_base=base,
+            id_prefix=prefix,
+            samples=extras.samples,
+            constants=extras.constants,
+        )
     except SiteError as e:
         diagnostics.append(e.diagnostic())
         return _error_document(item.name, str(e))
     diagnostics.extend(Diagnostic(path, line, message, "warning") for line, message in warnings)
+    document = replace(document, file=item.name, language=language)
     return document
 
 
@@ -111,23 +147,18 @@ def _error_document(name: str, message: str) -> Document:
     )
 
 
-def _solver_files(source: EntrySource) -> list[SourceFile]:
-    solvers = [
-        f
-        for f in source.files
-        if "/" not in f.name
-        and f.name.startswith("solution.")
-        and f.name not in WRITEUPS
-        and f.text is not None
-        and highlight.language_for(f.name) not in (None, "text", "markdown", "latex")
-    ]
-    return sorted(solvers, key=lambda f: (SOLVER_ORDER.get(PurePosixPath(f.name).suffix, 9), f.name))
+def _text_file(source: EntrySource, name: str) -> SourceFile | None:
+    item = source.file(name)
+    return item if item is not None and item.text is not None else None
 
 
-def _source_files(source: EntrySource, statement: Document | None, solution: Document | None) -> list[SourceFile]:
-    names = [doc.file for doc in (solution, statement) if doc is not None and not doc.file.endswith(".txt")]
-    names += [n for n in ("checker.py", "problem.yaml") if source.file(n) is not None]
-    return [f for f in (source.file(n) for n in names) if f is not None and f.text is not None]
+def _source_files(source: EntrySource, statements: list[Document], solution: Document | None) -> list[SourceFile]:
+    """The write-up, statements, checker and problem.yaml, shown as highlighted sources."""
+    names = [doc.file for doc in (solution, *statements) if doc is not None and not doc.file.endswith(".txt")]
+    validator = source.layout.validator
+    names += list(validator.files) if validator is not None else []
+    names += [n for n in ("problem.yaml", "data/test_group.yaml") if source.file(n) is not None]
+    return [f for n in dict.fromkeys(names) if (f := _text_file(source, n)) is not None]
 
 
 @lru_cache(maxsize=256)
@@ -135,7 +166,7 @@ def _code(item: SourceFile) -> CodeFile:
     """A highlighted file; memoised, so the dev server re-highlights only files that changed."""
     assert item.text is not None
     language = highlight.language_for(item.name) or "text"
-    prefix = item.name.replace(".", "-") + "-"
+    prefix = item.name.replace(".", "-").replace("/", "-") + "-"
     return CodeFile(
         name=item.name,
         language=language,
@@ -170,14 +201,21 @@ def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -
         )
 
     statement, solution = fill(entry.statement), fill(entry.solution)
+    translations = tuple(d for d in (fill(t) for t in entry.translations) if d is not None)
     summary = entry.summary_html
     if solution is not None and entry.solution is not None and summary == entry.solution.summary_html:
         summary = solution.summary_html
     unique = tuple(dict.fromkeys(problems))
     return replace(
-        entry, statement=statement, solution=solution, summary_html=summary, diagnostics=entry.diagnostics + unique
+        entry,
+        statement=statement,
+        solution=solution,
+        translations=translations,
+        summary_html=summary,
+        diagnostics=entry.diagnostics + unique,
     )
 
 
 def math_snippets(entry: Entry) -> list[tuple[str, bool]]:
-    return [(s.tex, s.display) for doc in (entry.statement, entry.solution) if doc for s in doc.math]
+    documents = (entry.statement, entry.solution, *entry.translations)
+    return [(s.tex, s.display) for doc in documents if doc for s in doc.math]

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .model import Heading, MathSnippet
+from .model import Heading, MathSnippet, Sample
 
 # Ids the page templates use themselves; headings of documents must not take them.
 RESERVED_IDS = frozenset(
@@ -55,6 +55,21 @@ class Collector:
     toc: list[Heading] = field(default_factory=list)
     math: list[MathSnippet] = field(default_factory=list)
     warnings: list[tuple[int, str]] = field(default_factory=list)
+    samples: tuple[Sample, ...] = ()  # for a statement's \nextsample and \remainingsamples
+    samples_shown: int = 0
+
+    def next_sample(self, line: int) -> str:
+        """The next sample as a block, for a statement that places its samples itself."""
+        if self.samples_shown >= len(self.samples):
+            self.warn(line, f"no sample left to show (the package has {len(self.samples)})")
+            return ""
+        self.samples_shown += 1
+        return statement_sample(self.samples[self.samples_shown - 1])
+
+    def remaining_samples(self) -> str:
+        shown = self.samples[self.samples_shown :]
+        self.samples_shown = len(self.samples)
+        return "\n".join(statement_sample(s) for s in shown)
 
     def unique_id(self, text: str) -> str:
         base = self.id_prefix + slugify(text)
@@ -71,6 +86,30 @@ class Collector:
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
+
+
+def statement_sample(sample: Sample) -> str:
+    """A sample as a statement shows it: input beside expected output (verdicts are on the page)."""
+    answer = sample.answer if sample.answer is not None else ""
+    columns = "".join(
+        f'<div class="sample-io"><div class="io-head"><span>{head}</span></div>'
+        f'<pre class="io">{html.escape(text)}</pre></div>'
+        for head, text in (("Input", sample.input), ("Output", answer))
+    )
+    return (
+        f'<div class="statement-sample"><p class="sample-title">Sample {html.escape(sample.name)}</p>'
+        f'<div class="sample-grid">{columns}</div></div>'
+    )
+
+
+_CONSTANT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def substitute_constants(text: str, constants: dict[str, str]) -> str:
+    """A package's ``{{name}}`` placeholders replaced by their values (others stay as written)."""
+    if not constants or "{{" not in text:
+        return text
+    return _CONSTANT.sub(lambda m: constants.get(m.group(1), m.group()), text)
 
 
 def safe_url(url: str) -> str | None:

@@ -20,7 +20,10 @@ DARK_STYLE = "github-dark"
 # File extension (or exact name) -> Pygments lexer name; the table keeps lookups cheap and predictable.
 LANGUAGES: dict[str, str] = {
     ".py": "python",
+    ".py3": "python",
+    ".py2": "python",
     ".cpp": "cpp",
+    ".c++": "cpp",
     ".cc": "cpp",
     ".cxx": "cpp",
     ".hpp": "cpp",

@@ -17,7 +17,7 @@ from . import highlight
 from .document import Collector, is_local_path, safe_url
 from .errors import LatexError
 from .latex_parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim, parse_latex, take_option
-from .model import Document, Heading
+from .model import Document, Heading, Sample
 
 THEOREMS = {
     "theorem": "Theorem",
@@ -172,6 +172,20 @@ IGNORED = frozenset(
         "twocolumn",
         "author",
         "date",
+        "pause",
+        "onslide",
+        "titlepage",
+        "usetheme",
+        "usecolortheme",
+        "usefonttheme",
+        "useinnertheme",
+        "useoutertheme",
+        "setbeamertemplate",
+        "setbeamercolor",
+        "setbeamerfont",
+        "subtitle",
+        "institute",
+        "logo",
     }
 )
 INLINE_TAGS = {
@@ -194,6 +208,7 @@ INLINE_TAGS = {
     "uppercase": ("", ""),
     "MakeUppercase": ("", ""),
 }
+_CONSTANT_IN_MATH = re.compile(r"\\constant\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
 _LIGATURES = re.compile(r"---|--|``|''|`|'|<|>|&|\"")
 _LIGATURE_MAP = {
     "---": "\u2014",
@@ -215,6 +230,9 @@ class Context:
 
     doc: Collector
     assets: frozenset[str]
+    asset_base: str = ""
+    constants: dict[str, str] = field(default_factory=dict)
+    frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
     theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
     counters: dict[str, int] = field(default_factory=dict)
     section_numbers: list[int] = field(default_factory=lambda: [0, 0, 0])
@@ -229,15 +247,31 @@ class Context:
 
 
 def render_latex(
-    text: str, path: str, *, assets: frozenset[str] = frozenset(), id_prefix: str = ""
+    text: str,
+    path: str,
+    *,
+    assets: frozenset[str] = frozenset(),
+    id_prefix: str = "",
+    asset_base: str = "",
+    samples: tuple[Sample, ...] = (),
+    constants: dict[str, str] | None = None,
 ) -> tuple[Document, list[tuple[int, str]]]:
     """Render a LaTeX document or fragment. Returns the document and its warnings (line, message).
+
+    ``assets`` are the image files beside the document (``asset_base`` is their folder on the page).
+    A problem package's statement may place its ``samples`` with ``\\nextsample`` and
+    ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``.
 
     Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
     other input that has no sensible rendering.
     """
     nodes = parse_latex(text, path)
-    ctx = Context(doc=Collector(path=path, id_prefix=id_prefix), assets=assets)
+    ctx = Context(
+        doc=Collector(path=path, id_prefix=id_prefix, samples=samples),
+        assets=assets,
+        asset_base=asset_base,
+        constants=constants or {},
+    )
     ctx.theorems = {name: (title, name) for name, title in THEOREMS.items()}
     body = _split_preamble(nodes, ctx)
     html_text = render_blocks(body, ctx, top=True) + _footnotes(ctx)
@@ -316,14 +350,15 @@ def _is_block(node: Node) -> bool:
         return node.name not in INLINE_ENVS
     if isinstance(node, Verbatim):
         return not node.inline
-    return isinstance(node, Cmd) and node.name in SECTION_LEVELS
+    return isinstance(node, Cmd) and (node.name in SECTION_LEVELS or node.name in BLOCK_COMMANDS)
 
 
 def _render_block(node: Node, ctx: Context, top: bool) -> str:
     if isinstance(node, Verbatim):
         return _verbatim_block(node)
     if isinstance(node, Cmd):
-        return _section(node, ctx, top)
+        block = BLOCK_COMMANDS.get(node.name)
+        return block(node, ctx) if block is not None else _section(node, ctx, top)
     assert isinstance(node, Env)
     handler = ENVIRONMENTS.get(node.name)
     if handler is not None:
@@ -348,11 +383,15 @@ def _section(cmd: Cmd, ctx: Context, top: bool) -> str:
         for deeper in range(level, 3):
             nums[deeper] = 0
         number = ".".join(str(n) for n in nums[:level])
-    anchor = ctx.doc.unique_id(_plain(cmd.arg(0)))
     shown = f'<span class="secnum">{number}</span> {title}' if number else title
-    ctx.doc.toc.append(Heading(level, anchor, shown))
     if top and level == 1:
         ctx.seen_section = True
+    return _heading(level, _plain(cmd.arg(0)), shown, ctx)
+
+
+def _heading(level: int, plain: str, shown: str, ctx: Context) -> str:
+    anchor = ctx.doc.unique_id(plain)
+    ctx.doc.toc.append(Heading(level, anchor, shown))
     tag = f"h{min(level + HEADING_OFFSET, 6)}"
     link = f'<a class="anchor" href="#{anchor}" aria-label="Link to this section">#</a>'
     return f'<{tag} id="{anchor}">{shown}{link}</{tag}>'
@@ -373,7 +412,8 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
         elif isinstance(node, Group):
             parts.append(render_inline(node.children, ctx))
         elif isinstance(node, Math):
-            parts.append(ctx.doc.math_slot(node.tex, node.display, node.line))
+            tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+            parts.append(ctx.doc.math_slot(tex, node.display, node.line))
         elif isinstance(node, Verbatim):
             parts.append(f"<code>{html.escape(node.text)}</code>" if node.inline else _verbatim_block(node))
         elif isinstance(node, Cmd):
@@ -463,7 +503,7 @@ def _includegraphics(cmd: Cmd, ctx: Context) -> str:
     if found is None:
         ctx.doc.warn(cmd.line, f"image {name!r} not found in the problem folder")
         return f'<span class="missing-image">[image: {html.escape(name)}]</span>'
-    return f'<img src="{html.escape(found)}" alt="{html.escape(_caption_alt(name))}" loading="lazy">'
+    return f'<img src="{html.escape(ctx.asset_base + found)}" alt="{html.escape(_caption_alt(name))}" loading="lazy">'
 
 
 def _find_asset(name: str, assets: frozenset[str]) -> str | None:
@@ -503,6 +543,37 @@ def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
     return f"<code>{html.escape(_plain(cmd.arg(0)))}</code>"
 
 
+def _problemname(cmd: Cmd, ctx: Context) -> str:
+    """A package statement's ``\\problemname{...}``: the title, shown by the page itself."""
+    ctx.title = _plain(cmd.arg(0)) or ctx.title
+    return ""
+
+
+def _constant(cmd: Cmd, ctx: Context) -> str:
+    name = _plain(cmd.arg(0))
+    if name not in ctx.constants:
+        ctx.doc.warn(cmd.line, f"\\constant{{{name}}}: problem.yaml defines no constant {name!r}")
+        return f'<code class="unknown">{html.escape(name)}</code>'
+    return html.escape(ctx.constants[name])
+
+
+def _alert(cmd: Cmd, ctx: Context) -> str:
+    return f'<strong class="alert">{render_inline(cmd.arg(0), ctx)}</strong>'
+
+
+def _overlay_content(cmd: Cmd, ctx: Context) -> str:
+    """``\\only``, ``\\uncover``...: a page shows the last slide of a frame, so the content is shown."""
+    return render_inline(cmd.arg(0), ctx)
+
+
+def _frametitle(cmd: Cmd, ctx: Context) -> str:
+    return f'<p class="frame-title"><strong>{render_inline(cmd.arg(0), ctx).strip()}</strong></p>'
+
+
+def _framesubtitle(cmd: Cmd, ctx: Context) -> str:
+    return f'<p class="frame-subtitle">{render_inline(cmd.arg(0), ctx).strip()}</p>'
+
+
 COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {
     "\\": _line_break,
     "newline": _line_break,
@@ -523,6 +594,46 @@ COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {
     "item": _item_outside_list,
     "lstinline": _inline_code_command,
     "mintinline": _inline_code_command,
+    "problemname": _problemname,
+    "constant": _constant,
+    "alert": _alert,
+    "structure": _alert,
+    **dict.fromkeys(("only", "uncover", "visible", "invisible", "alt", "temporal"), _overlay_content),
+    "frametitle": _frametitle,
+    "framesubtitle": _framesubtitle,
+}
+
+
+def _illustration(cmd: Cmd, ctx: Context) -> str:
+    """``\\illustration{width}{file}{caption}``: a figure beside the text, width a fraction of the line."""
+    try:
+        width = min(max(float(_plain(cmd.arg(0))), 0.1), 1.0)
+    except ValueError:
+        ctx.doc.warn(cmd.line, f"\\illustration: width {_plain(cmd.arg(0))!r} is not a number; using 0.3")
+        width = 0.3
+    image = _includegraphics(Cmd("includegraphics", cmd.line, args=[cmd.args[1]]), ctx)
+    caption = render_inline(cmd.arg(2), ctx).strip()
+    if caption:
+        plain = html.escape(re.sub(r"<[^>]+>", "", caption), quote=True)
+        image = re.sub(r'alt="[^"]*"', f'alt="{plain}"', image, count=1)
+    figcaption = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure class="illustration" style="width: {width * 100:g}%">{image}{figcaption}</figure>'
+
+
+def _nextsample(cmd: Cmd, ctx: Context) -> str:
+    return ctx.doc.next_sample(cmd.line)
+
+
+def _remainingsamples(cmd: Cmd, ctx: Context) -> str:
+    return ctx.doc.remaining_samples()
+
+
+BLOCK_COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {
+    "illustration": _illustration,
+    "nextsample": _nextsample,
+    "remainingsamples": _remainingsamples,
+    "frametitle": _frametitle,
+    "framesubtitle": _framesubtitle,
 }
 
 
@@ -698,6 +809,43 @@ def _verbatim_block(node: Verbatim) -> str:
     return highlight.render_block(node.text, language)
 
 
+def _frame(env: Env, ctx: Context) -> str:
+    """A Beamer frame: its title becomes a section (a continued frame with the same title adds none)."""
+    children = env.children
+    title_nodes = env.arg(0)
+    if not title_nodes:
+        found = next((n for n in children if isinstance(n, Cmd) and n.name == "frametitle"), None)
+        if found is not None:
+            title_nodes = found.arg(0)
+            children = [n for n in children if n is not found]
+    body = render_blocks(children, ctx)
+    title = _plain(title_nodes)
+    if not title or title == ctx.frame_title:
+        return f'<div class="frame">\n{body}\n</div>' if body.strip() else ""
+    ctx.frame_title = title
+    heading = _heading(1, title, render_inline(title_nodes, ctx).strip(), ctx)
+    return f'<section class="frame">\n{heading}\n{body}\n</section>'
+
+
+def _beamer_block(env: Env, ctx: Context) -> str:
+    title = render_inline(env.arg(0), ctx).strip()
+    head = f'<p class="block-title">{title}</p>\n' if title else ""
+    return f'<div class="block block-{env.name}">\n{head}{render_blocks(env.children, ctx)}\n</div>'
+
+
+def _columns(env: Env, ctx: Context) -> str:
+    return f'<div class="columns">\n{render_blocks(env.children, ctx)}\n</div>'
+
+
+def _column(env: Env, ctx: Context) -> str:
+    return f'<div class="column">\n{render_blocks(env.children, ctx)}\n</div>'
+
+
+def _io_section(env: Env, ctx: Context) -> str:
+    """The package format's ``Input``, ``Output`` and ``Interaction`` environments: an unnumbered section."""
+    return _heading(1, env.name, env.name, ctx) + "\n" + render_blocks(env.children, ctx)
+
+
 def _inline_env(env: Env, ctx: Context) -> str:
     return render_inline(env.children, ctx)
 
@@ -722,6 +870,15 @@ ENVIRONMENTS: dict[str, Callable[[Env, Context], str]] = {
     "quotation": _quote,
     "abstract": _abstract,
     "document": _transparent,
+    "frame": _frame,
+    "block": _beamer_block,
+    "alertblock": _beamer_block,
+    "exampleblock": _beamer_block,
+    "columns": _columns,
+    "column": _column,
+    "Input": _io_section,
+    "Output": _io_section,
+    "Interaction": _io_section,
 }
 INLINE_ENVS = frozenset({"math"})
 

@@ -21,7 +21,8 @@ MATH_ENVS = frozenset(
     for star in ("", "*")
 )
 
-# Argument specs: "[" an optional argument, "{" a mandatory one.
+# Argument specs: "[" an optional argument, "{" a mandatory one, "(" an optional one in braces,
+# "<" a Beamer overlay specification (``<2->``), which is read and dropped.
 COMMAND_ARGS: dict[str, str] = {
     **dict.fromkeys(("section", "subsection", "subsubsection", "chapter", "part"), "[{"),
     **dict.fromkeys(("paragraph", "subparagraph"), "[{"),
@@ -66,8 +67,21 @@ COMMAND_ARGS: dict[str, str] = {
         "{",
     ),
     "href": "{{",
-    "includegraphics": "[{",
-    "item": "[",
+    "includegraphics": "<[{",
+    "item": "<[<",
+    # Beamer slides
+    **dict.fromkeys(("frametitle", "framesubtitle"), "<[{"),
+    **dict.fromkeys(("alert", "structure", "only", "uncover", "visible", "invisible", "alt", "temporal"), "<{"),
+    **dict.fromkeys(("textbf", "textit", "emph", "texttt"), "<{"),
+    "onslide": "<",
+    "pause": "[",
+    **dict.fromkeys(("usetheme", "usecolortheme", "usefonttheme", "useinnertheme", "useoutertheme"), "[{"),
+    **dict.fromkeys(("setbeamertemplate", "setbeamercolor", "setbeamerfont"), "{[{"),
+    **dict.fromkeys(("subtitle", "institute", "logo"), "[{"),
+    # The problem package format's statement macros
+    "problemname": "{",
+    "illustration": "{{{",
+    "constant": "{",
     "\\": "[",
     "newtheorem": "{[{[",
     "multicolumn": "{{{",
@@ -91,7 +105,10 @@ ENV_ARGS: dict[str, str] = {
     "minipage": "[{",
     "wrapfigure": "[{{",
     "multicols": "{",
-    "frame": "[{",
+    "frame": "<[(",
+    **dict.fromkeys(("block", "alertblock", "exampleblock"), "<{"),
+    "columns": "[",
+    "column": "[{",
 }
 RAW_FIRST_ARG = frozenset({"url", "href"})
 
@@ -486,6 +503,9 @@ def _take_env_args(env: Env, path: str) -> None:
 
 def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: str, owner: Cmd | Env) -> int:
     for kind in spec:
+        if kind == "<":
+            i = _drop_overlay(children, i)
+            continue
         j = i
         while j < len(children) and isinstance(children[j], Space):
             j += 1
@@ -496,6 +516,12 @@ def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: s
                     raise LatexError(path, owner.line, f"{_owner_name(owner)}: optional argument '[' is never closed")
                 args.append(Arg(True, children[j + 1 : close]))
                 i = close + 1
+            continue
+        if kind == "(":
+            group = children[j] if j < len(children) else None
+            if isinstance(group, Group):
+                args.append(Arg(False, group.children))  # braced, though it may be left out
+                i = j + 1
             continue
         if j >= len(children):
             raise LatexError(path, owner.line, f"{_owner_name(owner)} expects an argument in braces")
@@ -512,6 +538,23 @@ def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: s
             raise LatexError(path, owner.line, f"{_owner_name(owner)} expects an argument in braces")
         i = j + 1
     return i
+
+
+def _drop_overlay(children: list[Node], i: int) -> int:
+    """Skip a Beamer overlay specification (``<2->``, ``<+->``) right after a command."""
+    if i >= len(children):
+        return i
+    node = children[i]
+    if not isinstance(node, Text) or not node.text.startswith("<"):
+        return i
+    end = node.text.find(">")
+    if end < 0 or end > 40:
+        return i
+    rest = node.text[end + 1 :]
+    if rest:
+        children[i] = Text(rest, node.line)
+        return i
+    return i + 1
 
 
 def take_option(children: list[Node], path: str, owner: Cmd | Env) -> list[Node] | None:

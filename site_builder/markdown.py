@@ -7,6 +7,7 @@ fenced code is highlighted by Pygments; headings get unique ids and shift below 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -19,8 +20,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from . import highlight
-from .document import Collector, is_local_path
-from .model import Document, Heading
+from .document import Collector, is_local_path, substitute_constants
+from .model import Document, Heading, Sample
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 
@@ -47,17 +48,31 @@ def markdown_parser() -> MarkdownIt:
 
 
 def render_markdown(
-    text: str, path: str, *, assets: frozenset[str] = frozenset(), id_prefix: str = ""
+    text: str,
+    path: str,
+    *,
+    assets: frozenset[str] = frozenset(),
+    id_prefix: str = "",
+    asset_base: str = "",
+    samples: tuple[Sample, ...] = (),
+    constants: dict[str, str] | None = None,
 ) -> tuple[Document, list[tuple[int, str]]]:
-    """Render Markdown. Returns the document and its warnings (line, message)."""
+    """Render Markdown. Returns the document and its warnings (line, message).
+
+    ``assets`` are the image files beside the document (``asset_base`` is their folder on the page);
+    a problem package's statement may place its ``samples`` with ``{{nextsample}}`` and
+    ``{{remainingsamples}}`` and use its ``constants`` as ``{{name}}``.
+    """
     md = markdown_parser()
-    doc = Collector(path=path, id_prefix=id_prefix)
+    doc = Collector(path=path, id_prefix=id_prefix, samples=samples)
     env: dict[str, Any] = {"collector": doc, "docId": id_prefix.strip("-") or None}
-    tokens = md.parse(text, env)
+    tokens = md.parse(substitute_constants(text, constants or {}), env)
     title = _take_title(tokens)
-    _annotate(tokens, doc, assets)
+    _annotate(tokens, doc, assets, asset_base)
     summary = _summary_tokens(tokens)
     html_text = md.renderer.render(tokens, md.options, env)
+    if samples and "{{" in html_text:
+        html_text = _SAMPLE_PLACEHOLDER.sub(lambda m: _place_samples(m, doc), html_text)
     summary_html = md.renderer.render(summary, md.options, env).strip() if summary else None
     if summary_html and summary_html.startswith("<p>") and summary_html.endswith("</p>"):
         summary_html = summary_html[3:-4]
@@ -72,6 +87,15 @@ def render_markdown(
     return document, doc.warnings
 
 
+_SAMPLE_PLACEHOLDER = re.compile(r"<p>\{\{(nextsample|remainingsamples)\}\}</p>")
+
+
+def _place_samples(match: re.Match[str], doc: Collector) -> str:
+    if match.group(1) == "nextsample":
+        return doc.next_sample(0)
+    return doc.remaining_samples()
+
+
 def _take_title(tokens: list[Token]) -> str | None:
     """A document that opens with a level-1 heading: that heading is its title, not its content."""
     if len(tokens) >= 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
@@ -81,7 +105,7 @@ def _take_title(tokens: list[Token]) -> str | None:
     return None
 
 
-def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str]) -> None:
+def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str], asset_base: str) -> None:
     """Give headings ids and shifted levels, inline tokens their source lines; check images."""
     for i, token in enumerate(tokens):
         if token.type == "heading_open":
@@ -94,10 +118,10 @@ def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str]) -> No
             tokens[i + 2].meta["anchor"] = anchor
             doc.toc.append(Heading(level - 2, anchor, html.escape(text)))
         if token.type == "inline" and token.children:
-            _annotate_inline(token, doc, assets)
+            _annotate_inline(token, doc, assets, asset_base)
 
 
-def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str]) -> None:
+def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset_base: str) -> None:
     line = token.map[0] + 1 if token.map else 0
     for child in token.children or []:
         child.meta["line"] = line
@@ -110,6 +134,8 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str]) -> No
                 child.type, child.content, child.children = "text", child.content, None
             elif src.removeprefix("./") not in assets:
                 doc.warn(line, f"image {src!r} not found in the problem folder")
+            elif asset_base:
+                child.attrSet("src", asset_base + src.removeprefix("./"))
 
 
 def _summary_tokens(tokens: list[Token]) -> list[Token]:

@@ -23,6 +23,11 @@ CHECKER_KEYS = (
 def parse_metadata(text: str, path: str) -> tuple[Metadata, list[Diagnostic]]:
     """Interpret ``problem.yaml``. Unknown keys are warnings; wrong types are errors."""
     data, lines = parse_yaml_mapping(text, path, MetadataError)
+    return metadata_from_mapping(data, lines, path)
+
+
+def metadata_from_mapping(data: dict[str, Any], lines: dict[str, int], path: str) -> tuple[Metadata, list[Diagnostic]]:
+    """Interpret our own ``problem.yaml`` format, already parsed (``lines``: the line of each key)."""
     warnings: list[Diagnostic] = []
     for key in data:
         if key not in KEYS:
@@ -89,6 +94,50 @@ def parse_checker(value: Any, path: str, line: int | None) -> Checker:
         float_absolute=absolute if absolute is not None else both,
         float_relative=relative if relative is not None else both,
     )
+
+
+FLAG_TOLERANCES = {
+    "float_tolerance": ("absolute", "relative"),
+    "float_absolute_tolerance": ("absolute",),
+    "float_relative_tolerance": ("relative",),
+}
+
+
+def parse_checker_flags(words: list[str], path: str, line: int | None) -> tuple[Checker, list[str]]:
+    """ICPC default-validator flags (``case_sensitive``, ``float_tolerance 1e-6``...): the checker and
+    the words it does not know (a custom validator may take them)."""
+    case_sensitive, exact = False, False
+    tolerances: dict[str, float] = {}
+    unknown: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in FLAG_TOLERANCES:
+            number = _number(words[i + 1]) if i + 1 < len(words) else None
+            if number is None or number < 0:
+                raise MetadataError(path, line, f"validator flag {word} needs a non-negative number after it")
+            tolerances.update(dict.fromkeys(FLAG_TOLERANCES[word], number))
+            i += 2
+            continue
+        if word == "case_sensitive":
+            case_sensitive = True
+        elif word == "space_change_sensitive":
+            exact = True
+        else:
+            unknown.append(word)
+        i += 1
+    checker = Checker(
+        mode="exact" if exact else "tokens",
+        case_sensitive=case_sensitive,
+        float_absolute=tolerances.get("absolute"),
+        float_relative=tolerances.get("relative"),
+    )
+    return checker, unknown
+
+
+def positive_number(value: Any) -> float | None:
+    number = _number(value)
+    return number if number is not None and number > 0 else None
 
 
 def _tolerance(data: dict[str, Any], key: str, path: str, line: int | None) -> float | None:

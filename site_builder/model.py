@@ -31,6 +31,15 @@ class Metadata:
     time_limit: float | None = None
     checker: Checker = Checker()
     status: str = "complete"
+    credits: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (role, names): ("Authors", ("Ada Park",))
+    source_url: str | None = None
+    license: str | None = None
+    rights_owner: str | None = None
+    validator_args: tuple[str, ...] = ()  # passed to a custom output validator after its three arguments
+    package: str | None = None  # the ICPC problem package format version ("legacy", "2025-09"), if one
+    validation: str = ""  # a package's "default" or "custom" output validation ("" when it does not say)
+    interactive: bool = False
+    constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,29 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
+class Validator:
+    """A program that judges a solver's output (``checker.py``, or a package's output validator)."""
+
+    folder: str  # the validator's folder relative to the problem folder ("" for checker.py)
+    language: str  # "python", "cpp", or the language it is written in when it cannot run here
+    main: str  # the Python file to run (relative to ``folder``); "" for compiled validators
+    files: tuple[str, ...]  # every file of the validator, relative to the problem folder
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Which file of a problem folder plays which role."""
+
+    statements: tuple[tuple[str, str], ...] = ()  # (language code, file), the primary language first
+    statement_pdf: str | None = None
+    writeup: str | None = None
+    solvers: tuple[str, ...] = ()  # run on every sample: Python and C++
+    shown: tuple[str, ...] = ()  # other reference solutions: shown highlighted, not run
+    validator: Validator | None = None
+    missing: tuple[str, ...] = ()  # what a problem package lacks, in words
+
+
+@dataclass(frozen=True, slots=True)
 class EntrySource:
     """Everything read from one problem folder, before any rendering."""
 
@@ -68,6 +100,7 @@ class EntrySource:
     samples: tuple[Sample, ...]
     updated: str  # ISO date of the last change
     diagnostics: tuple[Diagnostic, ...] = ()
+    layout: Layout = Layout()
 
     def file(self, name: str) -> SourceFile | None:
         for item in self.files:
@@ -104,6 +137,7 @@ class Document:
     title: str | None = None
     summary_html: str | None = None
     math: tuple[MathSnippet, ...] = ()
+    language: str = ""  # the language code of a statement in a multi-language problem package
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +159,7 @@ VERDICT_NAMES = {
     "OLE": "Output Limit",
     "CE": "Checker Error",
     "GEN": "Generated",
+    "NJ": "Not Judged",
 }
 
 
@@ -145,7 +180,7 @@ class Verdict:
 
     @property
     def failed(self) -> bool:
-        return self.code not in ("AC", "GEN")
+        return self.code not in ("AC", "GEN", "NJ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +195,7 @@ class SolverRun:
 
     @property
     def checked(self) -> int:
-        return sum(1 for v in self.verdicts if v.code != "GEN")
+        return sum(1 for v in self.verdicts if v.code not in ("GEN", "NJ"))
 
     @property
     def failures(self) -> int:
@@ -197,6 +232,13 @@ class Entry:
     runs: tuple[SolverRun, ...] = ()
     has_python: bool = False
     search_text: str = ""  # statement and write-up as plain text, math as TeX
+    translations: tuple[Document, ...] = ()  # the statement in further languages
+    credits: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    source_url: str | None = None
+    license: str | None = None
+    rights_owner: str | None = None
+    package: str | None = None
+    missing: tuple[str, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -217,16 +259,20 @@ class Entry:
             return "none", "No Python solver"
         if not self.samples:
             return "none", "No samples"
-        run = self.python_run
-        if run is None or (not run.verdicts and not run.note):
+        runs = [r for r in self.runs if r.language == "python"]
+        if not runs or all(not r.verdicts and not r.note for r in runs):
             return "none", "Not run"
-        if run.note and not run.verdicts:
-            return "failing", run.note
-        if run.failures:
-            return "failing", f"Failing {run.failures}/{len(run.verdicts)}"
-        if run.checked == 0:
-            return "none", "Generated only"
-        return "verified", f"Verified {run.checked}/{run.checked}"
+        unrun = next((r for r in runs if r.note and not r.verdicts), None)
+        if unrun is not None:
+            return ("none" if unrun.note.startswith("not run") else "failing"), unrun.note.splitlines()[0]
+        failing = {v.sample for r in runs for v in r.verdicts if v.failed}
+        if failing:
+            return "failing", f"Failing {len(failing)}/{max(len(r.verdicts) for r in runs)}"
+        checked = min(r.checked for r in runs)
+        if checked == 0:
+            judged = any(v.code == "NJ" for r in runs for v in r.verdicts)
+            return "none", "Not judged" if judged else "Generated only"
+        return "verified", f"Verified {checked}/{checked}"
 
 
 @dataclass(frozen=True, slots=True)

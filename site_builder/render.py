@@ -29,6 +29,45 @@ class Output:
     data: bytes
 
 
+# Names of the languages problem statements come in, each in its own language.
+HUMAN_LANGUAGES = {
+    "en": "English",
+    "de": "Deutsch",
+    "fr": "Français",
+    "es": "Español",
+    "it": "Italiano",
+    "nl": "Nederlands",
+    "sv": "Svenska",
+    "da": "Dansk",
+    "nb": "Norsk bokmål",
+    "no": "Norsk",
+    "fi": "Suomi",
+    "is": "Íslenska",
+    "pl": "Polski",
+    "cs": "Čeština",
+    "pt": "Português",
+    "pt-BR": "Português (Brasil)",
+    "ru": "Русский",
+    "uk": "Українська",
+    "zh": "中文",
+    "ja": "日本語",
+    "ko": "한국어",
+    "he": "עברית",
+    "ar": "العربية",
+    "tr": "Türkçe",
+    "el": "Ελληνικά",
+    "hu": "Magyar",
+    "ro": "Română",
+    "et": "Eesti",
+    "lv": "Latviešu",
+    "lt": "Lietuvių",
+}
+
+
+def human_language(code: str) -> str:
+    return HUMAN_LANGUAGES.get(code, code)
+
+
 def root_of(path: str) -> str:
     """The relative prefix from a page at ``path`` back to the site root."""
     return "../" * path.count("/")
@@ -76,6 +115,7 @@ class PageRenderer:
         self.env.filters["tag_slug"] = slugify
         self.env.globals["language_name"] = highlight.language_name
         self.env.globals["entry_url"] = entry_url
+        self.env.globals["human_language"] = human_language
 
     def plan(self, site: Site) -> dict[str, Callable[[], Output]]:
         """Every output of the site by path, each rendered only when called."""

@@ -47,15 +47,32 @@ class VerifyOptions:
 
 @dataclass(frozen=True, slots=True)
 class Solver:
-    name: str
+    name: str  # relative to the problem folder, e.g. "solution.py" or "submissions/accepted/fast.py"
     language: str
     source: str
     argv: tuple[str, ...]  # run inside the working directory holding the source
-    note: str = ""  # set when it cannot run (no compiler, compile error)
+    note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
 
     @property
     def hash(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    @property
+    def filename(self) -> str:
+        return self.name.rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatorProgram:
+    """A runnable output validator: ``argv input answer feedback/ *args < output``, 42 accepts, 43 rejects."""
+
+    name: str  # as messages name it: "checker.py", "output_validator/"
+    argv: tuple[str, ...]
+    files: tuple[tuple[str, str], ...]  # written into the working directory first
+    args: tuple[str, ...]
+    digest: str  # of every file and argument, for the verdict cache
+    note: str = ""  # why it cannot run
+    broken: bool = False  # the note is the package's fault (a compile error), not this machine's
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +82,7 @@ class Job:
     sample: Sample
     archive_dir: Path
     checker: Checker
-    checker_source: str | None
+    validator: ValidatorProgram | None
     limits: Limits
     key: str
 
@@ -95,17 +112,18 @@ class Verifier:
     def run(self, sources: list[EntrySource], archive: Path, progress: Progress | None = None) -> VerifyReport:
         options, cache, compiler = self.options, self.cache, self.compiler
         report = VerifyReport(cache_warning=cache.warning)
-        cpp_sources = [f.text for s in sources if (f := s.file("solution.cpp")) is not None and f.text is not None]
-        if cpp_sources:
+        programs = [files for s in sources for files in _cpp_programs(s)]
+        if programs:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-                list(pool.map(compiler.compile, dict.fromkeys(cpp_sources)))  # in parallel; later calls hit the cache
+                list(pool.map(compiler.compile_files, programs))  # in parallel; later calls hit the cache
         plans: dict[str, list[Solver]] = {}
         jobs: list[Job] = []
         for source in sources:
             solvers = _solvers(source, options, compiler)
+            validator = _validator(source, options, compiler)
             plans[source.path] = solvers
             jobs += [
-                _job(source, solver, sample, archive, options)
+                _job(source, solver, sample, archive, validator, options)
                 for solver in solvers
                 if not solver.note
                 for sample in source.samples
@@ -149,22 +167,82 @@ class Verifier:
         return report
 
 
+NO_COMPILER = "g++ not found: the C++ solver was not checked"
+INTERACTIVE_NOTE = "not run: an interactive problem needs its validator to talk to the solver"
+
+
+def _cpp_programs(source: EntrySource) -> list[dict[str, str]]:
+    """The C++ sources an entry needs compiled: its C++ solvers and a C++ output validator."""
+    programs = [
+        {name.rsplit("/", 1)[-1]: f.text}
+        for name in source.layout.solvers
+        if _language(name) == "cpp" and (f := source.file(name)) is not None and f.text is not None
+    ]
+    validator = source.layout.validator
+    if validator is not None and validator.language == "cpp":
+        programs.append(_validator_files(source, validator.folder, validator.files))
+    return programs
+
+
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
     solvers = []
-    python = source.file("solution.py")
-    if python is not None and python.text is not None:
-        solvers.append(Solver("solution.py", "python", python.text, (options.interpreter, "solution.py")))
-    cpp = source.file("solution.cpp")
-    if cpp is not None and cpp.text is not None:
-        binary, note = compiler.compile(cpp.text)
-        argv = (str(binary),) if binary else ()
-        solvers.append(Solver("solution.cpp", "cpp", cpp.text, argv, note))
+    interactive = (
+        "not run: an interactive problem needs its validator to talk to the solver" if source.meta.interactive else ""
+    )
+    for name in source.layout.solvers:
+        item = source.file(name)
+        if item is None or item.text is None:
+            continue
+        if _language(name) == "python":
+            filename = name.rsplit("/", 1)[-1]
+            solvers.append(Solver(name, "python", item.text, (options.interpreter, filename), interactive))
+            continue
+        files = {name.rsplit("/", 1)[-1]: item.text}
+        binary, note = compiler.compile_files(files) if not interactive else (None, interactive)
+        solvers.append(Solver(name, "cpp", item.text, (str(binary),) if binary else (), note))
     return solvers
 
 
-def _job(source: EntrySource, solver: Solver, sample: Sample, archive: Path, options: VerifyOptions) -> Job:
-    checker = source.file("checker.py")
-    checker_source = checker.text if checker is not None else None
+def _language(name: str) -> str:
+    return "python" if name.endswith((".py", ".py3")) else "cpp"
+
+
+def _validator_files(source: EntrySource, folder: str, names: tuple[str, ...]) -> dict[str, str]:
+    base = folder + "/" if folder else ""
+    return {n[len(base) :]: f.text for n in names if (f := source.file(n)) is not None and f.text is not None}
+
+
+def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> ValidatorProgram | None:
+    """The entry's output validator, ready to run (compiled when it is C++), or None for the default one."""
+    spec = source.layout.validator
+    if spec is None:
+        return None
+    files = _validator_files(source, spec.folder, spec.files)
+    args = source.meta.validator_args if source.meta.package else ()
+    name = f"{spec.folder}/" if spec.folder else spec.main
+    digest = hashlib.sha256(json.dumps([sorted(files.items()), args, spec.main]).encode()).hexdigest()
+    if spec.language == "python":
+        return ValidatorProgram(name, (options.interpreter, spec.main), tuple(files.items()), args, digest)
+    if spec.language == "cpp":
+        binary, note = compiler.compile_files(files)
+        if binary is None and note == NO_COMPILER:
+            note = f"g++ not found: the C++ output validator {name} was not built, so outputs were not judged"
+            return ValidatorProgram(name, (), (), args, digest, note)
+        if binary is None:
+            return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
+        return ValidatorProgram(name, (str(binary),), (), args, digest)
+    note = f"{name} is written in {spec.language}, which the build cannot run; outputs were not judged"
+    return ValidatorProgram(name, (), (), args, digest, note)
+
+
+def _job(
+    source: EntrySource,
+    solver: Solver,
+    sample: Sample,
+    archive: Path,
+    validator: ValidatorProgram | None,
+    options: VerifyOptions,
+) -> Job:
     limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
     key_parts = [
         CACHE_VERSION,
@@ -174,17 +252,18 @@ def _job(source: EntrySource, solver: Solver, sample: Sample, archive: Path, opt
         sample.input,
         sample.answer,
         repr(source.meta.checker),
-        checker_source,
-        _interpreter_version(options.interpreter) if solver.language == "python" or checker_source else "",
+        validator.digest if validator else None,
+        validator.note if validator else None,
+        _interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
     ]
     key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
-    return Job(source.path, solver, sample, archive / source.path, source.meta.checker, checker_source, limits, key)
+    return Job(source.path, solver, sample, archive / source.path, source.meta.checker, validator, limits, key)
 
 
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
-    files = {job.solver.name: job.solver.source.encode()} if job.solver.language == "python" else {}
+    files = {job.solver.filename: job.solver.source.encode()} if job.solver.language == "python" else {}
     result, workdir = sandbox.run(
         list(job.solver.argv),
         job.archive_dir / job.sample.input_file,
@@ -213,8 +292,8 @@ def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
         return verdict("RTE", _crash_message(result))
     if job.sample.answer is None:
         return verdict("GEN", "no answer file: this output is what the solver printed, not verified")
-    if job.checker_source is not None:
-        return _custom_check(job, output_bytes, verdict, options)
+    if job.validator is not None:
+        return _custom_check(job, job.validator, output_bytes, verdict, options)
     comparison = compare_output(output_bytes.decode("utf-8", "replace"), job.sample.answer, job.checker)
     return verdict("AC") if comparison.accepted else verdict("WA", comparison.message)
 
@@ -236,17 +315,27 @@ def _crash_message(result: RunResult) -> str:
     return text + ("\n" + "\n".join(tail) if tail else "")
 
 
-def _custom_check(job: Job, output: bytes, verdict: Callable[[str, str], Verdict], options: VerifyOptions) -> Verdict:
-    """Kattis output validator: checker.py INPUT ANSWER FEEDBACK_DIR < OUTPUT; 42 accepts, 43 rejects."""
-    assert job.checker_source is not None and job.sample.answer is not None
-    files = {
-        "checker.py": job.checker_source.encode(),
-        "input": job.sample.input.encode(),
-        "answer": job.sample.answer.encode(),
-        "output": output,
-        "feedback/.keep": b"",
-    }
-    argv = [options.interpreter, "checker.py", "input", "answer", "feedback/"]
+def _custom_check(
+    job: Job,
+    validator: ValidatorProgram,
+    output: bytes,
+    verdict: Callable[[str, str], Verdict],
+    options: VerifyOptions,
+) -> Verdict:
+    """Kattis output validator: VALIDATOR INPUT ANSWER FEEDBACK_DIR [ARGS] < OUTPUT; 42 accepts, 43 rejects."""
+    assert job.sample.answer is not None
+    if validator.note:
+        return verdict("CE" if validator.broken else "NJ", validator.note)
+    files = {name: text.encode() for name, text in validator.files}
+    files.update(
+        {
+            "input": job.sample.input.encode(),
+            "answer": job.sample.answer.encode(),
+            "output": output,
+            "feedback/.keep": b"",
+        }
+    )
+    argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
     result, workdir = sandbox.run(argv, None, job.limits, files=files, read_only=options.read_only, stdin_file="output")
     try:
         message = (workdir / "feedback" / "judgemessage.txt").read_text("utf-8", "replace").strip()[:2000]
@@ -257,9 +346,11 @@ def _custom_check(job: Job, output: bytes, verdict: Callable[[str, str], Verdict
     if result.exit_code == 42:
         return verdict("AC", message)
     if result.exit_code == 43:
-        return verdict("WA", message or "the checker rejected the output")
+        return verdict("WA", message or f"{validator.name} rejected the output")
     why = "timed out" if result.timed_out else f"exit code {result.exit_code}, signal {result.signal}"
-    return verdict("CE", f"checker.py failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}")
+    return verdict(
+        "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
+    )
 
 
 class Compiler:
@@ -270,26 +361,30 @@ class Compiler:
         self.gxx = shutil.which("g++")
         self.version = _command_version([self.gxx, "--version"]) if self.gxx else ""
 
-    def compile(self, source: str) -> tuple[Path | None, str]:
+    def compile_files(self, files: dict[str, str]) -> tuple[Path | None, str]:
+        """Compile every C++ source among ``files`` (headers beside them) into one program, once."""
         if self.gxx is None:
-            return None, "g++ not found: the C++ solver was not checked"
-        key = hashlib.sha256(json.dumps([source, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
-        binary = self.folder / key / "solution"
+            return None, NO_COMPILER
+        key = hashlib.sha256(json.dumps([sorted(files.items()), self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
+        binary = self.folder / key / "program"
         if binary.is_file():
             return binary, ""
         error_file = binary.with_name("compile-error.txt")
         if error_file.is_file():
             return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
-        return self._compile(source, binary, error_file)
+        return self._compile(files, binary, error_file)
 
-    def _compile(self, source: str, binary: Path, error_file: Path) -> tuple[Path | None, str]:
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        source_path = binary.with_name("solution.cpp")
-        source_path.write_text(source, encoding="utf-8")
+    def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
+        work = binary.with_name("src")
+        work.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (work / name).write_text(text, encoding="utf-8")
+        sources = sorted(n for n in files if n.rsplit(".", 1)[-1].lower() in ("cpp", "cc", "cxx", "c++"))
         assert self.gxx is not None
         try:
             done = subprocess.run(
-                [self.gxx, *CXX_FLAGS, "-o", str(binary) + ".tmp", str(source_path)],
+                [self.gxx, *CXX_FLAGS, "-o", str(binary) + ".tmp", *sources],
+                cwd=work,
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -298,11 +393,11 @@ class Compiler:
         except subprocess.TimeoutExpired:
             return None, "compile error: g++ took longer than 120 s"
         if done.returncode != 0:
-            message = done.stderr.replace(str(source_path), "solution.cpp")[-4000:]
+            message = done.stderr[-4000:]
             error_file.write_text(message, encoding="utf-8")
             return None, "compile error:\n" + message
         os.replace(str(binary) + ".tmp", binary)
-        source_path.unlink()
+        shutil.rmtree(work, ignore_errors=True)
         return binary, ""
 
 
@@ -369,5 +464,5 @@ def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagn
 
 
 def _compile_line(message: str) -> int:
-    match = re.match(r"solution\.cpp:(\d+):", message)
+    match = re.match(r"[^:\s]+\.(?:cpp|cc|cxx|c\+\+):(\d+):", message)
     return int(match.group(1)) if match else 0

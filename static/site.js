@@ -35,6 +35,38 @@
     });
   });
 
+  // ---------------------------------------------------------------- statement languages
+  // Without JavaScript every language is shown, one after another, each under its name.
+  document.querySelectorAll("[data-lang-tabs]").forEach(function (list) {
+    var tabs = Array.prototype.slice.call(list.querySelectorAll('[role="tab"]'));
+    function select(tab, focus) {
+      tabs.forEach(function (t) {
+        var on = t === tab;
+        t.setAttribute("aria-selected", on ? "true" : "false");
+        t.tabIndex = on ? 0 : -1;
+        document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+      });
+      if (focus) tab.focus();
+      try { localStorage.setItem("statement-language", tab.lang); } catch (e) { /* not remembered */ }
+    }
+    list.hidden = false;
+    list.parentNode.classList.add("has-lang-tabs");
+    var saved = null;
+    try { saved = localStorage.getItem("statement-language"); } catch (e) { /* none */ }
+    select(tabs.filter(function (t) { return t.lang === saved; })[0] || tabs[0], false);
+    tabs.forEach(function (tab, index) {
+      tab.addEventListener("click", function () { select(tab, false); });
+      tab.addEventListener("keydown", function (event) {
+        var step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+        if (event.key === "Home") step = -index;
+        if (event.key === "End") step = tabs.length - 1 - index;
+        if (step === undefined) return;
+        event.preventDefault();
+        select(tabs[(index + step + tabs.length) % tabs.length], true);
+      });
+    });
+  });
+
   // ---------------------------------------------------------------- search (Pagefind)
   var box = document.querySelector(".search");
   var input = document.getElementById("search-input");

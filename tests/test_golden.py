@@ -8,14 +8,28 @@ import pytest
 
 from site_builder.latex import render_latex
 from site_builder.markdown import render_markdown
+from site_builder.model import Sample
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(GOLDEN.glob("latex/*.tex")) + sorted(GOLDEN.glob("markdown/*.md"))
 
 
+# What a problem package's statement may refer to: its samples (\nextsample) and constants (\constant{n}).
+SAMPLES = tuple(
+    Sample(str(n), f"data/sample/{n}.in", f"data/sample/{n}.ans", f"{n} {n}\n", f"{2 * n}\n") for n in (1, 2, 3)
+)
+CONSTANTS = {"max_n": "200\u2009000", "mod": "998244353"}
+
+
 def rendered(source: Path) -> str:
     render = render_latex if source.suffix == ".tex" else render_markdown
-    document, warnings = render(source.read_text(encoding="utf-8"), source.name, assets=frozenset({"figure.svg"}))
+    document, warnings = render(
+        source.read_text(encoding="utf-8"),
+        source.name,
+        assets=frozenset({"figure.svg"}),
+        samples=SAMPLES,
+        constants=CONSTANTS,
+    )
     parts = [document.html.rstrip("\n")]
     if document.title:
         parts.append(f"<!-- title: {document.title} -->")

@@ -180,7 +180,7 @@ def test_cpp_solver_is_compiled_once_and_checked(make_archive: ArchiveMaker, tmp
     assert (python.solver, compiled.solver, compiled.verdicts[0].code) == ("solution.py", "solution.cpp", "AC")
     broken = report.runs["t/A-broken-cpp"][1]
     assert broken.verdicts == () and broken.note.startswith("compile error:") and "solution.cpp:1" in broken.note
-    assert len(list((tmp_path / "cache" / "cpp").glob("*/solution"))) == 1
+    assert len(list((tmp_path / "cache" / "cpp").glob("*/program"))) == 1
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -1,0 +1,134 @@
+"""Which file of a problem folder plays which role, for our own folders and ICPC problem packages (pure).
+
+Our own folder: ``statement.{md,tex,txt}``, ``solution.{tex,md}``, ``solution.py``/``solution.cpp``,
+``checker.py``. An ICPC/Kattis package: ``statement/problem.<lang>.{tex,md}`` (legacy:
+``problem_statement/problem[.<lang>].tex``), ``solution/solution[.<lang>].{tex,md}`` (legacy:
+``problem_statement/solution[.<lang>].tex``), ``submissions/accepted/*``, and ``output_validator/``
+(legacy: ``output_validators/<name>/``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from .highlight import language_for
+from .model import Layout, Metadata, Validator
+
+WRITEUPS = ("solution.tex", "solution.md")
+STATEMENTS = ("statement.md", "statement.tex", "statement.txt")
+RUN_LANGUAGES = {".py": "python", ".py3": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
+CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c++"})
+DOCUMENT_LANGUAGE = r"(?:\.([a-z]{2,3}(?:-[A-Z]{2})?))?"
+_STATEMENT = re.compile(r"^(statement|problem_statement)/problem" + DOCUMENT_LANGUAGE + r"\.(tex|md|pdf)$")
+_WRITEUP = re.compile(r"^(solution|problem_statement)/solution" + DOCUMENT_LANGUAGE + r"\.(tex|md)$")
+_ORDER = {".py": 0, ".py3": 0, ".cpp": 1, ".cc": 1, ".cxx": 1, ".c++": 1}
+
+
+def native_layout(names: list[str]) -> Layout:
+    """Roles in one of our own problem folders."""
+    present = set(names)
+    statement = next((n for n in STATEMENTS if n in present), None)
+    top = [n for n in names if "/" not in n and n.startswith("solution.") and n not in WRITEUPS]
+    code = [n for n in top if language_for(n) not in (None, "text", "markdown", "latex")]
+    return Layout(
+        statements=(("en", statement),) if statement else (),
+        statement_pdf="statement.pdf" if "statement.pdf" in present else None,
+        writeup=next((n for n in WRITEUPS if n in present), None),
+        solvers=tuple(_by_language(n for n in code if _suffix(n) in RUN_LANGUAGES)),
+        shown=tuple(sorted(n for n in code if _suffix(n) not in RUN_LANGUAGES)),
+        validator=Validator("", "python", "checker.py", ("checker.py",)) if "checker.py" in present else None,
+    )
+
+
+def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layout:
+    """Roles in an ICPC problem package; ``missing`` says, in words, which parts it lacks."""
+    statements = _documents(names, _STATEMENT, ("statement", "problem_statement"), ("tex", "md"))
+    pdfs = _documents(names, _STATEMENT, ("statement", "problem_statement"), ("pdf",))
+    writeups = _documents(names, _WRITEUP, ("solution", "problem_statement"), ("tex", "md"))
+    accepted = [n for n in names if n.startswith("submissions/accepted/") and n.count("/") == 2]
+    code = [n for n in accepted if language_for(n) not in (None, "text", "markdown", "latex", "yaml")]
+    solvers = _by_language(n for n in code if _suffix(n) in RUN_LANGUAGES)
+    missing = []
+    if not statements and not pdfs:
+        missing.append("a statement (statement/problem.en.tex or .md; legacy: problem_statement/problem.en.tex)")
+    if not has_samples:
+        missing.append("samples (data/sample/*.in with *.ans)")
+    if not accepted:
+        missing.append("an accepted submission (submissions/accepted/)")
+    if not writeups:
+        missing.append("a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)")
+    validator = package_validator(names)
+    if meta.validation == "custom" and validator is None:
+        missing.append("the output validator that problem.yaml asks for (output_validator/)")
+    return Layout(
+        statements=tuple(statements),
+        statement_pdf=pdfs[0][1] if pdfs else None,
+        writeup=writeups[0][1] if writeups else None,
+        solvers=tuple(solvers),
+        shown=tuple(sorted(n for n in code if n not in solvers)),
+        validator=validator if meta.validation != "default" else None,
+        missing=tuple(missing),
+    )
+
+
+def package_validator(names: list[str]) -> Validator | None:
+    """``output_validator/`` (2025-09), else the first ``output_validators/<name>/`` (legacy)."""
+    folders = ["output_validator"]
+    folders += sorted({n.rsplit("/", 1)[0] for n in names if n.startswith("output_validators/") and n.count("/") == 2})
+    folders.append("output_validators")  # files placed directly in it
+    for folder in folders:
+        files = tuple(n for n in names if n.startswith(folder + "/") and n.count("/") == folder.count("/") + 1)
+        if files:
+            return _validator(folder, files)
+    return None
+
+
+def _validator(folder: str, files: tuple[str, ...]) -> Validator:
+    local = [n[len(folder) + 1 :] for n in files]
+    python = sorted(n for n in local if _suffix(n) in (".py", ".py3"))
+    if python:
+        main = _python_main(python)
+        return Validator(folder, "python", main, files)
+    if any(_suffix(n) in CPP_SUFFIXES for n in local):
+        return Validator(folder, "cpp", "", files)
+    languages = [language_for(n) for n in local]
+    return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
+
+
+WELL_KNOWN_MAINS = ("validator.py", "validate.py", "output_validator.py", "checker.py", "check.py")
+
+
+def _python_main(python: list[str]) -> str:
+    """The file to run: the only one, ``__main__.py``, ``main.*``, a well-known name, else the first by name."""
+    if len(python) == 1:
+        return python[0]
+    lowered = {n.lower(): n for n in python}
+    for name in ("__main__.py", "main.py", "main.py3", *WELL_KNOWN_MAINS):
+        if name in lowered:
+            return lowered[name]
+    return python[0]
+
+
+def _documents(
+    names: list[str], pattern: re.Pattern[str], folders: tuple[str, ...], suffixes: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """(language, file) of the documents in the first folder that has any, English first."""
+    for folder in folders:
+        found: dict[str, str] = {}
+        for name in names:
+            match = pattern.match(name)
+            if match and match.group(1) == folder and match.group(3) in suffixes:
+                found.setdefault(match.group(2) or "en", name)
+        if found:
+            return sorted(found.items(), key=lambda item: (item[0] != "en", item[0]))
+    return []
+
+
+def _by_language(names: Iterable[str]) -> list[str]:
+    return sorted(names, key=lambda n: (_ORDER.get(_suffix(n), 9), n))
+
+
+def _suffix(name: str) -> str:
+    return PurePosixPath(name).suffix.lower()

@@ -1,0 +1,277 @@
+"""ICPC/Kattis problem packages: their ``problem.yaml`` (legacy and 2025-09) read into ``Metadata`` (pure).
+
+The same archive folder can hold our own problem folders and problem packages; a package is
+recognised by its folders (``problem_statement/``, ``statement/``, ``submissions/``...) or by keys
+only the package format has. The two formats' keys differ; both are read leniently, and a key the
+version does not define is a warning naming the closest one it does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from .errors import Diagnostic, MetadataError
+from .metadata import parse_checker_flags, positive_number
+from .model import Checker, Metadata
+
+PACKAGE_DIRS = ("problem_statement/", "statement/", "submissions/", "output_validator/", "output_validators/")
+# Keys only a package's problem.yaml has; our own format's keys are listed in metadata.KEYS.
+PACKAGE_ONLY_KEYS = frozenset(
+    {"problem_format_version", "name", "uuid", "author", "credits", "license", "rights_owner", "validation"}
+    | {"validator_flags", "keywords", "limits", "source_url", "type", "languages", "embargo_until", "constants"}
+)
+LEGACY_KEYS = (
+    "problem_format_version",
+    "type",
+    "name",
+    "uuid",
+    "author",
+    "source",
+    "source_url",
+    "license",
+    "rights_owner",
+    "limits",
+    "validation",
+    "validator_flags",
+    "grading",
+    "keywords",
+    "languages",
+    "libraries",
+)
+MODERN_KEYS = (
+    "problem_format_version",
+    "type",
+    "name",
+    "uuid",
+    "version",
+    "credits",
+    "source",
+    "license",
+    "rights_owner",
+    "embargo_until",
+    "limits",
+    "keywords",
+    "languages",
+    "allow_file_writing",
+    "constants",
+)
+LICENSES = ("unknown", "public domain", "cc0", "cc by", "cc by-sa", "educational", "permission")
+CREDIT_ROLES = (
+    ("authors", "Authors"),
+    ("contributors", "Contributors"),
+    ("testers", "Testers"),
+    ("packagers", "Packagers"),
+    ("acknowledgements", "Acknowledgements"),
+)
+_MODERN_VERSION = re.compile(r"^(\d{4}-\d{2}(-draft)?|draft)$")
+_EMAIL = re.compile(r"\s*<[^>]*>\s*$")
+
+
+def is_package(names: set[str], yaml_keys: set[str]) -> bool:
+    """Whether a problem folder is an ICPC problem package rather than our own layout."""
+    if yaml_keys & PACKAGE_ONLY_KEYS:
+        return True
+    return any(name.startswith(PACKAGE_DIRS) for name in names)
+
+
+def format_version(data: dict[str, Any]) -> str:
+    """``legacy`` or the modern version string (``2025-09``, ``2023-07-draft``...)."""
+    value = data.get("problem_format_version")
+    if value is None:
+        return "legacy"
+    text = str(value).strip()
+    return text if _MODERN_VERSION.match(text) else "legacy"
+
+
+def parse_package_metadata(
+    data: dict[str, Any], lines: dict[str, int], path: str, test_group: tuple[dict[str, Any], str] | None = None
+) -> tuple[Metadata, list[Diagnostic]]:
+    """Interpret a package's ``problem.yaml`` (already parsed) and its ``data/test_group.yaml`` (mapping, path)."""
+    version = format_version(data)
+    warnings: list[Diagnostic] = []
+
+    def warn(key: str, message: str) -> None:
+        warnings.append(Diagnostic(path, lines.get(key, 0), message, "warning"))
+
+    value = data.get("problem_format_version")
+    if value is not None and str(value).strip() not in ("legacy", "legacy-icpc") and version == "legacy":
+        warn("problem_format_version", f"unknown problem_format_version {value!r}; read as legacy")
+    known = MODERN_KEYS if version != "legacy" else LEGACY_KEYS
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            warn(key, f"unknown key {key!r} for problem package format {version}{hint}")
+    license_name = _text(data, "license", path, lines)
+    if license_name is not None and license_name.lower() not in LICENSES:
+        warn("license", f"unknown license {license_name!r} (known: {', '.join(LICENSES)})")
+    validation, interactive = _validation(data)
+    checker, args, flag_warnings = _checker(data, lines, path, test_group)
+    warnings += flag_warnings
+    source, source_url = _source(data.get("source"), path, lines.get("source"))
+    meta = Metadata(
+        title=_name(data.get("name"), path, lines.get("name")),
+        source=source,
+        source_url=source_url or _text(data, "source_url", path, lines),
+        credits=_credits(data, path, lines),
+        license=license_name,
+        rights_owner=_text(data, "rights_owner", path, lines),
+        tags=_keywords(data.get("keywords"), path, lines.get("keywords")),
+        time_limit=_time_limit(data.get("limits"), path, lines.get("limits")),
+        checker=checker,
+        validator_args=args,
+        package=version,
+        validation=validation,
+        interactive=interactive,
+        constants=_constants(data.get("constants"), path, lines.get("constants")),
+    )
+    return meta, warnings
+
+
+def _text(data: dict[str, Any], key: str, path: str, lines: dict[str, int]) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value).strip() or None
+    raise MetadataError(path, lines.get(key), f"{key} must be a string, not {type(value).__name__}")
+
+
+def _name(value: Any, path: str, line: int | None) -> str | None:
+    """``name: Hello`` or ``name: {en: Hello, de: Hallo}``: the English name, else the first one."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        names = {str(k): str(v).strip() for k, v in value.items() if v is not None}
+        return names.get("en") or next(iter(names.values()), None)
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value).strip() or None
+    raise MetadataError(path, line, "name must be a string or a mapping of language codes to names")
+
+
+def _person(value: Any, path: str, line: int | None) -> str:
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return str(value["name"]).strip()
+    if isinstance(value, str):
+        return _EMAIL.sub("", value).strip()
+    raise MetadataError(path, line, f"a person must be a name or a mapping with 'name', not {value!r}")
+
+
+def _people(value: Any, path: str, line: int | None) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    return tuple(name for item in items if item is not None and (name := _person(item, path, line)))
+
+
+def _credits(data: dict[str, Any], path: str, lines: dict[str, int]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """2025-09 ``credits`` (a name, or a mapping of roles), or legacy ``author`` ("A, B and C")."""
+    author = data.get("author")
+    if isinstance(author, str):
+        names = tuple(n.strip() for n in re.split(r",|\band\b", author) if n.strip())
+        return (("Authors", names),) if names else ()
+    value = data.get("credits")
+    line = lines.get("credits")
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        return (("Authors", _people(value, path, line)),)
+    found = [(title, _people(value[key], path, line)) for key, title in CREDIT_ROLES if value.get(key)]
+    translators = value.get("translators")
+    if isinstance(translators, dict):
+        names = tuple(n for people in translators.values() for n in _people(people, path, line))
+        found.append(("Translators", names))
+    return tuple((title, names) for title, names in found if names)
+
+
+def _source(value: Any, path: str, line: int | None) -> tuple[str | None, str | None]:
+    """``source: X``, ``source: {name: X, url: U}`` or a list of those: the names, and the first URL."""
+    items = value if isinstance(value, list) else [value]
+    names: list[str] = []
+    url: str | None = None
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, dict):
+            if item.get("name"):
+                names.append(str(item["name"]).strip())
+            if url is None and item.get("url"):
+                url = str(item["url"]).strip()
+        elif isinstance(item, (str, int)):
+            names.append(str(item).strip())
+        else:
+            raise MetadataError(path, line, "source must be a string, a mapping with name and url, or a list")
+    return ("; ".join(n for n in names if n) or None), url
+
+
+def _keywords(value: Any, path: str, line: int | None) -> tuple[str, ...]:
+    """A list (2025-09) or a space-separated string (legacy)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, list):
+        raise MetadataError(path, line, "keywords must be a list of strings")
+    return tuple(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
+
+
+def _time_limit(limits: Any, path: str, line: int | None) -> float | None:
+    if limits is None:
+        return None
+    if not isinstance(limits, dict):
+        raise MetadataError(path, line, "limits must be a mapping (time_limit, memory, ...)")
+    value = limits.get("time_limit")
+    if value is None:
+        return None
+    number = positive_number(value)
+    if number is None:
+        raise MetadataError(path, line, f"limits: time_limit must be a positive number of seconds, not {value!r}")
+    return number
+
+
+def _validation(data: dict[str, Any]) -> tuple[str, bool]:
+    """(``default``/``custom``/"", interactive) from legacy ``validation`` or modern ``type``."""
+    kinds = data.get("type")
+    types = {str(k) for k in kinds} if isinstance(kinds, list) else {str(kinds)} if kinds else set()
+    interactive = "interactive" in types
+    validation = data.get("validation")
+    if isinstance(validation, str):
+        words = validation.split()
+        return (words[0] if words else ""), interactive or "interactive" in words
+    if isinstance(validation, dict):  # 2023-07 drafts
+        return "custom", interactive or bool(validation.get("interaction"))
+    return "", interactive
+
+
+def _checker(
+    data: dict[str, Any], lines: dict[str, int], path: str, group: tuple[dict[str, Any], str] | None
+) -> tuple[Checker, tuple[str, ...], list[Diagnostic]]:
+    """The default validator's settings and the arguments a custom validator gets.
+
+    Legacy packages give ``validator_flags`` in problem.yaml; 2025-09 packages give
+    ``output_validator_args`` in ``data/test_group.yaml`` (older drafts: ``output_validator_flags``).
+    """
+    flags: Any = data.get("validator_flags")
+    where, line = path, lines.get("validator_flags")
+    if flags is None and group is not None:
+        flags = group[0].get("output_validator_args", group[0].get("output_validator_flags"))
+        where, line = group[1], 0
+    if flags is None:
+        return Checker(case_sensitive=False), (), []
+    words = flags.split() if isinstance(flags, str) else [str(w) for w in flags] if isinstance(flags, list) else None
+    if words is None:
+        raise MetadataError(where, line, "validator flags must be a string or a list of strings")
+    checker, unknown = parse_checker_flags(words, where, line)
+    warnings = []
+    if unknown and not str(data.get("validation", "")).startswith("custom"):
+        message = f"the default output validator has no flag {unknown[0]!r}"
+        warnings.append(Diagnostic(where, line or 0, message, "warning"))
+    return checker, tuple(words), warnings
+
+
+def _constants(value: Any, path: str, line: int | None) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise MetadataError(path, line, "constants must be a mapping of names to values")
+    return tuple((str(k), str(v)) for k, v in value.items())
