@@ -9,6 +9,7 @@ import hashlib
 import os
 import re
 import subprocess
+import unicodedata
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -23,9 +24,11 @@ from .package import is_package, parse_package_metadata
 from .yamlfile import parse_yaml_mapping
 
 SAMPLE_DIRS = ("samples", "data/sample")
-MAX_TEXT_BYTES = 4 * 1024 * 1024
+MiB = 1024 * 1024
+MAX_TEXT_BYTES = 4 * MiB
 _LABELLED = re.compile(r"^([A-Z]{1,2}[0-9]{0,2})[-_ ](.+)$")
 _YEAR = re.compile(r"^(19|20)[0-9]{2}$")
+_SAFE_PART = re.compile(r"^[A-Za-z0-9._-]+$")
 _BACKUP = re.compile(r"(~$|^\.|^#.*#$|\.sw[a-p]$|^4913$|\.tmp$|\.bak$)")
 
 
@@ -68,8 +71,9 @@ def infer_year(groups: tuple[str, ...]) -> int | None:
 
 @lru_cache(maxsize=65536)
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
-    """Sort key that orders "2" before "10"."""
-    return tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in re.split(r"(\d+)", text) if p)
+    """Sort key that orders "2" before "10"; names that differ only in case keep one fixed order."""
+    parts = tuple((0, int(p)) if p.isdigit() else (1, p.lower()) for p in re.split(r"(\d+)", text) if p)
+    return (*parts, (2, text))
 
 
 def find_problem_folders(archive: Path) -> list[Path]:
@@ -143,6 +147,7 @@ def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, in
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
         path=rel,
+        slug=url_slug(rel),
         archive_prefix=prefix,
         track=parts[0],
         groups=parts[1:-1],
@@ -199,7 +204,41 @@ def load_archive(
             )
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates))
-    return entries, problems
+    return _unique_slugs(entries), problems
+
+
+def url_slug(path: str) -> str:
+    """The URL of a problem folder: each part kept where it is URL-safe, letters folded to ASCII,
+    anything else a hyphen ("A-Über Brücke" -> "A-Uber-Brucke"); stable, so links keep working."""
+    return "/".join(_slug_part(part) for part in path.split("/"))
+
+
+def _slug_part(part: str) -> str:
+    if _SAFE_PART.match(part):
+        return part
+    folded = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", folded).strip("-.")
+    return slug or "x-" + hashlib.sha1(part.encode()).hexdigest()[:8]
+
+
+def _unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
+    """Two folders whose URLs would be the same (also when they differ only in case): an error on the
+    second, which gets a numbered URL so that both are still published."""
+    taken: dict[str, EntrySource] = {}
+    result = []
+    for entry in entries:
+        slug, n = entry.slug, 1
+        while slug.lower() in taken:
+            n += 1
+            slug = f"{entry.slug}-{n}"
+        if n > 1:
+            first = taken[entry.slug.lower()]
+            message = f"this folder's URL {entry.slug}/ is already {first.display_path()}'s; rename one of them"
+            problem = Diagnostic(entry.display_path(), 0, message)
+            entry = replace(entry, slug=slug, diagnostics=(*entry.diagnostics, problem))
+        taken[slug.lower()] = entry
+        result.append(entry)
+    return result
 
 
 def _load_files(
@@ -243,8 +282,13 @@ def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None
-    if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
-        return SourceFile(name=rel, text=None, size=len(data), digest=hashlib.sha1(data).hexdigest())
+    digest = hashlib.sha1(data).hexdigest()
+    if len(data) > MAX_TEXT_BYTES:
+        why = f"{len(data) / MiB:.1f} MiB is over the {MAX_TEXT_BYTES // MiB} MiB limit for text the site shows"
+        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
+    if (nul := data.find(b"\x00", 0, 8192)) >= 0:
+        why = f"binary data (a NUL byte at offset {nul}), not text"
+        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -253,9 +297,10 @@ def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -
             diagnostics.append(
                 Diagnostic(shown, line, f"not valid UTF-8 (byte offset {e.start}); save the file as UTF-8")
             )
-        return SourceFile(name=rel, text=None, size=len(data), digest=hashlib.sha1(data).hexdigest())
+        why = f"not valid UTF-8 (byte offset {e.start})"
+        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return SourceFile(name=rel, text=text, size=len(data), digest=hashlib.sha1(data).hexdigest())
+    return SourceFile(name=rel, text=text, size=len(data), digest=digest)
 
 
 _TEXT_SUFFIXES = {
@@ -343,7 +388,7 @@ def _pair(
     if given.text is None or (answer is not None and answer.text is None):
         bad = given if given.text is None else answer
         assert bad is not None
-        diagnostics.append(Diagnostic(f"{where}/{bad.name}", 0, "sample file is not UTF-8 text"))
+        diagnostics.append(Diagnostic(f"{where}/{bad.name}", 0, f"sample file is {bad.binary or 'not UTF-8 text'}"))
         return None
     return Sample(
         name=stem,

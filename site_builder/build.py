@@ -384,7 +384,7 @@ def plan_raw_files(
     problems: list[Diagnostic] = []
     for source in sources:
         for item in source.files:
-            target = f"{source.path}/{item.name}"
+            target = f"{source.slug or source.path}/{item.name}"
             if target in pages:
                 problems.append(
                     Diagnostic(

@@ -27,7 +27,8 @@ def render_entry(source: EntrySource) -> Entry:
     diagnostics = list(source.diagnostics)
     layout, meta = source.layout, source.meta
     assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
-    extras = DocumentExtras(assets, source.samples, dict(meta.constants))
+    tex = {f.name: f.text for f in source.files if f.name.endswith(".tex") and f.text is not None}
+    extras = DocumentExtras(assets, source.samples, dict(meta.constants), tex)
     statements = [
         document
         for index, (language, name) in enumerate(layout.statements)
@@ -65,6 +66,7 @@ def render_entry(source: EntrySource) -> Entry:
         diagnostics=tuple(diagnostics),
         has_python=any(highlight.language_for(n) == "python" for n in layout.solvers),
         search_text="\n".join(plain_text(d.html, list(d.math)) for d in (statement, solution) if d is not None),
+        slug=source.slug or source.path,
         translations=tuple(statements[1:]),
         credits=meta.credits,
         source_url=meta.source_url,
@@ -98,6 +100,7 @@ class DocumentExtras:
     assets: frozenset[str]
     samples: tuple[Sample, ...]
     constants: dict[str, str]
+    tex: dict[str, str]  # every .tex file of the folder, for \input
 
 
 def _document(
@@ -113,14 +116,18 @@ def _document(
         return None
     path = source.display_path(item.name)
     if item.text is None:
-        if not any(d.path == path for d in diagnostics):  # the archive walk names the byte offset where it can
-            diagnostics.append(Diagnostic(path, 0, "not a UTF-8 text file; cannot render it"))
-        return _error_document(item.name, "This file is not UTF-8 text.")
+        why = item.binary or "not UTF-8 text"
+        if not any(d.path == path for d in diagnostics):  # the archive walk names the line of bad UTF-8
+            diagnostics.append(Diagnostic(path, 0, f"cannot render it: {why}"))
+        return _error_document(item.name, f"This file cannot be shown: {why}.")
     suffix = PurePosixPath(item.name).suffix
     if suffix == ".txt":
         return Document(file=item.name, html=f'<pre class="statement-text">{html.escape(item.text)}</pre>')
     folder = item.name.rpartition("/")[0]
     base = folder + "/" if folder else ""
+    options: dict[str, object] = {}
+    if suffix == ".tex":
+        options["inputs"] = {n[len(base) :]: t for n, t in extras.tex.items() if n.startswith(base) and n != item.name}
     try:
         document, warnings = RENDERERS[suffix](
             item.text,
@@ -130,6 +137,7 @@ def _document(
             id_prefix=prefix,
             samples=extras.samples,
             constants=extras.constants,
+            **options,
         )
     except SiteError as e:
         diagnostics.append(e.diagnostic())

@@ -232,6 +232,8 @@ class Context:
     assets: frozenset[str]
     asset_base: str = ""
     constants: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
+    input_stack: list[str] = field(default_factory=list)
     frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
     theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
     counters: dict[str, int] = field(default_factory=dict)
@@ -255,12 +257,14 @@ def render_latex(
     asset_base: str = "",
     samples: tuple[Sample, ...] = (),
     constants: dict[str, str] | None = None,
+    inputs: dict[str, str] | None = None,
 ) -> tuple[Document, list[tuple[int, str]]]:
     """Render a LaTeX document or fragment. Returns the document and its warnings (line, message).
 
     ``assets`` are the image files beside the document (``asset_base`` is their folder on the page).
     A problem package's statement may place its ``samples`` with ``\\nextsample`` and
-    ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``.
+    ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``. ``inputs`` are the
+    other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline (nothing outside the folder).
 
     Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
     other input that has no sensible rendering.
@@ -271,6 +275,7 @@ def render_latex(
         assets=assets,
         asset_base=asset_base,
         constants=constants or {},
+        inputs=inputs or {},
     )
     ctx.theorems = {name: (title, name) for name, title in THEOREMS.items()}
     body = _split_preamble(nodes, ctx)
@@ -628,7 +633,35 @@ def _remainingsamples(cmd: Cmd, ctx: Context) -> str:
     return ctx.doc.remaining_samples()
 
 
+MAX_INPUT_DEPTH = 8
+
+
+def _input(cmd: Cmd, ctx: Context) -> str:
+    """``\\input{file}``: another .tex file of the problem folder, inlined; never a file outside it."""
+    name = _plain(cmd.arg(0))
+    if not is_local_path(name):
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name}{{{name}}} points outside the problem folder; refused")
+    found = next((n for n in (name, name + ".tex") if n in ctx.inputs), None)
+    if found is None:
+        ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: no such .tex file beside this one; left out")
+        return f'<p class="missing">[\\{cmd.name}{{{html.escape(name)}}}: file not found]</p>'
+    if found in ctx.input_stack or len(ctx.input_stack) >= MAX_INPUT_DEPTH:
+        chain = " -> ".join([*ctx.input_stack, found])
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name} nests too deep or loops: {chain}")
+    nodes = parse_latex(ctx.inputs[found], ctx.doc.path.rsplit("/", 1)[0] + "/" + found)
+    before = len(ctx.doc.warnings)
+    ctx.input_stack.append(found)
+    try:
+        body = render_blocks(nodes, ctx)
+    finally:
+        ctx.input_stack.pop()
+    ctx.doc.warnings[before:] = [(cmd.line, f"in {found}, line {n}: {m}") for n, m in ctx.doc.warnings[before:]]
+    return body
+
+
 BLOCK_COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {
+    "input": _input,
+    "include": _input,
     "illustration": _illustration,
     "nextsample": _nextsample,
     "remainingsamples": _remainingsamples,

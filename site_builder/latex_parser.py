@@ -82,6 +82,8 @@ COMMAND_ARGS: dict[str, str] = {
     "problemname": "{",
     "illustration": "{{{",
     "constant": "{",
+    "input": "{",
+    "include": "{",
     "\\": "[",
     "newtheorem": "{[{[",
     "multicolumn": "{{{",

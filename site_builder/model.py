@@ -50,6 +50,7 @@ class SourceFile:
     text: str | None
     size: int
     digest: str = ""  # sha1 of the bytes on disk
+    binary: str = ""  # why ``text`` is None: "not UTF-8 ...", "binary data ...", "... over the limit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,7 @@ class EntrySource:
     updated: str  # ISO date of the last change
     diagnostics: tuple[Diagnostic, ...] = ()
     layout: Layout = Layout()
+    slug: str = ""  # the folder of its page in the site: ``path`` made URL-safe (and unique)
 
     def file(self, name: str) -> SourceFile | None:
         for item in self.files:
@@ -232,6 +234,7 @@ class Entry:
     runs: tuple[SolverRun, ...] = ()
     has_python: bool = False
     search_text: str = ""  # statement and write-up as plain text, math as TeX
+    slug: str = ""  # the folder of its page in the site (``path`` made URL-safe)
     translations: tuple[Document, ...] = ()  # the statement in further languages
     credits: tuple[tuple[str, tuple[str, ...]], ...] = ()
     source_url: str | None = None

@@ -74,7 +74,7 @@ def root_of(path: str) -> str:
 
 
 def entry_url(entry: Entry) -> str:
-    return f"{entry.path}/index.html"
+    return f"{entry.slug or entry.path}/index.html"
 
 
 def entry_heading(site: Site, entry: Entry) -> str:

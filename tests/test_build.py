@@ -12,11 +12,12 @@ from sitecheck import check_site, scan_page
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.config import BuildOptions
+from site_builder.archive import find_problem_folders
 from site_builder.errors import TemplateError
 
 
 def entry_folders() -> list[Path]:
-    return sorted(p.parent for p in (ROOT / "archive").rglob("solution.*") if p.parent.name != "samples")
+    return find_problem_folders(ROOT / "archive")
 
 
 def test_every_page_exists(built: Path) -> None:

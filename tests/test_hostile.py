@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import signal
 import subprocess
@@ -139,3 +140,70 @@ def test_killed_build_leaves_a_complete_site(tmp_path: Path, delay: float, how: 
     subprocess.run(command(tmp_path / "site"), cwd=ROOT, check=True, capture_output=True)
     assert snapshot(tmp_path / "site") == expected, "the next build completes, from a usable cache"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
+
+
+def test_folder_names_with_spaces_and_letters_get_stable_unique_urls(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    from sitecheck import check_site
+
+    solver = "print(int(input()) * 2)\n"
+    files: dict[str, str | bytes] = {}
+    for folder in ("t/A-Über Brücke", "t/A-Uber-Brucke", "t/B-x", "t/b-x", "t/山"):
+        files |= {
+            f"{folder}/solution.md": f"# {folder}\n\nText.\n",
+            f"{folder}/solution.py": solver,
+            f"{folder}/samples/1 one.in": "2\n",
+            f"{folder}/samples/1 one.ans": "4\n",
+            f"{folder}/notes and more.txt": "notes\n",
+        }
+    archive = make_archive(files)
+    out = tmp_path / "site"
+    report = build_site(options_for(archive, out))
+    assert sorted(str(d).replace(str(archive), "archive") for d in report.diagnostics) == [
+        "archive/t/A-Über Brücke: this folder's URL t/A-Uber-Brucke/ is already archive/t/A-Uber-Brucke's; "
+        "rename one of them",
+        "archive/t/b-x: this folder's URL t/b-x/ is already archive/t/B-x's; rename one of them",
+    ]
+    # Every folder is still published; the second of a colliding pair under a numbered URL.
+    for slug in (
+        "A-Uber-Brucke",
+        "A-Uber-Brucke-2",
+        "B-x",
+        "b-x-2",
+        "x-" + hashlib.sha1("山".encode()).hexdigest()[:8],
+    ):
+        page = (out / "t" / slug / "index.html").read_text(encoding="utf-8")
+        assert "Verified 1/1" in page and 'href="notes%20and%20more.txt"' in page
+        assert (out / "t" / slug / "samples" / "1 one.in").read_text() == "2\n"
+    assert check_site(out) == []
+    # The same archive always gives the same URLs.
+    again = build_site(options_for(archive, tmp_path / "again"))
+    assert (
+        sorted(p.relative_to(tmp_path / "again").as_posix() for p in (tmp_path / "again").rglob("index.html"))
+        == sorted(p.relative_to(out).as_posix() for p in out.rglob("index.html"))
+        and again.published
+    )
+
+
+def test_huge_and_repetitive_inputs_have_clear_limits(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    paragraph = "A long statement paragraph with $x_i$ in it. " * 40 + "\n\n"
+    archive = make_archive(
+        {
+            "t/A-huge/statement.md": paragraph * (20 * 1024 * 1024 // len(paragraph)),  # 20 MB
+            "t/A-huge/solution.md": "# Huge\n\nThe statement is too big to show.\n",
+            "t/B-many/solution.tex": "\\section{Many}\n" + "\\o " * 1_000_000 + "\n",  # a macro used a million times
+        }
+    )
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert [str(d).replace(str(archive), "archive") for d in report.diagnostics] == [
+        "archive/t/A-huge/statement.md: cannot render it: 20.0 MiB is over the 4 MiB limit for text the site shows"
+    ]
+    huge = (tmp_path / "site/t/A-huge/index.html").read_text(encoding="utf-8")
+    assert "over the 4 MiB limit" in huge and "The statement is too big to show." in huge
+    assert (tmp_path / "site/t/A-huge/statement.md").stat().st_size == (
+        archive / "t/A-huge/statement.md"
+    ).stat().st_size
+    many = (tmp_path / "site/t/B-many/index.html").read_text(encoding="utf-8")
+    editorial = many[many.index('id="editorial"') : many.index('id="code"')]
+    assert editorial.count("\u00f8") == 1_000_000

@@ -240,3 +240,36 @@ def test_a_build_after_the_server_stops_reuses_its_pages(tmp_path: Path) -> None
     inode = page.stat().st_ino
     build_site(options)
     assert page.stat().st_ino == inode and "One, edited." in page.read_text()
+
+
+def test_many_concurrent_requests_during_a_rebuild(server: DevServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    good = ["/index.html", "/t/2024/A-alpha/index.html", "/t/2024/B-beta/index.html", "/t/index.html"]
+    bad = ["/../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "//etc/passwd", "/%00", "/x" * 3000, "/nope.html"]
+    paths = [(good + bad)[n % len(good + bad)] for n in range(200)]
+    events = Events(server)
+
+    def fetch(path: str) -> tuple[str, int, str]:
+        connection = http.client.HTTPConnection(*address(server), timeout=30)
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read().decode("utf-8", "replace")
+        connection.close()
+        return path, response.status, body
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        futures = [pool.submit(fetch, p) for p in paths[:20]]
+        # A template change re-renders every page while the remaining requests arrive.
+        layout = server.options.templates / "base.html"
+        edit(layout, layout.read_text().replace("</footer>", "<p>rebuilt</p></footer>"))
+        futures += [pool.submit(fetch, p) for p in paths[20:]]
+        results = [f.result() for f in futures]
+    for path, status, body in results:
+        if path in good:
+            assert status == 200 and body.rstrip().endswith("</html>"), path  # never a half-written page
+        else:
+            assert status in (404, 414), path
+            assert "root:" not in body
+    events.next()
+    assert "<p>rebuilt</p>" in get(server, "/t/2024/A-alpha/index.html")[1]
