@@ -21,7 +21,7 @@ from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number
 from .model import EntrySource, Layout, Metadata, Sample, SourceFile
 from .package import is_package, parse_package_metadata
-from .yamlfile import parse_yaml_mapping
+from .yamlfile import Memo, parse_yaml_mapping
 
 SAMPLE_DIRS = ("samples", "data/sample")
 MiB = 1024 * 1024
@@ -127,14 +127,16 @@ def parse_git_log(text: str) -> dict[str, int]:
     return dates
 
 
-def load_entry(folder: Path, archive: Path, prefix: str, git_dates: dict[str, int]) -> EntrySource:
+def load_entry(
+    folder: Path, archive: Path, prefix: str, git_dates: dict[str, int], memo: Memo | None = None
+) -> EntrySource:
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     diagnostics: list[Diagnostic] = []
     where = f"{prefix}/{rel}" if prefix else rel
     files, newest = _load_files(folder, archive, where, diagnostics, git_dates, rel)
-    meta = _load_metadata(files, where, diagnostics)
+    meta = _load_metadata(files, where, diagnostics, memo)
     if meta.package is not None and meta.time_limit is None:
         meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
     samples = _load_samples(files, where, diagnostics)
@@ -185,9 +187,11 @@ def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> 
 
 
 def load_archive(
-    archive: Path, prefix: str, git_dates: dict[str, int] | None = None
+    archive: Path, prefix: str, git_dates: dict[str, int] | None = None, memo: Memo | None = None
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
-    """Load every problem folder. Errors in one folder are recorded on that entry."""
+    """Load every problem folder. Errors in one folder are recorded on that entry.
+
+    ``memo``: YAML files already parsed, by content (see ``yamlfile``)."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, "archive folder not found")
     if git_dates is None:
@@ -203,7 +207,7 @@ def load_archive(
                 )
             )
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo))
     return _unique_slugs(entries), problems
 
 
@@ -275,10 +279,21 @@ def _load_files(
     return files, newest
 
 
+def _read_bytes(path: str) -> bytes:
+    """A whole file, with plain system calls (a buffered file object costs more than the read itself)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = _read_bytes(path)
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None
@@ -299,7 +314,9 @@ def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -
             )
         why = f"not valid UTF-8 (byte offset {e.start})"
         return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return SourceFile(name=rel, text=text, size=len(data), digest=digest)
 
 
@@ -325,13 +342,15 @@ def _is_text_name(name: str) -> bool:
     return Path(name).suffix.lower() in _TEXT_SUFFIXES
 
 
-def _load_metadata(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> Metadata:
+def _load_metadata(
+    files: list[SourceFile], where: str, diagnostics: list[Diagnostic], memo: Memo | None = None
+) -> Metadata:
     """Our own ``problem.yaml``, or a problem package's (with its ``data/test_group.yaml``)."""
     item = next((f for f in files if f.name == "problem.yaml"), None)
     names = {f.name for f in files}
     path = f"{where}/problem.yaml"
     try:
-        data, lines = parse_yaml_mapping(item.text, path, MetadataError) if item and item.text else ({}, {})
+        data, lines = parse_yaml_mapping(item.text, path, MetadataError, memo) if item and item.text else ({}, {})
         if not is_package(names, set(data)):
             meta, warnings = metadata_from_mapping(data, lines, path)
         else:

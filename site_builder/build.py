@@ -15,18 +15,20 @@ import os
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from . import output
-from .archive import is_problem_folder, load_archive, load_entry, load_git_dates
+from .archive import is_problem_folder, load_entry
 from .catalog import link_site, neighbours
-from .config import BuildOptions, SiteConfig, load_site_config
+from .config import BuildOptions, SiteConfig
 from .content import fill_entry_math, math_snippets, render_entries
 from .errors import Diagnostic, SiteError
+from .freshness import Loaded, kept_build, load_inputs
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
+from .report import BuildReport, summary_of, verification_rows
 from .search import BUNDLE, build_search_index, search_records
 from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
@@ -34,33 +36,18 @@ from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class BuildReport:
-    diagnostics: tuple[Diagnostic, ...]
-    entries: int
-    tracks: int
-    pages: int
-    published: bool
-    seconds: float
-    out: Path
-    timings: dict[str, float] = field(default_factory=dict)
-    entry_list: tuple[Entry, ...] = ()
-    solver_processes: int = 0
-    written: int = 0
+def build_site(options: BuildOptions, progress: Progress | None = None, loaded: Loaded | None = None) -> BuildReport:
+    """Build the archive into ``options.out``. Raises ``SiteError`` for problems that stop the build.
 
-    @property
-    def errors(self) -> int:
-        return sum(1 for d in self.diagnostics if d.level == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for d in self.diagnostics if d.level == "warning")
-
-
-def build_site(options: BuildOptions, progress: Progress | None = None) -> BuildReport:
-    """Build the archive into ``options.out``. Raises ``SiteError`` for problems that stop the build."""
+    When nothing the site is built from has changed since the published build, and the published
+    files are as that build left them, the site is kept and the last report is returned again.
+    """
+    if loaded is None:
+        kept, loaded = kept_build(options)
+        if kept is not None:
+            return kept
     with Builder(options, progress) as builder:
-        return builder.build_all()
+        return builder.build_all(loaded)
 
 
 class Builder:
@@ -95,17 +82,21 @@ class Builder:
 
     # ------------------------------------------------------------ full build
 
-    def build_all(self) -> BuildReport:
-        """Load and render everything; publish atomically unless ``--strict`` finds problems."""
-        started = time.perf_counter()
+    def build_all(self, loaded: Loaded | None = None) -> BuildReport:
+        """Load and render everything; publish atomically unless ``--strict`` finds problems.
+
+        ``loaded``: the configuration and archive, when the caller has just read them.
+        """
+        started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
         self.timings = {}
         self.solver_processes = 0
-        mark = started
-        self.config = load_site_config(self.options)
+        loaded = loaded or load_inputs(self.options)
+        self.config, self.git_dates, self.problems = loaded.config, loaded.git_dates, list(loaded.problems)
+        sources = loaded.sources
         archive_shown = self.options.display(self.options.archive)
-        self.git_dates = load_git_dates(self.options.archive)
-        sources, self.problems = load_archive(self.options.archive, archive_shown, self.git_dates)
-        mark = self._lap("load", mark)
+        self.timings["load"] = loaded.seconds
+        mark = time.perf_counter()
+        inputs = loaded.inputs
         entries = self._render(sources)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries)
@@ -122,14 +113,15 @@ class Builder:
         raw, collisions = plan_raw_files(self.options, sources, outputs)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         publish = not (self.options.strict and diagnostics)
-        if publish:
-            with self.write_lock:
-                self.published = output.write_site(self.options, outputs, raw)
         self.sources = {s.path: s for s in sources}
         self.entries = {e.path: e for e in entries}
         self.site = site
-        self._lap("write", mark)
         pages = sum(1 for o in outputs if o.path.endswith(".html") and not o.path.startswith(BUNDLE + "/"))
+        if publish:
+            summary = summary_of(diagnostics, site, pages)
+            with self.write_lock:
+                self.published = output.write_site(self.options, outputs, raw, (inputs, summary))
+        self._lap("write", mark)
         return self._report(diagnostics, publish, started, pages)
 
     # ------------------------------------------------------------ incremental updates (dev server)
@@ -313,7 +305,7 @@ class Builder:
             seconds=time.perf_counter() - started,
             out=self.options.out,
             timings=dict(self.timings),
-            entry_list=site.entries if site else (),
+            verification=verification_rows(site),
             solver_processes=self.solver_processes,
             written=written,
         )

@@ -9,11 +9,11 @@ import time
 import webbrowser
 from pathlib import Path
 
-from .build import BuildReport, build_site
 from .config import make_options
 from .errors import SiteError
+from .freshness import kept_build
+from .report import BuildReport
 from .scaffold import create_entry
-from .serve import DevServer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,6 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
             f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({report.written} files written)"
         )
 
+    from .serve import DevServer  # the watcher and the renderers, only for this command
+
     server = DevServer(options, args.host, args.port, report=show)
     try:
         url = server.start()
@@ -134,7 +136,11 @@ def _build(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        report = build_site(options, progress=ProgressPrinter(sys.stderr.isatty()))
+        report, loaded = kept_build(options)
+        if report is None:
+            from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
+
+            report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded)
     except SiteError as e:
         print(f"{e}", file=sys.stderr)
         print("Build failed; the previous site was left as it was.", file=sys.stderr)
@@ -174,19 +180,21 @@ class ProgressPrinter:
 def _print_summary(report: BuildReport) -> None:
     """Verification per track: how many entries are verified, failing, or could not be checked."""
     rows: dict[str, dict[str, int]] = {}
-    for entry in report.entry_list:
-        kind = entry.verification[0]
-        counts = rows.setdefault(entry.track, {"verified": 0, "failing": 0, "none": 0})
-        counts[kind] += 1
+    for row in report.verification:
+        counts = rows.setdefault(row.track, {"verified": 0, "failing": 0, "none": 0})
+        counts[row.kind] += 1
     if not rows:
         return
     print(f"{'track':<16} {'entries':>7} {'verified':>9} {'failing':>8} {'unchecked':>10}")
     for track, c in rows.items():
         print(f"{track:<16} {sum(c.values()):>7} {c['verified']:>9} {c['failing']:>8} {c['none']:>10}")
-    failing = [e for e in report.entry_list if e.verification[0] == "failing"]
-    for entry in failing:
-        print(f"  failing: {entry.display_path}: {entry.verification[1]}")
-    print(f"Solver processes started: {report.solver_processes} (the rest came from the cache).")
+    for row in report.verification:
+        if row.kind == "failing":
+            print(f"  failing: {row.display_path}: {row.text}")
+    if report.current:
+        print("Nothing changed since the published build: the site was kept as it is.")
+    else:
+        print(f"Solver processes started: {report.solver_processes} (the rest came from the cache).")
 
 
 def _print_report(report: BuildReport, out: str, timings: bool) -> None:

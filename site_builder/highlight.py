@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import Any
 
 from pygments.formatters.html import HtmlFormatter
@@ -13,71 +12,12 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from . import fastlex
+from .languages import language_for, language_name
+
+__all__ = ["language_for", "language_name", "render_block", "render_file", "stylesheet"]
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
-
-# File extension (or exact name) -> Pygments lexer name; the table keeps lookups cheap and predictable.
-LANGUAGES: dict[str, str] = {
-    ".py": "python",
-    ".py3": "python",
-    ".py2": "python",
-    ".cpp": "cpp",
-    ".c++": "cpp",
-    ".cc": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".h": "cpp",
-    ".c": "c",
-    ".java": "java",
-    ".kt": "kotlin",
-    ".rs": "rust",
-    ".go": "go",
-    ".js": "javascript",
-    ".ts": "typescript",
-    ".hs": "haskell",
-    ".ml": "ocaml",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".tex": "latex",
-    ".md": "markdown",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".sh": "bash",
-    ".txt": "text",
-    ".in": "text",
-    ".ans": "text",
-    ".out": "text",
-}
-LANGUAGE_NAMES = {
-    "python": "Python",
-    "cpp": "C++",
-    "c": "C",
-    "java": "Java",
-    "kotlin": "Kotlin",
-    "rust": "Rust",
-    "go": "Go",
-    "javascript": "JavaScript",
-    "typescript": "TypeScript",
-    "haskell": "Haskell",
-    "ocaml": "OCaml",
-    "csharp": "C#",
-    "ruby": "Ruby",
-    "latex": "LaTeX",
-    "markdown": "Markdown",
-    "yaml": "YAML",
-    "bash": "Shell",
-    "text": "Text",
-}
-
-
-def language_for(filename: str) -> str | None:
-    """The lexer name for a file, or None when it is not a known source language."""
-    return LANGUAGES.get(PurePosixPath(filename).suffix.lower())
-
-
-def language_name(language: str) -> str:
-    return LANGUAGE_NAMES.get(language, language)
 
 
 @lru_cache(maxsize=64)

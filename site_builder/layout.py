@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 
-from .highlight import language_for
+from .languages import language_for
 from .model import Layout, Metadata, Validator
 
 WRITEUPS = ("solution.tex", "solution.md")
@@ -131,4 +130,6 @@ def _by_language(names: Iterable[str]) -> list[str]:
 
 
 def _suffix(name: str) -> str:
-    return PurePosixPath(name).suffix.lower()
+    base = name[name.rfind("/") + 1 :]
+    dot = base.rfind(".")
+    return base[dot:].lower() if dot > 0 else ""

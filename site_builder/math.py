@@ -66,11 +66,18 @@ class MathRenderer:
         self.node = shutil.which("node")
         self.node_modules = locate_temml(root)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
-        worker = hashlib.sha1(WORKER.read_bytes()).hexdigest()[:10]  # Temml's options live in the worker
-        self.cache_path = cache_dir / f"math-temml-{self.version or 'none'}-{worker}.json"
+        self.cache_path = cache_dir / self.cache_name(root)
         self.store = JsonStore(self.cache_path, "math cache")
         self.cache_warning = self.store.warning
         self.process: subprocess.Popen[str] | None = None
+
+    @staticmethod
+    def cache_name(root: Path) -> str:
+        """The cache file's name: Temml's version, and the worker's digest (Temml's options live there)."""
+        node_modules = locate_temml(root)
+        version = temml_version(node_modules) if node_modules else ""
+        worker = hashlib.sha1(WORKER.read_bytes()).hexdigest()[:10]
+        return f"math-temml-{version or 'none'}-{worker}.json"
 
     @staticmethod
     def font_file(root: Path) -> Path | None:

@@ -16,13 +16,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import highlight
 from .config import BuildOptions
 from .errors import BuildError
-from .math import MathRenderer
-from .render import Output
 from .store import JsonStore, write_atomic
+
+if TYPE_CHECKING:
+    from .render import Output
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +39,20 @@ def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile]) -> dict[str, str]:
+Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the summary it reported
+
+
+def write_site(
+    options: BuildOptions, outputs: list[Output], raw: list[RawFile], record: Record | None = None
+) -> dict[str, str]:
     """Publish the site at ``options.out`` atomically; returns the digest of every output, by path.
 
     Everything is written into a temporary sibling folder that is swapped in when complete. Files
     whose bytes are unchanged since the last build are hard-linked from the current site (we never
     write into a published file, we only replace it), and a build that changes nothing writes
     nothing at all. The manifest of the last build, with the size and time of every file it wrote,
-    lives in the cache; a file that no longer matches it is written again.
+    lives in the cache; a file that no longer matches it is written again. ``record`` is kept
+    in it too, for ``current_summary``.
     """
     out = options.out
     manifest = options.cache / "published.json"
@@ -55,6 +62,7 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile])
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
     previous = _trusted_manifest(manifest, out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
+        _save_manifest(manifest, out, wanted, record, previous)
         return pages
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(out)
@@ -87,8 +95,18 @@ def write_site(options: BuildOptions, outputs: list[Output], raw: list[RawFile])
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _save_manifest(manifest, out, wanted)
+    _save_manifest(manifest, out, wanted, record)
     return pages
+
+
+def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
+    """The summary of the published build, if it was built from exactly ``inputs`` and its files are
+    still as it wrote them (sizes and times); None otherwise."""
+    store = JsonStore(options.cache / "published.json", "manifest")
+    summary = store.get("summary")
+    if store.get("inputs") != inputs or not isinstance(summary, dict):
+        return None
+    return summary if _trusted_manifest(options.cache / "published.json", options.out, store) is not None else None
 
 
 def record_published(options: BuildOptions) -> None:
@@ -106,6 +124,9 @@ def record_published(options: BuildOptions) -> None:
 
 def _static_files(options: BuildOptions) -> dict[str, bytes]:
     """static/ from the project, the generated Pygments stylesheet, and Temml's font."""
+    from . import highlight  # Pygments: imported only by builds that write (a kept site never does)
+    from .math import MathRenderer
+
     files: dict[str, bytes] = {}
     if options.static.is_dir():
         for path in sorted(options.static.rglob("*")):
@@ -126,9 +147,9 @@ def _same_file(path: Path, recorded: tuple[str, int, int]) -> bool:
     return (info.st_size, info.st_mtime_ns) == (recorded[1], recorded[2])
 
 
-def _trusted_manifest(path: Path, out: Path) -> dict[str, tuple[str, int, int]] | None:
+def _trusted_manifest(path: Path, out: Path, store: JsonStore | None = None) -> dict[str, tuple[str, int, int]] | None:
     """The last build's manifest, if it describes this output folder."""
-    store = JsonStore(path, "manifest")
+    store = store or JsonStore(path, "manifest")
     if store.get("out") != str(out) or not out.is_dir():
         return None
     files = store.get("files")
@@ -140,14 +161,26 @@ def _trusted_manifest(path: Path, out: Path) -> dict[str, tuple[str, int, int]] 
     return manifest
 
 
-def _save_manifest(path: Path, out: Path, wanted: dict[str, str]) -> None:
-    files = {}
-    for name, key in wanted.items():
-        info = (out / name).stat()
-        files[name] = [key, info.st_size, info.st_mtime_ns]
+def _save_manifest(
+    path: Path,
+    out: Path,
+    wanted: dict[str, str],
+    record: Record | None = None,
+    known: dict[str, tuple[str, int, int]] | None = None,
+) -> None:
+    """Describe the published folder (``known``: a manifest just checked against it, reused)."""
+    if known is not None:
+        files = {name: list(value) for name, value in known.items()}
+    else:
+        files = {}
+        for name, key in wanted.items():
+            info = (out / name).stat()
+            files[name] = [key, info.st_size, info.st_mtime_ns]
     store = JsonStore(path, "manifest")
-    store.put("out", str(out))
-    store.put("files", files)
+    store.data = {"out": str(out), "files": files}
+    if record is not None:
+        store.data.update({"inputs": record[0], "summary": record[1]})
+    store.dirty = True
     store.save()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import yaml
@@ -13,16 +14,29 @@ from .errors import SiteError
 _FAST: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def parse_yaml_mapping(text: str, path: str, error: type[SiteError]) -> tuple[dict[str, Any], dict[str, int]]:
+Parsed = tuple[dict[str, Any], dict[str, int]]
+Memo = dict[str, Parsed]  # by a digest of the text; the values are shared, so never change them
+
+
+def parse_yaml_mapping(text: str, path: str, error: type[SiteError], memo: Memo | None = None) -> Parsed:
     """Parse a YAML document that must be a mapping (or empty).
 
     Returns the mapping and the 1-based line of each top-level key. Raises ``error`` with the
-    YAML mark's line on syntax errors.
+    YAML mark's line on syntax errors. ``memo`` keeps results by content (a build loads it from
+    its cache: parsing is most of the time spent reading a large archive).
     """
     if text.startswith("\ufeff"):
         text = text[1:]
+    key = ""
+    if memo is not None:
+        key = hashlib.sha1(text.encode()).hexdigest()
+        if key in memo:
+            return memo[key]
     try:
-        return _parse(text, path, error, _FAST)
+        parsed = _parse(text, path, error, _FAST)
+        if memo is not None:
+            memo[key] = parsed
+        return parsed
     except yaml.YAMLError:
         try:
             return _parse(text, path, error, yaml.SafeLoader)

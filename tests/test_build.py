@@ -156,3 +156,34 @@ def test_file_that_would_overwrite_a_page_is_refused(tmp_path: Path, make_archiv
     report = build_site(_options(root, archive))
     assert any("would overwrite the generated page" in d.message for d in report.diagnostics)
     assert "<p>mine</p>" not in (root / "site/t/A-x/index.html").read_text()
+
+
+def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {
+            "t/A-x/solution.md": "# X\n\nText.\n",
+            "t/A-x/solution.py": "print(int(input()) + 1)\n",
+            "t/A-x/samples/1.in": "1\n",
+            "t/A-x/samples/1.ans": "3\n",  # a failing sample: its warning must be reported again
+            "t/B-y/solution.md": "# Y\n\nMore.\n",
+        }
+    )
+    out = tmp_path / "site"
+    options = options_for(archive, out)
+    first = build_site(options)
+    assert not first.current and first.warnings == 1
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    again = build_site(options)
+    assert again.current and again.diagnostics == first.diagnostics and again.verification == first.verification
+    assert (again.entries, again.tracks, again.pages) == (first.entries, first.tracks, first.pages)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == stamps
+    # Any input changing, or the published site being touched, means a real build again.
+    page = out / "t/B-y/index.html"
+    page.write_text("vandalised")
+    repaired = build_site(options)
+    assert not repaired.current and "More." in page.read_text()
+    assert build_site(options).current
+    (archive / "t/B-y/solution.md").write_text("# Y\n\nChanged.\n")
+    assert not build_site(options).current and "Changed." in page.read_text()
+    assert build_site(options).current
+    assert not build_site(options_for(archive, out, rerun=True)).current

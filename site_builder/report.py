@@ -1,0 +1,83 @@
+"""What a build reports: diagnostics, counts and every entry's verification, and its stored summary."""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .errors import Diagnostic
+from .model import Site
+
+
+class VerificationRow(NamedTuple):
+    track: str
+    kind: str  # "verified", "failing" or "none"
+    text: str  # "Verified 3/3", "Failing 1/3"...
+    display_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    diagnostics: tuple[Diagnostic, ...]
+    entries: int
+    tracks: int
+    pages: int
+    published: bool
+    seconds: float
+    out: Path
+    timings: dict[str, float] = field(default_factory=dict)
+    verification: tuple[VerificationRow, ...] = ()  # per entry, for the summary the CLI prints
+    solver_processes: int = 0
+    written: int = 0
+    current: bool = False  # nothing the site is built from changed: the published site was kept as it is
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.level == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.level == "warning")
+
+
+def verification_rows(site: Site | None) -> tuple[VerificationRow, ...]:
+    if site is None:
+        return ()
+    return tuple(VerificationRow(e.track, *e.verification, e.display_path) for e in site.entries)
+
+
+def summary_of(diagnostics: tuple[Diagnostic, ...], site: Site, pages: int) -> dict[str, Any]:
+    """What a build reports, as JSON, kept with the published site so that a build that changes
+    nothing can say it again."""
+    return {
+        "diagnostics": [list(astuple(d)) for d in diagnostics],
+        "verification": [list(row) for row in verification_rows(site)],
+        "entries": len(site.entries),
+        "tracks": len(site.tracks),
+        "pages": pages,
+    }
+
+
+def report_from_summary(
+    summary: dict[str, Any], out: Path, seconds: float, timings: dict[str, float]
+) -> BuildReport | None:
+    """The report of a kept site, from its stored summary (None if the summary is not readable)."""
+    try:
+        diagnostics = tuple(Diagnostic(*d) for d in summary["diagnostics"])
+        rows = tuple(VerificationRow(*row) for row in summary["verification"])
+        entries, tracks, pages = int(summary["entries"]), int(summary["tracks"]), int(summary["pages"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return BuildReport(
+        diagnostics=diagnostics,
+        entries=entries,
+        tracks=tracks,
+        pages=pages,
+        published=True,
+        seconds=seconds,
+        out=out,
+        timings=timings,
+        verification=rows,
+        current=True,
+    )
