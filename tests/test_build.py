@@ -9,10 +9,10 @@ import pytest
 from conftest import ROOT, ArchiveMaker, options_for
 from sitecheck import check_site, scan_page
 
+from site_builder.archive import find_problem_folders
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.config import BuildOptions
-from site_builder.archive import find_problem_folders
 from site_builder.errors import TemplateError
 
 

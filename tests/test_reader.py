@@ -77,16 +77,16 @@ def test_search_finds_an_entry_by_a_word_from_its_write_up(page: Any, site_url: 
 def test_filters_narrow_the_track_table(page: Any, site_url: str) -> None:
     page.goto(site_url + "icpc/index.html")
     rows = page.locator("tr[data-entry]")
-    assert rows.count() == 5 and page.inner_text(".filter-count") == "Showing 5 of 5"
+    assert rows.count() == 8 and page.inner_text(".filter-count") == "Showing 8 of 8"
     page.select_option("select[data-filter=year]", "2024")
-    assert page.inner_text(".filter-count") == "Showing 2 of 5"
+    assert page.inner_text(".filter-count") == "Showing 2 of 8"
     page.fill("input[data-filter=min]", "2000")
-    assert page.inner_text(".filter-count") == "Showing 1 of 5"
+    assert page.inner_text(".filter-count") == "Showing 1 of 8"
     assert page.locator("tr[data-entry]:not([hidden])").inner_text().count("Flood Season") == 1
     page.select_option("select[data-filter=year]", "")
     page.fill("input[data-filter=min]", "")
     page.select_option("select[data-filter=tag]", "graphs")
-    assert page.inner_text(".filter-count") == "Showing 1 of 5"
+    assert page.inner_text(".filter-count") == "Showing 2 of 8"  # a 2024 entry and a 2025 problem package
 
 
 def test_theme_toggle_is_remembered_across_pages(page: Any, site_url: str) -> None:
@@ -159,3 +159,33 @@ def test_every_page_passes_the_html_validator(built: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+PACKAGE = "icpc/2025/A-lakeside-lanterns/index.html"
+
+
+def test_statement_languages_are_tabs_that_remember_the_choice(page: Any, site_url: str) -> None:
+    page.goto(site_url + PACKAGE)
+    english, german = page.locator("#statement-lang-en"), page.locator("#statement-lang-de")
+    assert english.is_visible() and not german.is_visible()
+    assert page.get_attribute("#tab-lang-en", "aria-selected") == "true"
+    page.click("#tab-lang-de")
+    assert german.is_visible() and not english.is_visible() and "Laternen" in german.inner_text()
+    page.keyboard.press("ArrowLeft")  # the tab list is keyboard-operable
+    assert english.is_visible() and page.evaluate("document.activeElement.id") == "tab-lang-en"
+    page.click("#tab-lang-de")
+    page.goto(site_url + PACKAGE)
+    assert german.is_visible(), "the chosen language is remembered"
+    page.evaluate("localStorage.clear()")
+
+
+def test_without_javascript_every_language_is_shown(browser: Any, site_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(site_url + PACKAGE)
+        assert page.locator("#statement-lang-en").is_visible() and page.locator("#statement-lang-de").is_visible()
+        assert not page.locator("[data-lang-tabs]").is_visible()
+        assert page.locator(".lang-heading").all_inner_texts() == ["English", "Deutsch"]
+    finally:
+        context.close()
