@@ -28,7 +28,7 @@ from .freshness import Loaded, kept_build, load_inputs
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
-from .report import BuildReport, summary_of, verification_rows
+from .report import BuildReport, report_from_summary, summary_of, verification_rows
 from .search import BUNDLE, build_search_index, search_records
 from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
@@ -82,10 +82,13 @@ class Builder:
 
     # ------------------------------------------------------------ full build
 
-    def build_all(self, loaded: Loaded | None = None) -> BuildReport:
+    def build_all(self, loaded: Loaded | None = None, reuse_published: bool = False) -> BuildReport:
         """Load and render everything; publish atomically unless ``--strict`` finds problems.
 
         ``loaded``: the configuration and archive, when the caller has just read them.
+        ``reuse_published``: when the published site is current for these inputs, keep its pages
+        instead of rendering and writing them again (the dev server's start: it needs the entries
+        in memory, not the pages).
         """
         started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
         self.timings = {}
@@ -103,6 +106,10 @@ class Builder:
         mark = self._lap("verify", mark)
         site, link_problems = link_site(self.config, entries, archive_shown)
         self.pages = self._page_renderer()
+        if reuse_published:
+            kept = self._reuse_published(loaded, sources, entries, site, started)
+            if kept is not None:
+                return kept
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
         index = build_search_index(search_records(site), self.renders)
@@ -123,6 +130,23 @@ class Builder:
                 self.published = output.write_site(self.options, outputs, raw, (inputs, summary))
         self._lap("write", mark)
         return self._report(diagnostics, publish, started, pages)
+
+    def _reuse_published(
+        self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float
+    ) -> BuildReport | None:
+        current = output.current_pages(self.options, loaded.inputs)
+        if current is None:
+            return None
+        pages, summary = current
+        kept = report_from_summary(summary, self.options.out, 0.0, {})
+        if kept is None:
+            return None
+        self.sources = {s.path: s for s in sources}
+        self.entries = {e.path: e for e in entries}
+        self.site = site
+        self.published = pages
+        self._lap("check published", time.perf_counter())
+        return replace(kept, seconds=time.perf_counter() - started, timings=dict(self.timings))
 
     # ------------------------------------------------------------ incremental updates (dev server)
 

@@ -62,7 +62,7 @@ def write_site(
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
     previous = _trusted_manifest(manifest, out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
-        _save_manifest(manifest, out, wanted, record, previous)
+        _save_manifest(manifest, out, wanted, record, pages, previous)
         return pages
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(out)
@@ -95,18 +95,26 @@ def write_site(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _save_manifest(manifest, out, wanted, record)
+    _save_manifest(manifest, out, wanted, record, pages)
     return pages
 
 
 def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
     """The summary of the published build, if it was built from exactly ``inputs`` and its files are
     still as it wrote them (sizes and times); None otherwise."""
+    current = current_pages(options, inputs)
+    return current[1] if current is not None else None
+
+
+def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], dict[str, Any]] | None:
+    """Like ``current_summary``, with the digest of every generated file, by path."""
     store = JsonStore(options.cache / "published.json", "manifest")
-    summary = store.get("summary")
-    if store.get("inputs") != inputs or not isinstance(summary, dict):
+    summary, pages = store.get("summary"), store.get("pages")
+    if store.get("inputs") != inputs or not isinstance(summary, dict) or not isinstance(pages, dict):
         return None
-    return summary if _trusted_manifest(options.cache / "published.json", options.out, store) is not None else None
+    if _trusted_manifest(options.cache / "published.json", options.out, store) is None:
+        return None
+    return pages, summary
 
 
 def record_published(options: BuildOptions) -> None:
@@ -166,6 +174,7 @@ def _save_manifest(
     out: Path,
     wanted: dict[str, str],
     record: Record | None = None,
+    pages: dict[str, str] | None = None,
     known: dict[str, tuple[str, int, int]] | None = None,
 ) -> None:
     """Describe the published folder (``known``: a manifest just checked against it, reused)."""
@@ -178,8 +187,8 @@ def _save_manifest(
             files[name] = [key, info.st_size, info.st_mtime_ns]
     store = JsonStore(path, "manifest")
     store.data = {"out": str(out), "files": files}
-    if record is not None:
-        store.data.update({"inputs": record[0], "summary": record[1]})
+    if record is not None and pages is not None:
+        store.data.update({"inputs": record[0], "summary": record[1], "pages": pages})
     store.dirty = True
     store.save()
 

@@ -147,7 +147,7 @@ class DevServer:
     def start(self) -> str:
         """Build once, start watching and serving; returns the URL."""
         with self.hub.rebuilding():
-            self._finish(self.builder.build_all())
+            self._finish(self.builder.build_all(reuse_published=True))
         for area in self.collector.areas.values():
             if area.is_dir():
                 self.observer.schedule(self.collector, str(area), recursive=True)

@@ -273,3 +273,28 @@ def test_many_concurrent_requests_during_a_rebuild(server: DevServer) -> None:
             assert "root:" not in body
     events.next()
     assert "<p>rebuilt</p>" in get(server, "/t/2024/A-alpha/index.html")[1]
+
+
+def test_starting_on_a_current_site_keeps_its_pages(tmp_path: Path) -> None:
+    from site_builder.build import build_site
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(tmp_path / "archive", {"t/A-one/solution.md": "## Idea\n\nOne.\n", "t/B-two/solution.md": "Two.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    assert not build_site(options).current
+    stamps = {p: p.stat().st_mtime_ns for p in options.out.rglob("*") if p.is_file()}
+    dev = DevServer(options, port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    try:
+        assert dev.last is not None and dev.last.current and dev.last.entries == 2
+        assert {p: p.stat().st_mtime_ns for p in options.out.rglob("*") if p.is_file()} == stamps
+        assert "One." in get(dev, "/t/A-one/index.html")[1]
+        # The kept site is a full starting point: an edit rewrites exactly what it changes.
+        events = Events(dev)
+        edit(options.archive / "t/A-one/solution.md", "## Idea\n\nOne, edited.\n")
+        events.next()
+        assert "One, edited." in get(dev, "/t/A-one/index.html")[1] and dev.last.written == 1
+    finally:
+        dev.stop()

@@ -87,6 +87,8 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
         for name in cache.glob("math-*.json"):
             name.unlink()
         shutil.rmtree(cache / "render", ignore_errors=True)
+        shutil.rmtree(cache / "parsed", ignore_errors=True)
+        (cache / "published.json").unlink(missing_ok=True)  # or the build would find the site current
         return build(archive, out, cache)[0]
 
     results["cold_render_warm_verify_s"], results["cold_render_runs"] = median_of(runs, cold_render)
