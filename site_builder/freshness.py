@@ -90,14 +90,21 @@ def inputs_key(
         math,
         repr(config),
         repr(problems),
-        repr((options.verify, options.strict, options.interpreter, str(options.out))),
-        tool_fingerprint(options.interpreter),
+        repr((options.verify, options.strict, same_interpreter(options.interpreter), str(options.out))),
+        tool_fingerprint(same_interpreter(options.interpreter)),
     ):
         digest.update(part.encode())
     for source in sources:
         files = tuple((f.name, f.digest, f.binary) for f in source.files)  # texts are in the digests
         digest.update(repr((files, replace(source, files=(), samples=()))).encode())
     return digest.hexdigest()
+
+
+def same_interpreter(interpreter: str) -> str:
+    """One spelling for one interpreter: ``.venv/bin/python`` and ``.venv/bin/python3`` are the same
+    program in the same environment (``make site`` and a script may name it differently)."""
+    path = os.path.abspath(interpreter)
+    return os.path.join(os.path.dirname(path), os.path.basename(os.path.realpath(path)))
 
 
 def program_fingerprint(options: BuildOptions) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import Diagnostic
+from .errors import Compact, Diagnostic
 
 
 @dataclass(frozen=True, slots=True)
-class Checker:
+class Checker(Compact):
     """How solver output is compared with the expected answer."""
 
     mode: str = "tokens"  # "tokens" or "exact"
@@ -18,7 +18,7 @@ class Checker:
 
 
 @dataclass(frozen=True, slots=True)
-class Metadata:
+class Metadata(Compact):
     """What ``problem.yaml`` says; ``None`` where it is silent."""
 
     title: str | None = None
@@ -43,7 +43,7 @@ class Metadata:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(Compact):
     """One file of a problem folder. ``text`` is None for binary files."""
 
     name: str  # posix path relative to the problem folder
@@ -54,7 +54,7 @@ class SourceFile:
 
 
 @dataclass(frozen=True, slots=True)
-class Sample:
+class Sample(Compact):
     name: str
     input_file: str  # relative to the problem folder
     answer_file: str | None
@@ -63,7 +63,7 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
-class Validator:
+class Validator(Compact):
     """A program that judges a solver's output (``checker.py``, or a package's output validator)."""
 
     folder: str  # the validator's folder relative to the problem folder ("" for checker.py)
@@ -73,7 +73,7 @@ class Validator:
 
 
 @dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Compact):
     """Which file of a problem folder plays which role."""
 
     statements: tuple[tuple[str, str], ...] = ()  # (language code, file), the primary language first
@@ -86,7 +86,7 @@ class Layout:
 
 
 @dataclass(frozen=True, slots=True)
-class EntrySource:
+class EntrySource(Compact):
     """Everything read from one problem folder, before any rendering."""
 
     path: str  # posix path relative to the archive root, e.g. "icpc/2022/X-quartets"
@@ -116,21 +116,21 @@ class EntrySource:
 
 
 @dataclass(frozen=True, slots=True)
-class MathSnippet:
+class MathSnippet(Compact):
     tex: str
     display: bool
     line: int
 
 
 @dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(Compact):
     level: int  # 1 = top level of the document
     id: str
     html: str
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
+class Document(Compact):
     """A rendered statement or write-up. ``html`` may hold math slots until math is filled in."""
 
     file: str
@@ -143,7 +143,7 @@ class Document:
 
 
 @dataclass(frozen=True, slots=True)
-class CodeFile:
+class CodeFile(Compact):
     """A source file shown highlighted on the entry page."""
 
     name: str
@@ -166,7 +166,7 @@ VERDICT_NAMES = {
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(Compact):
     """What one solver did on one sample."""
 
     sample: str
@@ -186,7 +186,7 @@ class Verdict:
 
 
 @dataclass(frozen=True, slots=True)
-class SolverRun:
+class SolverRun(Compact):
     """One solver's verdicts on every sample of its entry; ``note`` explains runs that could not happen."""
 
     solver: str
@@ -208,7 +208,7 @@ class SolverRun:
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Compact):
     path: str
     track: str
     groups: tuple[str, ...]
@@ -279,7 +279,7 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class TrackInfo:
+class TrackInfo(Compact):
     """A track's title and description as ``site.yaml`` gives them."""
 
     title: str
@@ -287,7 +287,7 @@ class TrackInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class Track:
+class Track(Compact):
     id: str
     title: str
     description: str
@@ -295,14 +295,14 @@ class Track:
 
 
 @dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(Compact):
     name: str
     slug: str
     entries: tuple[Entry, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class Site:
+class Site(Compact):
     """The whole site, fully loaded and linked, ready to render."""
 
     title: str

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from . import sandbox
@@ -29,7 +30,7 @@ from .sandbox import Limits, RunResult
 from .store import JsonStore
 
 SHOWN_OUTPUT = 64 * 1024
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"
 CXX_FLAGS = ("-O2", "-std=c++17")
 Progress = Callable[[int, int], None]
 
@@ -55,7 +56,11 @@ class Solver:
 
     @property
     def hash(self) -> str:
-        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+        return self.digest[:16]
+
+    @property
+    def digest(self) -> str:
+        return _text_digest(self.source)
 
     @property
     def filename(self) -> str:
@@ -247,10 +252,10 @@ def _job(
     key_parts = [
         CACHE_VERSION,
         solver.language,
-        solver.source,
+        solver.digest,
         " ".join(solver.argv[1:]),
-        sample.input,
-        sample.answer,
+        _text_digest(sample.input),
+        _text_digest(sample.answer) if sample.answer is not None else None,
         repr(source.meta.checker),
         validator.digest if validator else None,
         validator.note if validator else None,
@@ -259,6 +264,12 @@ def _job(
     ]
     key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
     return Job(source.path, solver, sample, archive / source.path, source.meta.checker, validator, limits, key)
+
+
+@lru_cache(maxsize=8192)
+def _text_digest(text: str) -> str:
+    """Keys hold digests of sources and samples, not their texts (hashing is cheaper than encoding)."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
