@@ -99,7 +99,6 @@ class Builder:
         archive_shown = self.options.display(self.options.archive)
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
-        inputs = loaded.inputs
         entries = self._render(sources)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries)
@@ -107,7 +106,7 @@ class Builder:
         site, link_problems = link_site(self.config, entries, archive_shown)
         self.pages = self._page_renderer()
         if reuse_published:
-            kept = self._reuse_published(loaded, sources, entries, site, started)
+            kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
         outputs = self.pages.render_site(site)
@@ -120,19 +119,17 @@ class Builder:
         raw, collisions = plan_raw_files(self.options, sources, outputs)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         publish = not (self.options.strict and diagnostics)
-        self.sources = {s.path: s for s in sources}
-        self.entries = {e.path: e for e in entries}
-        self.site = site
+        self._keep(sources, entries, site)
         pages = sum(1 for o in outputs if o.path.endswith(".html") and not o.path.startswith(BUNDLE + "/"))
         if publish:
             summary = summary_of(diagnostics, site, pages)
             with self.write_lock:
-                self.published = output.write_site(self.options, outputs, raw, (inputs, summary))
+                self.published = output.write_site(self.options, outputs, raw, (loaded.inputs, summary))
         self._lap("write", mark)
         return self._report(diagnostics, publish, started, pages)
 
     def _reuse_published(
-        self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float
+        self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float, mark: float
     ) -> BuildReport | None:
         current = output.current_pages(self.options, loaded.inputs)
         if current is None:
@@ -141,12 +138,16 @@ class Builder:
         kept = report_from_summary(summary, self.options.out, 0.0, {})
         if kept is None:
             return None
+        self._keep(sources, entries, site)
+        self.published = pages
+        self._lap("check published", mark)
+        return replace(kept, seconds=time.perf_counter() - started, timings=dict(self.timings))
+
+    def _keep(self, sources: list[EntrySource], entries: list[Entry], site: Site) -> None:
+        """Hold the loaded site for incremental updates."""
         self.sources = {s.path: s for s in sources}
         self.entries = {e.path: e for e in entries}
         self.site = site
-        self.published = pages
-        self._lap("check published", time.perf_counter())
-        return replace(kept, seconds=time.perf_counter() - started, timings=dict(self.timings))
 
     # ------------------------------------------------------------ incremental updates (dev server)
 

@@ -11,7 +11,6 @@ written with.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import os
 import shutil
 import time
@@ -25,7 +24,8 @@ from .errors import Diagnostic
 from .math import MathRenderer
 from .model import EntrySource
 from .report import BuildReport, report_from_summary
-from .store import PickleStore, renderer_fingerprint
+from .store import LIBRARIES as RENDERER_LIBRARIES
+from .store import PickleStore, library_versions
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -85,7 +85,6 @@ def inputs_key(
     """The digest of everything a full build reads; ``math`` names the math renderer and its version."""
     digest = hashlib.sha256()
     for part in (
-        renderer_fingerprint(),
         program_fingerprint(options),
         math,
         repr(config),
@@ -108,13 +107,9 @@ def same_interpreter(interpreter: str) -> str:
 
 
 def program_fingerprint(options: BuildOptions) -> str:
-    """This program's code, templates and static files: any change to them changes every page."""
-    digest = hashlib.sha256()
-    for library in LIBRARIES:
-        try:
-            digest.update(f"{library}={importlib.metadata.version(library)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            digest.update(f"{library}=?".encode())
+    """This program's code, templates and static files, and the libraries whose output ends up in
+    pages: any change to them changes every page."""
+    digest = hashlib.sha256(library_versions(RENDERER_LIBRARIES + LIBRARIES).encode())
     for folder, pattern in ((Path(__file__).parent, "*.py"), (options.templates, "*"), (options.static, "*")):
         if folder.is_dir():
             for path in sorted(folder.rglob(pattern)):

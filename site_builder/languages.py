@@ -56,11 +56,17 @@ LANGUAGE_NAMES = {
 }
 
 
+def suffix(name: str) -> str:
+    """The lower-case extension of a posix path's last part ("" for none or a dot file), as
+    ``PurePosixPath(name).suffix.lower()`` but without building a path object."""
+    base = name[name.rfind("/") + 1 :]
+    dot = base.rfind(".")
+    return base[dot:].lower() if dot > 0 else ""
+
+
 def language_for(filename: str) -> str | None:
     """The lexer name for a file, or None when it is not a known source language."""
-    base = filename[filename.rfind("/") + 1 :]
-    dot = base.rfind(".")
-    return LANGUAGES.get(base[dot:].lower()) if dot > 0 else None
+    return LANGUAGES.get(suffix(filename))
 
 
 def language_name(language: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .languages import language_for
+from .languages import language_for, suffix
 from .model import Layout, Metadata, Validator
 
 WRITEUPS = ("solution.tex", "solution.md")
@@ -35,8 +35,8 @@ def native_layout(names: list[str]) -> Layout:
         statements=(("en", statement),) if statement else (),
         statement_pdf="statement.pdf" if "statement.pdf" in present else None,
         writeup=next((n for n in WRITEUPS if n in present), None),
-        solvers=tuple(_by_language(n for n in code if _suffix(n) in RUN_LANGUAGES)),
-        shown=tuple(sorted(n for n in code if _suffix(n) not in RUN_LANGUAGES)),
+        solvers=tuple(_by_language(n for n in code if suffix(n) in RUN_LANGUAGES)),
+        shown=tuple(sorted(n for n in code if suffix(n) not in RUN_LANGUAGES)),
         validator=Validator("", "python", "checker.py", ("checker.py",)) if "checker.py" in present else None,
     )
 
@@ -48,7 +48,7 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
     writeups = _documents(names, _WRITEUP, ("solution", "problem_statement"), ("tex", "md"))
     accepted = [n for n in names if n.startswith("submissions/accepted/") and n.count("/") == 2]
     code = [n for n in accepted if language_for(n) not in (None, "text", "markdown", "latex", "yaml")]
-    solvers = _by_language(n for n in code if _suffix(n) in RUN_LANGUAGES)
+    solvers = _by_language(n for n in code if suffix(n) in RUN_LANGUAGES)
     missing = []
     if not statements and not pdfs:
         missing.append("a statement (statement/problem.en.tex or .md; legacy: problem_statement/problem.en.tex)")
@@ -86,11 +86,11 @@ def package_validator(names: list[str]) -> Validator | None:
 
 def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     local = [n[len(folder) + 1 :] for n in files]
-    python = sorted(n for n in local if _suffix(n) in (".py", ".py3"))
+    python = sorted(n for n in local if suffix(n) in (".py", ".py3"))
     if python:
         main = _python_main(python)
         return Validator(folder, "python", main, files)
-    if any(_suffix(n) in CPP_SUFFIXES for n in local):
+    if any(suffix(n) in CPP_SUFFIXES for n in local):
         return Validator(folder, "cpp", "", files)
     languages = [language_for(n) for n in local]
     return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
@@ -126,10 +126,4 @@ def _documents(
 
 
 def _by_language(names: Iterable[str]) -> list[str]:
-    return sorted(names, key=lambda n: (_ORDER.get(_suffix(n), 9), n))
-
-
-def _suffix(name: str) -> str:
-    base = name[name.rfind("/") + 1 :]
-    dot = base.rfind(".")
-    return base[dot:].lower() if dot > 0 else ""
+    return sorted(names, key=lambda n: (_ORDER.get(suffix(n), 9), n))

@@ -60,7 +60,7 @@ def write_site(
     wanted = pages | {r.target: r.digest for r in raw}
     static = _static_files(options)
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
-    previous = _trusted_manifest(manifest, out)
+    previous = _trusted_manifest(JsonStore(manifest, "manifest"), out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
         _save_manifest(manifest, out, wanted, record, pages, previous)
         return pages
@@ -73,7 +73,7 @@ def write_site(
         target = tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
         old = reuse.get(path)
-        if old is not None and old[0] == wanted[path] and _same_file(out / path, old):
+        if old is not None and old[0] == wanted[path] and _same_file(str(out / path), old):
             os.link(out / path, target)
         elif source is not None:
             shutil.copyfile(source, target)
@@ -112,7 +112,7 @@ def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], d
     summary, pages = store.get("summary"), store.get("pages")
     if store.get("inputs") != inputs or not isinstance(summary, dict) or not isinstance(pages, dict):
         return None
-    if _trusted_manifest(options.cache / "published.json", options.out, store) is None:
+    if _trusted_manifest(store, options.out) is None:
         return None
     return pages, summary
 
@@ -147,17 +147,18 @@ def _static_files(options: BuildOptions) -> dict[str, bytes]:
     return files
 
 
-def _same_file(path: Path, recorded: tuple[str, int, int]) -> bool:
+def _same_file(path: str, recorded: tuple[str, int, int]) -> bool:
+    """Whether the file still has the size and time recorded when it was written (a plain string
+    path: this runs over every published file)."""
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return False
     return (info.st_size, info.st_mtime_ns) == (recorded[1], recorded[2])
 
 
-def _trusted_manifest(path: Path, out: Path, store: JsonStore | None = None) -> dict[str, tuple[str, int, int]] | None:
+def _trusted_manifest(store: JsonStore, out: Path) -> dict[str, tuple[str, int, int]] | None:
     """The last build's manifest, if it describes this output folder."""
-    store = store or JsonStore(path, "manifest")
     if store.get("out") != str(out) or not out.is_dir():
         return None
     files = store.get("files")
@@ -165,13 +166,8 @@ def _trusted_manifest(path: Path, out: Path, store: JsonStore | None = None) -> 
         return None
     manifest = {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
     base = str(out) + os.sep
-    for name, (_, size, mtime) in manifest.items():  # plain strings: this runs over every published file
-        try:
-            info = os.stat(base + name)
-        except OSError:
-            return None
-        if info.st_size != size or info.st_mtime_ns != mtime:
-            return None  # someone changed the published site: write everything again
+    if not all(_same_file(base + name, recorded) for name, recorded in manifest.items()):
+        return None  # someone changed the published site: write everything again
     return manifest
 
 

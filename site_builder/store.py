@@ -37,12 +37,19 @@ def renderer_fingerprint() -> str:
     here = Path(__file__).parent
     for name in RENDERER_MODULES:
         digest.update((here / name).read_bytes())
-    for library in LIBRARIES:
-        try:
-            digest.update(f"{library}={importlib.metadata.version(library)}".encode())
-        except importlib.metadata.PackageNotFoundError:
-            digest.update(f"{library}=?".encode())
+    digest.update(library_versions(LIBRARIES).encode())
     return digest.hexdigest()
+
+
+def library_versions(libraries: tuple[str, ...]) -> str:
+    """``name=version`` of each installed library (``name=?`` when it is missing), for cache keys."""
+    parts = []
+    for library in libraries:
+        try:
+            parts.append(f"{library}={importlib.metadata.version(library)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{library}=?")
+    return " ".join(parts)
 
 
 class PickleStore:

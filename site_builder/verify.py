@@ -25,6 +25,8 @@ from pathlib import Path
 from . import sandbox
 from .compare import compare_output
 from .errors import Diagnostic, Level
+from .languages import language_for, suffix
+from .layout import CPP_SUFFIXES
 from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from .sandbox import Limits, RunResult
 from .store import JsonStore
@@ -179,9 +181,9 @@ INTERACTIVE_NOTE = "not run: an interactive problem needs its validator to talk 
 def _cpp_programs(source: EntrySource) -> list[dict[str, str]]:
     """The C++ sources an entry needs compiled: its C++ solvers and a C++ output validator."""
     programs = [
-        {name.rsplit("/", 1)[-1]: f.text}
+        _solver_files(name, f.text)
         for name in source.layout.solvers
-        if _language(name) == "cpp" and (f := source.file(name)) is not None and f.text is not None
+        if language_for(name) == "cpp" and (f := source.file(name)) is not None and f.text is not None
     ]
     validator = source.layout.validator
     if validator is not None and validator.language == "cpp":
@@ -191,25 +193,24 @@ def _cpp_programs(source: EntrySource) -> list[dict[str, str]]:
 
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
     solvers = []
-    interactive = (
-        "not run: an interactive problem needs its validator to talk to the solver" if source.meta.interactive else ""
-    )
+    interactive = INTERACTIVE_NOTE if source.meta.interactive else ""
     for name in source.layout.solvers:
         item = source.file(name)
         if item is None or item.text is None:
             continue
-        if _language(name) == "python":
-            filename = name.rsplit("/", 1)[-1]
-            solvers.append(Solver(name, "python", item.text, (options.interpreter, filename), interactive))
+        files = _solver_files(name, item.text)
+        if language_for(name) == "python":
+            argv = (options.interpreter, *files)  # the source's own file name
+            solvers.append(Solver(name, "python", item.text, argv, interactive))
             continue
-        files = {name.rsplit("/", 1)[-1]: item.text}
         binary, note = compiler.compile_files(files) if not interactive else (None, interactive)
         solvers.append(Solver(name, "cpp", item.text, (str(binary),) if binary else (), note))
     return solvers
 
 
-def _language(name: str) -> str:
-    return "python" if name.endswith((".py", ".py3")) else "cpp"
+def _solver_files(name: str, text: str) -> dict[str, str]:
+    """A solver's source under its own file name, as it runs or compiles in a working directory."""
+    return {name.rsplit("/", 1)[-1]: text}
 
 
 def _validator_files(source: EntrySource, folder: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -390,7 +391,7 @@ class Compiler:
         work.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
             (work / name).write_text(text, encoding="utf-8")
-        sources = sorted(n for n in files if n.rsplit(".", 1)[-1].lower() in ("cpp", "cc", "cxx", "c++"))
+        sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
         assert self.gxx is not None
         try:
             done = subprocess.run(
