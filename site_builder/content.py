@@ -180,7 +180,6 @@ def _code(item: SourceFile) -> CodeFile:
         language=language,
         html=highlight.render_file(item.text, language, prefix),
         lines=item.text.count("\n") + (0 if item.text.endswith("\n") else 1),
-        text=item.text,
     )
 
 

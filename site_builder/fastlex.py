@@ -1,30 +1,38 @@
-"""A faster driver for Pygments' ``RegexLexer``: the same rules, the same tokens, one regex per state.
+"""Pygments' ``RegexLexer`` rules, run faster and written straight to HTML.
 
 Pygments tries a state's rules one by one from Python at every position: for a 300-line C++
 file that is about 40,000 ``match`` calls. Here the rules of a state are joined into one
 alternation, so Python's regex engine tries them in the same order, in C, with one call per
 token. The first alternative that matches is the rule Pygments would have chosen, because it
-also takes the first rule that matches. Rules with callbacks (``bygroups``, ``using``) get their
-own match object, as Pygments gives them. States whose rules cannot be joined (back-references,
-inline global flags) keep Pygments' loop. ``tests/test_highlight.py`` checks that the token
-streams are identical on every source file we have.
+also takes the first rule that matches. Each state keeps, per first character, only the rules
+that can match there, and away from a line start it drops the rules anchored to one. Rules with
+callbacks (``bygroups``, ``using``) get their own match object, as Pygments gives them. States
+whose rules cannot be joined (back-references, inline global flags) keep Pygments' loop.
+
+The tokens are not collected: the loop writes each token's text, and a span only where the CSS
+class changes, so a token costs a few Python steps. Tags are written with two private-use
+characters the text does not contain, and the whole HTML is escaped at once at the end.
+``tests/test_highlight.py`` checks that the classes and text are Pygments' own on every source
+file we have.
 """
 
 from __future__ import annotations
 
 import re
 import re._parser as _parser  # type: ignore[import-not-found]  # the stdlib's regex parser, for first characters
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
 from pygments.lexers.c_cpp import CFamilyLexer
 from pygments.token import Error, Keyword, Name, Whitespace, _TokenType
 
 Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as Pygments stores them
-
+Step = tuple[str | None, Any, Rule]  # (CSS class of the token, or None: work it out per match; new state; rule)
+Bucket = tuple["_Joined | None", ...]
 
 OTHER = 128  # the bucket of every character above ASCII
 END = 129  # the bucket of the end of the text
@@ -33,15 +41,20 @@ END = 129  # the bucket of the end of the text
 @dataclass(frozen=True, slots=True)
 class _Joined:
     match: Callable[[str, int], re.Match[str] | None]
-    by_group: dict[int, Rule]
+    steps: tuple[Step | None, ...]  # by group number: what the alternative that matched does
 
 
 @dataclass(frozen=True, slots=True)
 class _State:
-    """A state's rules; ``buckets[b]`` joins, in order, only the rules that can match at a character in bucket b."""
+    """A state's rules, and per first character the rules that can match there, joined in order.
+
+    ``start`` is for positions at a line start, ``middle`` for the others; both None: keep
+    Pygments' loop for this state.
+    """
 
     rules: tuple[Rule, ...]
-    buckets: tuple[_Joined | None, ...] | None  # None: keep Pygments' loop for this state
+    start: Bucket | None
+    middle: Bucket | None
 
 
 def supports(lexer: Lexer) -> bool:
@@ -49,21 +62,28 @@ def supports(lexer: Lexer) -> bool:
     return method is RegexLexer.get_tokens_unprocessed or method is CFamilyLexer.get_tokens_unprocessed
 
 
-def tokens(lexer: Lexer, text: str) -> list[tuple[Any, str]]:
-    """(token type, value) pairs, exactly as ``lexer.get_tokens(text)`` gives them for our inputs."""
-    if not supports(lexer):
-        return list(lexer.get_tokens(text))
-    if lexer.ensurenl and not text.endswith("\n"):
-        text += "\n"
-    found = _unprocessed(lexer, text)
-    if isinstance(lexer, CFamilyLexer):
-        types = _cfamily_types(lexer)
-        found = [(Keyword.Type if kind is Name and value in types else kind, value) for kind, value in found]
+# ------------------------------------------------------------ CSS classes
+
+_FORMATTER: Any = HtmlFormatter()
+_CLASSES: dict[Any, str] = {}
+
+
+def css_class(kind: Any) -> str:
+    """The CSS class Pygments' HtmlFormatter gives a token type; "" for plain text and whitespace.
+
+    (Whitespace has its own class, but a colour on blanks shows nothing: no span for it.)
+    """
+    found = _CLASSES.get(kind)
+    if found is None:
+        found = str(_FORMATTER._get_css_classes(kind))
+        _CLASSES[kind] = found = "" if found == "w" else found
     return found
 
 
-def _cfamily_types(lexer: CFamilyLexer) -> frozenset[str]:
+def _types(lexer: Lexer) -> frozenset[str]:
     """The names CFamilyLexer's own pass turns into Keyword.Type, under the lexer's options."""
+    if not isinstance(lexer, CFamilyLexer):
+        return frozenset()
     names: set[str] = set()
     for enabled, group in (
         (lexer.stdlibhighlighting, lexer.stdlib_types),
@@ -76,10 +96,153 @@ def _cfamily_types(lexer: CFamilyLexer) -> frozenset[str]:
     return frozenset(names)
 
 
+def _class_of(kind: Any, value: str, types: frozenset[str]) -> str:
+    if kind is Name and value in types:
+        kind = Keyword.Type
+    return css_class(kind)
+
+
+# ------------------------------------------------------------ HTML
+
+_ESCAPE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_MARKS = [(chr(c), chr(c + 1)) for c in range(0xE000, 0xF8FF, 2)]
+
+
+def html(lexer: Lexer, text: str) -> str:
+    """The highlighted HTML of ``text``: escaped, with a ``<span class>`` per run of one CSS class."""
+    text = _prepared(text, lexer.ensurenl)
+    marks = next((m for m in _MARKS if m[0] not in text and m[1] not in text), None)
+    if marks is None or not supports(lexer) or not text.endswith("\n"):
+        types = _types(lexer)
+        out: list[str] = []
+        pairs = ((_class_of(k, v, types), v.translate(_ESCAPE)) for k, v in lexer.get_tokens(text))
+        if _written(out.append, pairs, "", _KeyedTags("<", ">"), "</span>"):
+            out.append("</span>")
+        return "".join(out)
+    return _fast_html(lexer, text, *marks)
+
+
+def _prepared(text: str, ensurenl: bool) -> str:
+    """The text as Pygments' ``get_tokens`` lexes it (our lexers keep blank lines and tabs)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text + "\n" if ensurenl and not text.endswith("\n") else text
+
+
+def _written(
+    append: Callable[[str], None], pairs: Iterable[tuple[str, str]], current: str, tags: dict[str, str], close: str
+) -> str:
+    """Write (class, text) pairs, opening a span where the class changes; return the class left open.
+
+    (The hot loop in ``_fast_html`` has this inline; this is for everything else.)
+    """
+    for css, value in pairs:
+        if css != current:
+            if current:
+                append(close)
+            if css:
+                append(tags[css])
+            current = css
+        append(value)
+    return current
+
+
+@lru_cache(maxsize=8)
+def _tags(opening: str, closing: str) -> tuple[dict[str, str], str]:
+    """Opening tags by CSS class, and the closing tag, written with the placeholder characters."""
+    opens = _KeyedTags(opening, closing)
+    return opens, f"{opening}/span{closing}"
+
+
+class _KeyedTags(dict[str, str]):
+    def __init__(self, opening: str, closing: str) -> None:
+        super().__init__()
+        self.opening, self.closing = opening, closing
+
+    def __missing__(self, css: str) -> str:
+        tag = self[css] = f'{self.opening}span class="{css}"{self.closing}'
+        return tag
+
+
+def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
+    """Pygments' RegexLexer.get_tokens_unprocessed with one bucketed match per step, written as HTML
+    (one flat loop: hot)."""
+    types = _types(lexer)
+    states = _states(type(lexer), types)
+    tags, close = _tags(opening, closing)
+    codes = (text if text.isascii() else _NON_ASCII.sub("\x80", text)).encode("latin-1")
+    out: list[str] = []
+    append = out.append
+    current = ""
+    pos, end = 0, len(text)
+    stack = ["root"]
+    state = states["root"]
+    while True:
+        m: re.Match[str] | None = None
+        table = state.start if codes[pos - 1] == 10 else state.middle  # the text ends with a newline
+        if table is not None:
+            joined = table[codes[pos]] if pos < end else table[END]
+            if joined is not None:
+                m = joined.match(text, pos)
+                if m is not None:
+                    css, new_state, rule = joined.steps[m.lastindex or 0]  # type: ignore[misc]
+                    if css is not None:
+                        if css != current:
+                            if current:
+                                append(close)
+                            if css:
+                                append(tags[css])
+                            current = css
+                        append(m.group())
+                    else:
+                        current = _written(append, _pairs(lexer, rule, rule[0](text, pos), types), current, tags, close)
+        else:
+            for rule in state.rules:
+                m = rule[0](text, pos)
+                if m is not None:
+                    new_state = rule[2]
+                    current = _written(append, _pairs(lexer, rule, m, types), current, tags, close)
+                    break
+        if m is not None:
+            pos = m.end()
+            if new_state is not None:
+                _transition(stack, new_state)
+                state = states[stack[-1]]
+            continue
+        if pos >= end:
+            break
+        char = text[pos]
+        if char == "\n":
+            stack = ["root"]
+            state = states["root"]
+        current = _written(append, [(css_class(Whitespace if char == "\n" else Error), char)], current, tags, close)
+        pos += 1
+    if current:
+        append(close)
+    joined_html = "".join(out)
+    escaped = joined_html.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace(opening, "<").replace(closing, ">")
+
+
+def _pairs(lexer: Lexer, rule: Rule, match: re.Match[str], types: frozenset[str]) -> list[tuple[str, str]]:
+    """(class, text) of what a rule yields for a match, when that is more than one fixed-class token."""
+    action = rule[1]
+    if action is None:
+        return []
+    if type(action) is _TokenType:
+        return [(_class_of(action, match.group(), types), match.group())]
+    return [(_class_of(kind, value, types), value) for _, kind, value in action(lexer, match)]
+
+
+# ------------------------------------------------------------ joining a state's rules
+
+
 @lru_cache(maxsize=64)
-def _states(lexer_class: type) -> dict[str, _State]:
+def _states(lexer_class: type, types: frozenset[str]) -> dict[str, _State]:
     token_defs: dict[str, list[Rule]] = getattr(lexer_class, "_tokens")  # noqa: B009 - set by Pygments' metaclass
-    return {name: _bucketed(tuple(rules)) for name, rules in token_defs.items()}
+    return {name: _bucketed(tuple(rules), types) for name, rules in token_defs.items()}
 
 
 _SCOPED = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE
@@ -87,38 +250,47 @@ _LEADING_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 _BACKREF = re.compile(r"(?<!\\)((?:\\\\)*)\\([1-9][0-9]?)")
 
 
-def _bucketed(rules: tuple[Rule, ...]) -> _State:
-    """Per first character, the rules that can match there, joined into one alternation in their order."""
+def _bucketed(rules: tuple[Rule, ...], types: frozenset[str]) -> _State:
+    """Per first character (and line start or not), the rules that can match there, joined in order."""
     patterns: list[re.Pattern[str]] = [getattr(rule[0], "__self__") for rule in rules]  # noqa: B009 - bound .match
     global_flags = {p.flags & ~_SCOPED for p in patterns}
     if len(global_flags) != 1 or any("(?P=" in p.pattern or "(?(" in p.pattern for p in patterns):
-        return _State(rules, None)
+        return _State(rules, None, None)
     flags = global_flags.pop()
     firsts = [first_characters(p) for p in patterns]
+    anchored = [line_anchored(p) for p in patterns]
     joined: dict[tuple[int, ...], _Joined | None] = {}
-    buckets: list[_Joined | None] = []
-    for bucket in range(END + 1):
-        chosen = tuple(i for i, (chars, empty) in enumerate(firsts) if empty or (bucket != END and bucket in chars))
-        if chosen not in joined:
-            joined[chosen] = _join([patterns[i] for i in chosen], [rules[i] for i in chosen], flags)
-            if chosen and joined[chosen] is None:
-                return _State(rules, None)  # the alternation does not compile: keep Pygments' loop
-        buckets.append(joined[chosen])
-    return _State(rules, tuple(buckets))
+    tables: list[Bucket] = []
+    for at_start in (True, False):
+        buckets: list[_Joined | None] = []
+        for bucket in range(END + 1):
+            chosen = tuple(
+                i
+                for i, (chars, empty) in enumerate(firsts)
+                if (at_start or not anchored[i]) and (empty or (bucket != END and bucket in chars))
+            )
+            if chosen not in joined:
+                joined[chosen] = _join([patterns[i] for i in chosen], [rules[i] for i in chosen], flags, types)
+                if chosen and joined[chosen] is None:
+                    return _State(rules, None, None)  # the alternation does not compile: keep Pygments' loop
+            buckets.append(joined[chosen])
+        tables.append(tuple(buckets))
+    return _State(rules, tables[0], tables[1])
 
 
-def _join(patterns: list[re.Pattern[str]], rules: list[Rule], flags: int) -> _Joined | None:
+def _join(patterns: list[re.Pattern[str]], rules: list[Rule], flags: int, types: frozenset[str]) -> _Joined | None:
     if not patterns:
         return None
     parts: list[str] = []
-    by_group: dict[int, Rule] = {}
-    group = 1
+    steps: list[Step | None] = [None]
     for pattern, rule in zip(patterns, rules, strict=True):
-        parts.append(f"({_scoped(pattern, group)})")
-        by_group[group] = rule
-        group += 1 + pattern.groups
+        parts.append(f"({_scoped(pattern, len(steps))})")
+        action = rule[1]
+        fixed = type(action) is _TokenType and not (types and action is Name)
+        steps.append((css_class(action) if fixed else None, rule[2], rule))
+        steps.extend([None] * pattern.groups)
     try:
-        return _Joined(re.compile("|".join(parts), flags).match, by_group)
+        return _Joined(re.compile("|".join(parts), flags).match, tuple(steps))
     except re.error:
         return None
 
@@ -230,56 +402,29 @@ def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
     return frozenset(found)
 
 
-def _unprocessed(lexer: Lexer, text: str) -> list[tuple[Any, str]]:
-    """Pygments' RegexLexer.get_tokens_unprocessed, with one bucketed match per step (one flat loop: hot)."""
-    states = _states(type(lexer))
-    found: list[tuple[Any, str]] = []
-    append = found.append
-    pos, end = 0, len(text)
-    stack = ["root"]
-    state = states["root"]
-    while True:
-        rule: Rule | None = None
-        m: re.Match[str] | None = None
-        buckets = state.buckets
-        if buckets is not None:
-            if pos < end:
-                code = ord(text[pos])
-                joined = buckets[code if code < OTHER else OTHER]
-            else:
-                joined = buckets[END]
-            if joined is not None:
-                m = joined.match(text, pos)
-                if m is not None:
-                    rule = joined.by_group[m.lastindex or 0]
-        else:
-            for candidate in state.rules:
-                m = candidate[0](text, pos)
-                if m:
-                    rule = candidate
-                    break
-        if rule is not None and m is not None:
-            rexmatch, action, new_state = rule
-            if action is not None:
-                if type(action) is _TokenType:
-                    append((action, m.group()))
-                else:
-                    own = m if buckets is None else rexmatch(text, pos)
-                    found.extend((kind, value) for _, kind, value in action(lexer, own))
-            pos = m.end()
-            if new_state is not None:
-                _transition(stack, new_state)
-                state = states[stack[-1]]
-            continue
-        if pos >= end:
-            return found
-        if text[pos] == "\n":
-            stack = ["root"]
-            state = states["root"]
-            append((Whitespace, "\n"))
-        else:
-            append((Error, text[pos]))
-        pos += 1
+def line_anchored(pattern: re.Pattern[str]) -> bool:
+    """Whether every match must start at a line start (``^``, ``\\A``): a safe under-approximation."""
+    try:
+        parsed = _parser.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return False
+    return _anchored(list(parsed))
+
+
+def _anchored(items: list[tuple[Any, Any]]) -> bool:
+    if not items:
+        return False
+    op, av = items[0]
+    name = str(op)
+    if name == "AT":
+        return str(av) in ("AT_BEGINNING", "AT_BEGINNING_STRING")
+    if name == "SUBPATTERN":
+        return _anchored(list(av[3]))
+    if name == "ATOMIC_GROUP":
+        return _anchored(list(av))
+    if name == "BRANCH":
+        return all(_anchored(list(alt)) for alt in av[1])
+    return False
 
 
 def _transition(stack: list[str], new_state: Any) -> None:

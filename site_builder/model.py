@@ -150,7 +150,6 @@ class CodeFile(Compact):
     language: str
     html: str
     lines: int
-    text: str
 
 
 VERDICT_NAMES = {

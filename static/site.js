@@ -26,9 +26,7 @@
     if (!code || !navigator.clipboard) return;
     button.hidden = false;
     button.addEventListener("click", function () {
-      var copy = code.cloneNode(true);
-      copy.querySelectorAll(".ln").forEach(function (n) { n.remove(); });
-      navigator.clipboard.writeText(copy.textContent).then(function () {
+      navigator.clipboard.writeText(code.textContent).then(function () {
         button.textContent = "Copied";
         setTimeout(function () { button.textContent = "Copy"; }, 1500);
       });

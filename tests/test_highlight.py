@@ -1,7 +1,9 @@
-"""Highlighting: fastlex gives Pygments' exact tokens; files get numbered, linkable lines."""
+"""Highlighting: fastlex gives Pygments' exact classes and text; files get numbered, linkable lines."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ TRICKY = {
         "def f(*args, **kw) -> 'T':\n    return [i async for i in g()] if x else {1: 2}\n",
         "s = 'unterminated\nprint(0x1F, 1_000, 1e-9, 3j)\n",
         "match p:\n    case Point(x=0) | [1, *rest]:\n        ...\n",
+        "\ufeffname = 'caf\u00e9 \U0001f600 \ue000<b>\ue001 & \ue002'\r\nif x < y:\r    pass\r\n",
     ],
     "cpp": [
         "#include <bits/stdc++.h>\n#define F(i, n) for (int i = 0; i < (n); ++i)\n"
@@ -40,27 +43,90 @@ def corpus() -> list[tuple[str, str, str]]:
     return cases
 
 
+def runs_of_html(text: str) -> list[tuple[str, str]]:
+    """(CSS class, text) runs of highlighted HTML: spans, and plain text between them."""
+    found = [
+        (m.group(1) or "", html.unescape(m.group(2) if m.group(1) is not None else m.group(3)))
+        for m in re.finditer(r'<span class="([^"]+)">([^<]*)</span>|([^<]+)', text)
+    ]
+    assert "".join(f'<span class="{c}">{v}</span>' if c else v for c, v in found) != "" or text == ""
+    return merged(found)
+
+
+def pygments_runs(language: str, text: str) -> list[tuple[str, str]]:
+    lexer = get_lexer_by_name(language, stripnl=False, ensurenl=True)
+    return merged([(fastlex.css_class(kind), value) for kind, value in lexer.get_tokens(text)])
+
+
+def merged(runs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for css, value in runs:
+        if not value:
+            continue
+        if out and out[-1][0] == css:
+            out[-1] = (css, out[-1][1] + value)
+        else:
+            out.append((css, value))
+    return out
+
+
+def same_as_pygments(language: str, text: str) -> bool:
+    ours = highlight.highlighted(text, language)
+    return runs_of_html(ours) == pygments_runs(language, text) and "<span" not in re.sub(
+        r'<span class="[^"]+">', "", ours
+    )
+
+
 @pytest.mark.parametrize(
     ("language", "name", "text"), corpus(), ids=lambda v: v if "/" in str(v) or "-" in str(v) else ""
 )
-def test_fastlex_gives_pygments_tokens(language: str, name: str, text: str) -> None:
-    lexer = get_lexer_by_name(language, stripnl=False, ensurenl=True)
-    assert list(fastlex.tokens(lexer, text)) == list(lexer.get_tokens(text)), name
+def test_fastlex_gives_pygments_classes(language: str, name: str, text: str) -> None:
+    assert same_as_pygments(language, text), name
+
+
+def test_a_wrong_class_is_caught() -> None:
+    """The comparison itself can fail: a keyword shown as a name differs."""
+    ours = highlight.highlighted("return x\n", "python")
+    assert runs_of_html(ours.replace('class="k"', 'class="n"')) != pygments_runs("python", "return x\n")
+
+
+def test_placeholders_in_the_text_are_escaped_as_text() -> None:
+    text = "".join(chr(c) for c in range(0xE000, 0xE010)) + " <x> & y\n"
+    out = highlight.highlighted(text, "python")
+    assert "\ue000\ue001" in out and "&lt;" in out and "&amp;" in out and same_as_pygments("python", text)
+
+
+def test_rules_anchored_to_a_line_start_are_known() -> None:
+    assert fastlex.line_anchored(re.compile(r"^\s*#", re.M))
+    assert fastlex.line_anchored(re.compile(r"(?:^|\A)x"))
+    assert not fastlex.line_anchored(re.compile(r"x|^y", re.M))
+    assert not fastlex.line_anchored(re.compile(r"\s*^#", re.M))
 
 
 def test_common_lexers_are_accelerated() -> None:
     for language in ("python", "cpp", "c", "latex"):
         lexer = get_lexer_by_name(language)
         assert fastlex.supports(lexer), language
-        states = fastlex._states(type(lexer))
-        joined = sum(1 for s in states.values() if s.buckets is not None)
+        states = fastlex._states(type(lexer), fastlex._types(lexer))
+        joined = sum(1 for s in states.values() if s.start is not None)
         assert joined >= len(states) * 0.8, (language, joined, len(states))
 
 
 def test_file_has_numbered_linkable_lines() -> None:
-    html = highlight.render_file("a = 1\nb = 2\n", "python", "solution-py-")
-    assert html.count('class="line"') == 2
-    assert '<span class="line" id="solution-py-L2"><a class="ln" href="#solution-py-L2"' in html
+    out = highlight.render_file("a = 1\nb = 2\n", "python", "solution-py-")
+    gutter = re.search(r'<pre class="gutter" aria-hidden="true">(.*?)</pre>', out, re.S)
+    assert gutter is not None and gutter.group(1).count("\n") == 2
+    assert '<a id="solution-py-L2" href="#solution-py-L2" tabindex="-1">2</a>' in gutter.group(1)
+    code = re.search(r'<pre class="code"><code>(.*?)</code></pre>', out, re.S)
+    assert code is not None and html.unescape(re.sub("<[^>]+>", "", code.group(1))) == "a = 1\nb = 2\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"), [("", 1), ("x", 1), ("x\n", 1), ("x\ny", 2), ("x\r\ny\r\n", 2), ("\n\n", 2)]
+)
+def test_gutter_has_one_number_per_line(text: str, lines: int) -> None:
+    out = highlight.render_file(text, "python", "p-")
+    assert out.count('<a id="p-L') == lines and f'id="p-L{lines}"' in out
 
 
 def test_unknown_language_is_plain_and_escaped() -> None:
@@ -86,11 +152,10 @@ def test_fastlex_matches_pygments_on_random_text(language: str) -> None:
     rng = random.Random(language)
     texts = [text for _, _, text in corpus()]
     alphabet = "abcxyzXYZ_019 \t\n\\{}[]()<>\"'`#/*%$&|^~!?.,;:=+-@\u00e9\u03bb\u2212\u212a\u00a0"
-    lexer = get_lexer_by_name(language, stripnl=False, ensurenl=True)
     for _ in range(150):
         source = rng.choice(texts)
         start = rng.randrange(len(source))
         sample = source[start : start + rng.randrange(1, 400)]
         noise = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 80)))
         for text in (sample, noise, sample + noise):
-            assert list(fastlex.tokens(lexer, text)) == list(lexer.get_tokens(text)), repr(text)
+            assert same_as_pygments(language, text), repr(text)

@@ -111,7 +111,15 @@ def test_copy_button_copies_the_code_without_line_numbers(page: Any, site_url: s
 def test_line_anchor_scrolls_and_highlights(page: Any, site_url: str) -> None:
     page.goto(site_url + ENTRY + "#solution-py-L12")
     line = page.locator("#solution-py-L12")
-    assert line.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+    colour, marked, row = line.evaluate(
+        "e => { const s = getComputedStyle(e, '::before');"
+        " return [s.backgroundColor, parseFloat(s.width), e.closest('.code-lines').getBoundingClientRect().width]; }"
+    )
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent") and abs(marked - row) < 1  # the whole row is marked
+    gutter, code = page.evaluate(
+        "[...document.querySelectorAll('#file-solution-py pre')].map(p => p.getBoundingClientRect().height)"
+    )
+    assert gutter == code  # numbers and lines keep step
     top = line.evaluate("e => e.getBoundingClientRect().top")
     assert 0 <= top < 900
 
