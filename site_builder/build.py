@@ -14,7 +14,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .report import BuildReport, report_from_summary, summary_of, verification_rows
-from .search import BUNDLE, build_search_index, search_records
+from .search import BUNDLE, SearchIndex, build_search_index, search_records
 from .store import PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -99,7 +100,8 @@ class Builder:
         archive_shown = self.options.display(self.options.archive)
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
-        entries = self._render(sources)
+        search: list[Future[SearchIndex]] = []
+        entries = self._render(sources, None if reuse_published else lambda e: search.append(self._search_soon(e)))
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries)
         mark = self._lap("verify", mark)
@@ -111,7 +113,7 @@ class Builder:
                 return kept
         outputs = self.pages.render_site(site)
         mark = self._lap("pages", mark)
-        index = build_search_index(search_records(site), self.renders)
+        index = search[0].result() if search else build_search_index(search_records(site), self.renders)
         outputs += index.outputs
         if index.problem:
             self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
@@ -251,12 +253,18 @@ class Builder:
         templates = self.options.templates
         return PageRenderer(templates, self.options.display(templates), self.options.cache / "jinja")
 
-    def _render(self, sources: list[EntrySource]) -> list[Entry]:
-        """Rendered entries: from the render cache where the sources are unchanged, else rendered now."""
+    def _render(self, sources: list[EntrySource], rendered: Callable[[list[Entry]], None] | None = None) -> list[Entry]:
+        """Rendered entries: from the render cache where the sources are unchanged, else rendered now.
+
+        ``rendered`` is called with the entries as soon as they are rendered, before their math is.
+        """
         keys = [self._render_key(s) for s in sources]
         cached = [self.renders.get(k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
         fresh = render_entries(todo, self.options.workers)
+        if rendered is not None:
+            done = iter(fresh)
+            rendered([hit if hit is not None else next(done) for hit in cached])
         snippets = [s for e in fresh for s in math_snippets(e)]
         results = self.math.render_all(snippets)
         self.math.save_cache()
@@ -270,6 +278,15 @@ class Builder:
                     self.renders.put(key, hit)
             entries.append(hit)
         return entries
+
+    def _search_soon(self, entries: list[Entry]) -> Future[SearchIndex]:
+        """Start the search index in the background: Pagefind runs on one core for seconds, beside the
+        math, verification and pages. Its records need neither math nor verification."""
+        site, _ = link_site(self.config, entries, self.options.display(self.options.archive))
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
+        future = pool.submit(build_search_index, search_records(site), self.renders)
+        pool.shutdown(wait=False)  # the thread ends when the index is built
+        return future
 
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()

@@ -31,8 +31,9 @@ from pygments.lexers.c_cpp import CFamilyLexer
 from pygments.token import Error, Keyword, Name, Whitespace, _TokenType
 
 Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as Pygments stores them
-Step = tuple[str | None, Any, Rule]  # (CSS class of the token, or None: work it out per match; new state; rule)
+Step = tuple[str | None, Any, Rule]  # (CSS class of the token, or None: ask the rule per match; new state; rule)
 Bucket = tuple["_Joined | None", ...]
+MAYBE_TYPE = "?"  # the class of a C-family name, decided by its text: a type or a plain name
 
 OTHER = 128  # the bucket of every character above ASCII
 END = 129  # the bucket of the end of the text
@@ -172,6 +173,7 @@ def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
     types = _types(lexer)
     states = _states(type(lexer), types)
     tags, close = _tags(opening, closing)
+    type_css, name_css = css_class(Keyword.Type), css_class(Name)
     codes = (text if text.isascii() else _NON_ASCII.sub("\x80", text)).encode("latin-1")
     out: list[str] = []
     append = out.append
@@ -189,6 +191,8 @@ def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
                 if m is not None:
                     css, new_state, rule = joined.steps[m.lastindex or 0]  # type: ignore[misc]
                     if css is not None:
+                        if css is MAYBE_TYPE:  # CFamilyLexer's pass: some names are types
+                            css = type_css if m.group() in types else name_css
                         if css != current:
                             if current:
                                 append(close)
@@ -286,8 +290,13 @@ def _join(patterns: list[re.Pattern[str]], rules: list[Rule], flags: int, types:
     for pattern, rule in zip(patterns, rules, strict=True):
         parts.append(f"({_scoped(pattern, len(steps))})")
         action = rule[1]
-        fixed = type(action) is _TokenType and not (types and action is Name)
-        steps.append((css_class(action) if fixed else None, rule[2], rule))
+        if type(action) is not _TokenType:
+            css = None
+        elif types and action is Name:
+            css = MAYBE_TYPE
+        else:
+            css = css_class(action)
+        steps.append((css, rule[2], rule))
         steps.extend([None] * pattern.groups)
     try:
         return _Joined(re.compile("|".join(parts), flags).match, tuple(steps))
