@@ -15,8 +15,7 @@ from .languages import language_for, language_name
 
 __all__ = ["highlighted", "language_for", "language_name", "render_block", "render_file", "stylesheet"]
 
-LIGHT_STYLE = "default"
-DARK_STYLE = "github-dark"
+LIGHT_STYLE, DARK_STYLE = fastlex.STYLES
 
 
 @lru_cache(maxsize=64)
