@@ -88,7 +88,7 @@ def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:
     """Render every entry's content, in parallel worker processes for larger archives."""
     if workers <= 1 or len(sources) < PARALLEL_THRESHOLD:
         return [render_entry(s) for s in sources]
-    chunk = max(1, len(sources) // (workers * 4))
+    chunk = max(1, min(16, len(sources) // (workers * 4)))  # small: no worker idles long at the end
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(render_entry, sources, chunksize=chunk))
 

@@ -26,10 +26,10 @@ from functools import lru_cache
 from typing import Any
 
 from pygments.formatters.html import HtmlFormatter
-from pygments.lexer import Lexer, RegexLexer
+from pygments.lexer import Lexer, RegexLexer, _PseudoMatch, bygroups, this, using
 from pygments.lexers.c_cpp import CFamilyLexer
 from pygments.styles import get_style_by_name
-from pygments.token import Error, Keyword, Name, Whitespace, _TokenType
+from pygments.token import Error, Keyword, Name, Text, Whitespace, _TokenType
 
 Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as Pygments stores them
 Step = tuple[str | None, Any, Rule]  # (CSS class of the token, or None: ask the rule per match; new state; rule)
@@ -170,22 +170,39 @@ class _KeyedTags(dict[str, str]):
 
 
 def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
-    """Pygments' RegexLexer.get_tokens_unprocessed with one bucketed match per step, written as HTML
-    (one flat loop: hot)."""
+    tags, close = _tags(opening, closing)
+    out: list[str] = []
+    if _drive(lexer, text, ["root"], _Writer(out.append, tags, close), ""):
+        out.append(close)
+    escaped = "".join(out).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace(opening, "<").replace(closing, ">")
+
+
+@dataclass(frozen=True, slots=True)
+class _Writer:
+    append: Callable[[str], None]
+    tags: dict[str, str]
+    close: str
+
+    def pairs(self, pairs: Iterable[tuple[str, str]], current: str) -> str:
+        return _written(self.append, pairs, current, self.tags, self.close)
+
+
+def _drive(lexer: Lexer, text: str, stack: list[str], writer: _Writer, current: str) -> str:
+    """Pygments' RegexLexer.get_tokens_unprocessed from ``stack``, one bucketed match per step,
+    written as HTML with ``current`` the class open before it; returns the class open after it.
+    (One flat loop: hot.)"""
     types = _types(lexer)
     states = _states(type(lexer), types)
-    tags, close = _tags(opening, closing)
+    append, tags, close = writer.append, writer.tags, writer.close
     type_css, name_css = css_class(Keyword.Type), css_class(Name)
-    codes = (text if text.isascii() else _NON_ASCII.sub("\x80", text)).encode("latin-1")
-    out: list[str] = []
-    append = out.append
-    current = ""
+    # One bucket code per character, and a newline after the last: position 0 counts as a line start.
+    codes = (text if text.isascii() else _NON_ASCII.sub("\x80", text)).encode("latin-1") + b"\n"
     pos, end = 0, len(text)
-    stack = ["root"]
-    state = states["root"]
+    state = states[stack[-1]]
     while True:
         m: re.Match[str] | None = None
-        table = state.start if codes[pos - 1] == 10 else state.middle  # the text ends with a newline
+        table = state.start if codes[pos - 1] == 10 else state.middle
         if table is not None:
             joined = table[codes[pos]] if pos < end else table[END]
             if joined is not None:
@@ -203,13 +220,13 @@ def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
                             current = css
                         append(m.group())
                     else:
-                        current = _written(append, _pairs(lexer, rule, rule[0](text, pos), types), current, tags, close)
+                        current = _action(lexer, rule[1], rule[0](text, pos), types, writer, current)
         else:
             for rule in state.rules:
                 m = rule[0](text, pos)
                 if m is not None:
                     new_state = rule[2]
-                    current = _written(append, _pairs(lexer, rule, m, types), current, tags, close)
+                    current = _action(lexer, rule[1], m, types, writer, current)
                     break
         if m is not None:
             pos = m.end()
@@ -218,28 +235,62 @@ def _fast_html(lexer: Lexer, text: str, opening: str, closing: str) -> str:
                 state = states[stack[-1]]
             continue
         if pos >= end:
-            break
+            return current
         char = text[pos]
         if char == "\n":
             stack = ["root"]
             state = states["root"]
-        current = _written(append, [(css_class(Whitespace if char == "\n" else Error), char)], current, tags, close)
+        current = writer.pairs([(css_class(Whitespace if char == "\n" else Error), char)], current)
         pos += 1
-    if current:
-        append(close)
-    joined_html = "".join(out)
-    escaped = joined_html.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return escaped.replace(opening, "<").replace(closing, ">")
 
 
-def _pairs(lexer: Lexer, rule: Rule, match: re.Match[str], types: frozenset[str]) -> list[tuple[str, str]]:
-    """(class, text) of what a rule yields for a match, when that is more than one fixed-class token."""
-    action = rule[1]
+# The code of Pygments' two callback factories, to know their callbacks by (a new Pygments that
+# changes them just takes the slower general path).
+_BYGROUPS = bygroups(Text).__code__  # type: ignore[no-untyped-call]
+_USING_THIS = using(this, state="root").__code__  # type: ignore[no-untyped-call]
+
+
+def _action(lexer: Lexer, action: Any, match: Any, types: frozenset[str], writer: _Writer, current: str) -> str:
+    """Write what a rule's action yields for a match, when that is more than one fixed-class token.
+
+    ``bygroups`` whose groups are lexed again by this lexer from another state (Markdown's list
+    items and quotes: ``using(this, state=...)``) are driven here too, not by Pygments' loop.
+    """
     if action is None:
-        return []
+        return current
     if type(action) is _TokenType:
-        return [(_class_of(action, match.group(), types), match.group())]
-    return [(_class_of(kind, value, types), value) for _, kind, value in action(lexer, match)]
+        return writer.pairs([(_class_of(action, match.group(), types), match.group())], current)
+    if getattr(action, "__code__", None) is _BYGROUPS:
+        for index, inner in enumerate(_closure(action)["args"], 1):
+            data = match.group(index)
+            if inner is None or data is None:
+                continue
+            stack = _using_this(inner)
+            if type(inner) is _TokenType:
+                if data:
+                    current = writer.pairs([(_class_of(inner, data, types), data)], current)
+            elif stack is not None:
+                current = _drive(lexer, data, stack, writer, current)
+            else:
+                pseudo = _PseudoMatch(match.start(index), data)
+                current = writer.pairs(((_class_of(k, v, types), v) for _, k, v in inner(lexer, pseudo)), current)
+        return current
+    return writer.pairs(((_class_of(kind, value, types), value) for _, kind, value in action(lexer, match)), current)
+
+
+def _using_this(action: Any) -> list[str] | None:
+    """The starting stack of ``using(this, state=...)`` with no other options, else None."""
+    if getattr(action, "__code__", None) is not _USING_THIS:
+        return None
+    closure = _closure(action)
+    if closure.get("kwargs"):
+        return None  # a new lexer with other options: Pygments' own path
+    return list(closure.get("gt_kwargs", {}).get("stack", ("root",)))
+
+
+def _closure(function: Any) -> dict[str, Any]:
+    cells = function.__closure__ or ()
+    return dict(zip(function.__code__.co_freevars, (c.cell_contents for c in cells), strict=True))
 
 
 # ------------------------------------------------------------ joining a state's rules
