@@ -25,13 +25,13 @@ from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig
 from .content import fill_entry_math, math_snippets, render_entries
 from .errors import Diagnostic, SiteError
-from .freshness import Loaded, kept_build, load_inputs
+from .freshness import Loaded, kept_build, load_inputs, program_fingerprint
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .report import BuildReport, report_from_summary, summary_of, verification_rows
 from .search import BUNDLE, SearchIndex, build_search_index, search_records
-from .store import PickleStore, renderer_fingerprint
+from .store import JsonStore, PickleStore, renderer_fingerprint
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ class Builder:
         self.pages: PageRenderer | None = None
         self.problems: list[Diagnostic] = []  # archive-level problems of the last full load
         self.published: dict[str, str] = {}  # output path -> content hash, as on disk
+        self.content_keys: dict[str, str] = {}  # entry path -> the render key of its content
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
 
@@ -111,7 +112,7 @@ class Builder:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
-        outputs = self.pages.render_site(site)
+        outputs = self._render_pages(site)
         mark = self._lap("pages", mark)
         index = search[0].result() if search else build_search_index(search_records(site), self.renders)
         outputs += index.outputs
@@ -259,6 +260,7 @@ class Builder:
         ``rendered`` is called with the entries as soon as they are rendered, before their math is.
         """
         keys = [self._render_key(s) for s in sources]
+        self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
         cached = [self.renders.get(k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
         fresh = render_entries(todo, self.options.workers)
@@ -278,6 +280,37 @@ class Builder:
                     self.renders.put(key, hit)
             entries.append(hit)
         return entries
+
+    def _render_pages(self, site: Site) -> list[Output]:
+        """Every page of the site. An entry page whose content, verdicts, neighbours and navigation
+        are those of the published page, under the same templates and code, is kept as it is: a
+        build that changed one entry renders its page and its neighbours', not a thousand."""
+        assert self.pages is not None
+        published = output.published_pages(self.options)
+        store = JsonStore(self.options.cache / "pages.json", "page cache")
+        # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
+        shared = repr((program_fingerprint(self.options), self.config, self.math.cache_path.name, self.math.available))
+        keys = {
+            url: hashlib.sha256(f"{shared}\0{self.content_keys[path]}\0{shown}".encode()).hexdigest()
+            for url, (path, shown) in self.pages.entry_inputs(site).items()
+            if path in self.content_keys
+        }
+        used: dict[str, str] = {}
+        outputs = []
+        for path, render in self.pages.plan(site).items():
+            key = keys.get(path)
+            known = store.get(key) if key else None
+            if key and known and published.get(path) == known:
+                outputs.append(Output(path, b"", kept=known))
+                used[key] = known
+                continue
+            page = render()
+            outputs.append(page)
+            if key:
+                used[key] = output.digest(page.data)
+        store.data, store.dirty = used, True
+        store.save()
+        return outputs
 
     def _search_soon(self, entries: list[Entry]) -> Future[SearchIndex]:
         """Start the search index in the background: Pagefind runs on one core for seconds, beside the

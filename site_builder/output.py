@@ -56,7 +56,7 @@ def write_site(
     """
     out = options.out
     manifest = options.cache / "published.json"
-    pages = {o.path: digest(o.data) for o in outputs}
+    pages = {o.path: o.kept or digest(o.data) for o in outputs}
     wanted = pages | {r.target: r.digest for r in raw}
     static = _static_files(options)
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
@@ -69,12 +69,14 @@ def write_site(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     reuse = previous or {}
 
-    def place(path: str, data: bytes | None = None, source: Path | None = None) -> None:
+    def place(path: str, data: bytes | None = None, source: Path | None = None, kept: bool = False) -> None:
         target = tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
         old = reuse.get(path)
         if old is not None and old[0] == wanted[path] and _same_file(str(out / path), old):
             os.link(out / path, target)
+        elif kept:
+            raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
         elif source is not None:
             shutil.copyfile(source, target)
         else:
@@ -83,7 +85,7 @@ def write_site(
     try:
         tmp.chmod(0o755)
         for item in outputs:
-            place(item.path, data=item.data)
+            place(item.path, data=item.data, kept=bool(item.kept))
         for name, data in static.items():
             place(f"static/{name}", data=data)
         for file in raw:
@@ -115,6 +117,16 @@ def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], d
     if _trusted_manifest(store, options.out) is None:
         return None
     return pages, summary
+
+
+def published_pages(options: BuildOptions) -> dict[str, str]:
+    """The digest of every generated file of the published site, by path, while its files are as the
+    manifest says (else nothing): pages a build may keep instead of rendering them again."""
+    store = JsonStore(options.cache / "published.json", "manifest")
+    pages = store.get("pages")
+    if not isinstance(pages, dict) or _trusted_manifest(store, options.out) is None:
+        return {}
+    return pages
 
 
 def record_published(options: BuildOptions) -> None:

@@ -27,6 +27,7 @@ RECENT = 10
 class Output:
     path: str  # posix, relative to the output folder
     data: bytes
+    kept: str = ""  # set: the published file with this digest stays as it is, and ``data`` is empty
 
 
 # Names of the languages problem statements come in, each in its own language.
@@ -136,6 +137,20 @@ class PageRenderer:
         for entry in site.entries:
             plan[entry_url(entry)] = partial(self.render_entry, site, entry, *links[entry.path])
         return plan
+
+    def entry_inputs(self, site: Site) -> dict[str, tuple[str, str]]:
+        """For each entry page, by path: the entry's path, and a text naming what the page shows
+        besides the entry's own rendered content (the caller keys that): its verdicts, heading,
+        neighbours and the site's navigation. Equal texts and content make equal pages, for the
+        same templates and code."""
+        links = neighbours(site)
+        tracks = tuple((t.id, t.title) for t in site.tracks)
+        shared = repr((site.title, site.description, site.base_url, site.repo_url, site.repo_branch, tracks))
+        found = {}
+        for entry in site.entries:
+            around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
+            found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
+        return found
 
     def render_site(self, site: Site) -> list[Output]:
         return [render() for render in self.plan(site).values()]

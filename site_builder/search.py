@@ -59,19 +59,18 @@ def build_search_index(records: list[Record], cache: PickleStore | None = None) 
     if not pagefind_available():
         return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
     payload = json.dumps([[r.url, r.title, r.text] for r in records], sort_keys=True).encode()
-    key = "search-" + hashlib.sha256(payload).hexdigest()
+    key = "search-v2-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
-    if isinstance(cached, SearchIndex):
-        return cached
+    if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
+        return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached))
     try:
-        files = _index(records)
+        files = sorted(_index(records))
     except Exception as e:
         log.debug("pagefind failed", exc_info=True)
         return SearchIndex((), f"Pagefind failed, the site has no search: {e}")
-    result = SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in sorted(files)))
     if cache is not None:
-        cache.put(key, result)
-    return result
+        cache.put(key, files)
+    return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in files))
 
 
 def _index(records: list[Record]) -> list[tuple[str, bytes]]:

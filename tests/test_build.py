@@ -187,3 +187,46 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
     assert not build_site(options).current and "Changed." in page.read_text()
     assert build_site(options).current
     assert not build_site(options_for(archive, out, rerun=True)).current
+
+
+def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder.render import PageRenderer
+
+    rendered: list[str] = []
+    original = PageRenderer.render_entry
+
+    def counting(self: PageRenderer, site: object, entry: object, *rest: object) -> object:
+        rendered.append(entry.path)  # type: ignore[attr-defined]
+        return original(self, site, entry, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PageRenderer, "render_entry", counting)
+    archive = make_archive({f"t/{x}-e{x.lower()}/solution.md": f"# Title {x}\n\nText {x}.\n" for x in "ABCD"})
+    root = _project_copy(tmp_path)
+    options = _options(root, archive)
+    build_site(options)
+    assert sorted(rendered) == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
+
+    def changed(path: str, text: str) -> list[str]:
+        rendered.clear()
+        (archive / path).write_text(text)
+        build_site(options)
+        return sorted(rendered)
+
+    # C's text: only C's page. C's title: C's page and its neighbours', which link to it by title.
+    assert changed("t/C-ec/solution.md", "# Title C\n\nOther text.\n") == ["t/C-ec"]
+    assert changed("t/C-ec/solution.md", "# Title Z\n\nOther text.\n") == ["t/B-eb", "t/C-ec", "t/D-ed"]
+    # A kept page is byte for byte what a build from nothing makes.
+    fresh = _options(root, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
+    build_site(fresh)
+    for page in sorted((tmp_path / "fresh").rglob("*.html")):
+        assert (options.out / page.relative_to(fresh.out)).read_bytes() == page.read_bytes(), page
+    # A published page that was touched, or a template that changed, means rendering again.
+    (options.out / "t/A-ea/index.html").write_text("vandalised")
+    assert changed("t/B-eb/solution.md", "# Title B\n\nNew.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
+    assert "Text A." in (options.out / "t/A-ea/index.html").read_text()
+    base = root / "templates/base.html"
+    base.write_text(base.read_text().replace("</body>", "<!-- changed --></body>"))
+    assert changed("t/B-eb/solution.md", "# Title B\n\nNewer.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
+    assert "<!-- changed -->" in (options.out / "t/A-ea/index.html").read_text()
