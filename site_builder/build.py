@@ -23,7 +23,6 @@ from . import output
 from .archive import is_problem_folder, load_entry
 from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig
-from .content import fill_entry_math, math_snippets, render_entries
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs, program_fingerprint
 from .math import MathRenderer
@@ -263,6 +262,12 @@ class Builder:
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
         cached = [self.renders.get(k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
+        if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
+            if rendered is not None:
+                rendered(cached)  # type: ignore[arg-type]
+            return cached  # type: ignore[return-value]
+        from .content import fill_entry_math, math_snippets, render_entries
+
         fresh = render_entries(todo, self.options.workers)
         if rendered is not None:
             done = iter(fresh)

@@ -347,7 +347,7 @@ def _bucketed(rules: tuple[Rule, ...], types: frozenset[str]) -> _State:
 # come first, nor after tokens with a background, border or underline in either theme.
 BLANKS = "[^\\S\\n]+"
 _AFTER = "(?:(?<!\\n)[^\\S\\n]+)?"  # never fails, so it never makes the token match differently
-_BLANK_BUCKETS = sorted({min(c, OTHER) for c in range(0x3000 + 1) if re.fullmatch(BLANKS, chr(c))})
+_BLANK_BUCKETS = [c for c in range(OTHER) if re.fullmatch(BLANKS, chr(c))] + [OTHER]  # OTHER: e.g. U+00A0
 _DECORATED = frozenset(
     kind
     for name in STYLES

@@ -14,10 +14,10 @@ from urllib.parse import urlsplit
 
 import jinja2
 
-from . import highlight
 from .catalog import neighbours
 from .document import slugify
 from .errors import TemplateError
+from .languages import language_name
 from .model import Entry, Site, Track
 
 RECENT = 10
@@ -78,6 +78,14 @@ def entry_url(entry: Entry) -> str:
     return f"{entry.slug or entry.path}/index.html"
 
 
+def files_summary(entry: Entry) -> str:
+    """ "TeX · Python · C++": the write-up's format and the solvers' languages, for entry tables
+    (a function, not a template macro: track and tag pages show it thousands of times)."""
+    parts = [entry.solution.file.rsplit(".", 1)[1].replace("tex", "TeX").replace("md", "MD")] if entry.solution else []
+    parts += [language_name(s.language) for s in entry.solvers]
+    return " · ".join(dict.fromkeys(parts))
+
+
 def entry_heading(site: Site, entry: Entry) -> str:
     """ "ICPC 2022 · X. Quartets": the track (and year), then label and title."""
     track = next((t.title for t in site.tracks if t.id == entry.track), entry.track)
@@ -114,9 +122,10 @@ class PageRenderer:
             keep_trailing_newline=True,
         )
         self.env.filters["tag_slug"] = slugify
-        self.env.globals["language_name"] = highlight.language_name
+        self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
+        self.env.globals["files_summary"] = files_summary
 
     def plan(self, site: Site) -> dict[str, Callable[[], Output]]:
         """Every output of the site by path, each rendered only when called."""

@@ -263,8 +263,16 @@ def _job(
         _interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
     ]
-    key = hashlib.sha256(json.dumps(key_parts).encode()).hexdigest()
+    key = hashlib.sha256(_json_list(key_parts).encode()).hexdigest()
     return Job(source.path, solver, sample, archive / source.path, source.meta.checker, validator, limits, key)
+
+
+_QUOTED = json.encoder.encode_basestring_ascii  # the C encoder json.dumps uses
+
+
+def _json_list(parts: list[str | None]) -> str:
+    """``json.dumps(parts)``, the same text, without building an encoder per call (5,000 keys a build)."""
+    return "[" + ", ".join("null" if p is None else _QUOTED(p) for p in parts) + "]"
 
 
 @lru_cache(maxsize=8192)

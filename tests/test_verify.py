@@ -236,3 +236,13 @@ def test_solver_has_no_network(make_archive: ArchiveMaker, tmp_path: Path) -> No
     archive = make_archive(entry("net", code, answer="refused 101\n"))
     verdict = verify(archive, tmp_path).runs["t/A-net"][0].verdicts[0]
     assert (verdict.code, verdict.output) == ("AC", "refused 101\n")  # ENETUNREACH: no interface at all
+
+
+def test_verdict_keys_are_the_json_they_always_were() -> None:
+    """Cached verdicts stay valid: the key text is exactly ``json.dumps`` of its parts."""
+    import json
+
+    from site_builder.verify import _json_list
+
+    for parts in (["2", "python", None, 'é"\\\n\x00 😀'], [], [None], ["Limits(wall=2.0, memory=None)"]):
+        assert _json_list(parts) == json.dumps(parts)
