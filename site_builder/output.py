@@ -120,13 +120,10 @@ def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], d
 
 
 def published_pages(options: BuildOptions) -> dict[str, str]:
-    """The digest of every generated file of the published site, by path, while its files are as the
-    manifest says (else nothing): pages a build may keep instead of rendering them again."""
-    store = JsonStore(options.cache / "published.json", "manifest")
-    pages = store.get("pages")
-    if not isinstance(pages, dict) or _trusted_manifest(store, options.out) is None:
-        return {}
-    return pages
+    """The digest of every file of the published site, by path, while its files all have the size
+    and time the manifest recorded with those digests (else nothing): pages a build may keep."""
+    trusted = _trusted_manifest(JsonStore(options.cache / "published.json", "manifest"), options.out)
+    return {path: value[0] for path, value in trusted.items()} if trusted else {}
 
 
 def record_published(options: BuildOptions) -> None:

@@ -230,3 +230,8 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     base.write_text(base.read_text().replace("</body>", "<!-- changed --></body>"))
     assert changed("t/B-eb/solution.md", "# Title B\n\nNewer.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
     assert "<!-- changed -->" in (options.out / "t/A-ea/index.html").read_text()
+    # After the dev server wrote in place and described the folder again, pages are still kept.
+    from site_builder.output import record_published
+
+    record_published(options)
+    assert changed("t/D-ed/solution.md", "# Title D\n\nLast.\n") == ["t/D-ed"]
