@@ -98,6 +98,7 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
             name.unlink()
         shutil.rmtree(cache / "render", ignore_errors=True)
         shutil.rmtree(cache / "parsed", ignore_errors=True)
+        (cache / "pages.json").unlink(missing_ok=True)  # or unchanged entry pages would be kept, not rendered
         forget_inputs(cache / "published.json")  # or the build would find the site current and render nothing
         return build(archive, out, cache)[0]
 
