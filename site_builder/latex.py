@@ -816,16 +816,17 @@ def _figure(env: Env, ctx: Context) -> str:
     return f"<figure>\n{body}\n{caption.group() if caption else ''}\n</figure>"
 
 
-def _center(env: Env, ctx: Context) -> str:
-    return f'<div class="center">\n{render_blocks(env.children, ctx)}\n</div>'
+def _div(css: str) -> Callable[[Env, Context], str]:
+    """An environment shown as its body in a ``<div class="css">`` (center, abstract, Beamer columns)."""
+
+    def render(env: Env, ctx: Context) -> str:
+        return f'<div class="{css}">\n{render_blocks(env.children, ctx)}\n</div>'
+
+    return render
 
 
 def _quote(env: Env, ctx: Context) -> str:
     return f"<blockquote>\n{render_blocks(env.children, ctx)}\n</blockquote>"
-
-
-def _abstract(env: Env, ctx: Context) -> str:
-    return f'<div class="abstract">\n{render_blocks(env.children, ctx)}\n</div>'
 
 
 def _transparent(env: Env, ctx: Context) -> str:
@@ -866,14 +867,6 @@ def _beamer_block(env: Env, ctx: Context) -> str:
     return f'<div class="block block-{env.name}">\n{head}{render_blocks(env.children, ctx)}\n</div>'
 
 
-def _columns(env: Env, ctx: Context) -> str:
-    return f'<div class="columns">\n{render_blocks(env.children, ctx)}\n</div>'
-
-
-def _column(env: Env, ctx: Context) -> str:
-    return f'<div class="column">\n{render_blocks(env.children, ctx)}\n</div>'
-
-
 def _io_section(env: Env, ctx: Context) -> str:
     """The package format's ``Input``, ``Output`` and ``Interaction`` environments: an unnumbered section."""
     return _heading(1, env.name, env.name, ctx) + "\n" + render_blocks(env.children, ctx)
@@ -893,22 +886,22 @@ ENVIRONMENTS: dict[str, Callable[[Env, Context], str]] = {
     "tabularx": _tabular,
     "figure": _figure,
     "figure*": _figure,
-    "table": _center,
-    "center": _center,
+    "table": _div("center"),
+    "center": _div("center"),
     "flushleft": _transparent,
     "flushright": _transparent,
     "minipage": _transparent,
     "multicols": _transparent,
     "quote": _quote,
     "quotation": _quote,
-    "abstract": _abstract,
+    "abstract": _div("abstract"),
     "document": _transparent,
     "frame": _frame,
     "block": _beamer_block,
     "alertblock": _beamer_block,
     "exampleblock": _beamer_block,
-    "columns": _columns,
-    "column": _column,
+    "columns": _div("columns"),
+    "column": _div("column"),
     "Input": _io_section,
     "Output": _io_section,
     "Interaction": _io_section,
