@@ -24,7 +24,7 @@ from .archive import is_problem_folder, load_entry
 from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig
 from .errors import Diagnostic, SiteError
-from .freshness import Loaded, kept_build, load_inputs, program_fingerprint
+from .freshness import Loaded, kept_build, load_inputs
 from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
@@ -111,7 +111,7 @@ class Builder:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
-        outputs = self._render_pages(site)
+        outputs = self._render_pages(site, loaded.program)
         mark = self._lap("pages", mark)
         index = search[0].result() if search else build_search_index(search_records(site), self.renders)
         outputs += index.outputs
@@ -286,7 +286,7 @@ class Builder:
             entries.append(hit)
         return entries
 
-    def _render_pages(self, site: Site) -> list[Output]:
+    def _render_pages(self, site: Site, program: str) -> list[Output]:
         """Every page of the site. An entry page whose content, verdicts, neighbours and navigation
         are those of the published page, under the same templates and code, is kept as it is: a
         build that changed one entry renders its page and its neighbours', not a thousand."""
@@ -294,7 +294,7 @@ class Builder:
         published = output.published_pages(self.options)
         store = JsonStore(self.options.cache / "pages.json", "page cache")
         # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
-        shared = repr((program_fingerprint(self.options), self.config, self.math.cache_path.name, self.math.available))
+        shared = repr((program, self.config, self.math.cache_path.name, self.math.available))
         keys = {
             url: hashlib.sha256(f"{shared}\0{self.content_keys[path]}\0{shown}".encode()).hexdigest()
             for url, (path, shown) in self.pages.entry_inputs(site).items()

@@ -39,6 +39,7 @@ class Loaded:
     sources: list[EntrySource]
     problems: list[Diagnostic]
     inputs: str
+    program: str  # the digest of this program's code, templates, static files and libraries
     seconds: float = 0.0  # how long reading took
 
 
@@ -57,8 +58,9 @@ def load_inputs(options: BuildOptions) -> Loaded:
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     math = MathRenderer.cache_name(options.root)
-    inputs = inputs_key(options, config, problems, sources, math)
-    return Loaded(config, git_dates, sources, problems, inputs, time.perf_counter() - started)
+    program = program_fingerprint(options)
+    inputs = inputs_key(options, config, problems, sources, math, program)
+    return Loaded(config, git_dates, sources, problems, inputs, program, time.perf_counter() - started)
 
 
 def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded]:
@@ -80,12 +82,18 @@ def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded]:
 
 
 def inputs_key(
-    options: BuildOptions, config: SiteConfig, problems: list[Diagnostic], sources: list[EntrySource], math: str
+    options: BuildOptions,
+    config: SiteConfig,
+    problems: list[Diagnostic],
+    sources: list[EntrySource],
+    math: str,
+    program: str,
 ) -> str:
-    """The digest of everything a full build reads; ``math`` names the math renderer and its version."""
+    """The digest of everything a full build reads; ``math`` names the math renderer and its version,
+    ``program`` is ``program_fingerprint``."""
     digest = hashlib.sha256()
     for part in (
-        program_fingerprint(options),
+        program,
         math,
         repr(config),
         repr(problems),
