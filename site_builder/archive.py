@@ -88,6 +88,48 @@ def find_problem_folders(archive: Path) -> list[Path]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What ``stat`` says about every file of an archive (path, size, times, inode), as one digest."""
+
+    digest: str
+    newest_ns: int  # the latest modification or status-change time of any file
+
+
+def load_stamp(archive: Path) -> Stamp:
+    """The archive's stamp, from its folders and ``stat`` alone: no file is read.
+
+    A file cannot change without changing its stamp (a rewrite sets the change time, which no
+    program can set back), except within one tick of the file system's clock: a stamp only vouches
+    for files whose times are older than that (see ``newest_ns``)."""
+    lines: list[str] = []
+    newest = 0
+    pending = [str(archive)]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as scan:
+                found = sorted(scan, key=lambda e: e.name)
+        except OSError as e:
+            lines.append(f"{folder}\0{e.errno}")
+            continue
+        for entry in found:
+            if is_ignored(entry.name) and entry.name != ".timelimit":  # packages' .timelimit is read
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+                lines.append(entry.path + "/")
+                continue
+            try:
+                info = entry.stat()
+            except OSError as e:
+                lines.append(f"{entry.path}\0{e.errno}")
+                continue
+            lines.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}")
+            newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+    return Stamp(hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest(), newest)
+
+
 def load_git_dates(archive: Path) -> dict[str, int]:
     """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path."""
     try:
@@ -128,14 +170,21 @@ def parse_git_log(text: str) -> dict[str, int]:
 
 
 def load_entry(
-    folder: Path, archive: Path, prefix: str, git_dates: dict[str, int], memo: Memo | None = None
+    folder: Path,
+    archive: Path,
+    prefix: str,
+    git_dates: dict[str, int],
+    memo: Memo | None = None,
+    real_archive: str | None = None,
 ) -> EntrySource:
+    """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known."""
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     diagnostics: list[Diagnostic] = []
     where = f"{prefix}/{rel}" if prefix else rel
-    files, newest = _load_files(folder, archive, where, diagnostics, git_dates, rel)
+    root = real_archive or os.path.realpath(archive)
+    files, newest = _load_files(folder, root, where, diagnostics, git_dates, rel)
     meta = _load_metadata(files, where, diagnostics, memo)
     if meta.package is not None and meta.time_limit is None:
         meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
@@ -198,6 +247,7 @@ def load_archive(
         git_dates = load_git_dates(archive)
     entries: list[EntrySource] = []
     problems: list[Diagnostic] = []
+    real_archive = os.path.realpath(archive)
     for folder in find_problem_folders(archive):
         if folder.parent == archive:
             rel = folder.relative_to(archive).as_posix()
@@ -207,7 +257,7 @@ def load_archive(
                 )
             )
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates, memo))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive))
     return _unique_slugs(entries), problems
 
 
@@ -246,12 +296,13 @@ def _unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
 
 
 def _load_files(
-    folder: Path, archive: Path, where: str, diagnostics: list[Diagnostic], git_dates: dict[str, int], rel_root: str
+    folder: Path, root: str, where: str, diagnostics: list[Diagnostic], git_dates: dict[str, int], rel_root: str
 ) -> tuple[list[SourceFile], int]:
-    """Every file of a problem folder (files first, then subfolders, in natural order) and the newest date."""
+    """Every file of a problem folder (files first, then subfolders, in natural order) and the newest date.
+
+    ``root``: the archive folder with symbolic links resolved; links may not lead out of it."""
     files: list[SourceFile] = []
     newest = 0
-    root = str(archive.resolve())
     pending = [("", str(folder))]
     while pending:
         prefix, directory = pending.pop(0)
@@ -270,30 +321,38 @@ def _load_files(
                 continue
             if not entry.is_file():
                 continue
-            item = _load_file(entry.path, rel, f"{where}/{rel}", diagnostics)
+            info = entry.stat()
+            item = _load_file(entry.path, info.st_size, rel, f"{where}/{rel}", diagnostics)
             if item is not None:
                 files.append(item)
                 stamp = git_dates.get(f"{rel_root}/{rel}")
-                newest = max(newest, stamp if stamp is not None else int(entry.stat().st_mtime))
+                newest = max(newest, stamp if stamp is not None else int(info.st_mtime))
         pending[0:0] = subfolders
     return files, newest
 
 
-def _read_bytes(path: str) -> bytes:
-    """A whole file, with plain system calls (a buffered file object costs more than the read itself)."""
+def _read_bytes(path: str, size: int) -> bytes:
+    """A whole file of ``size`` bytes (as ``stat`` said), with plain system calls.
+
+    A buffered file object costs more than the read itself, and so does a large read buffer: it is
+    allocated fresh for every call. One read of ``size + 1`` bytes finds a file that is as ``stat``
+    said; one that grew or shrank meanwhile is read on to its end."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        data = os.read(fd, size + 1)
+        if len(data) == size:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def _load_file(path: str, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
+def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
     try:
-        data = _read_bytes(path)
+        data = _read_bytes(path, size)
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None

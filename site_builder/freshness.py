@@ -11,6 +11,7 @@ written with.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import time
@@ -18,14 +19,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import output
-from .archive import load_archive, load_git_dates
+from .archive import Stamp, load_archive, load_git_dates, load_stamp
 from .config import BuildOptions, SiteConfig, load_site_config
 from .errors import Diagnostic
 from .math import MathRenderer
 from .model import EntrySource
 from .report import BuildReport, report_from_summary
 from .store import LIBRARIES as RENDERER_LIBRARIES
-from .store import PickleStore, library_versions
+from .store import JsonStore, PickleStore, library_versions
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -43,64 +44,116 @@ class Loaded:
     seconds: float = 0.0  # how long reading took
 
 
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What a build learns before it reads any file of the archive: the archive's stamp, and all
+    the other inputs (configuration, git dates, this program, tools and options) as one digest."""
+
+    started_ns: int  # wall-clock time just before the stamp was taken
+    stamp: Stamp
+    config: SiteConfig
+    git_dates: dict[str, int]
+    program: str
+    settings: str
+
+    def key(self) -> str:
+        """Equal for two probes when no input can have changed between them."""
+        dates = json.dumps(self.git_dates, sort_keys=True)
+        return hashlib.sha256(f"{self.stamp.digest}\0{self.settings}\0{dates}".encode()).hexdigest()
+
+    def settled(self) -> bool:
+        """Whether every file is older than the stamp by more than a tick of the file system's clock,
+        so that a later change must show in its times. (A file written twice within one tick, once
+        before and once after the stamp was taken, could otherwise keep the stamp unchanged.)"""
+        return self.stamp.newest_ns < self.started_ns - SETTLED_NS
+
+
+SETTLED_NS = 2_000_000_000  # two seconds: the coarsest timestamps in use (FAT) tick that slowly
+STAMPS = "archive-stamp.json"  # the probe key of the last full read, and the inputs digest it gave
 YAML_MEMO = "yaml-v1"
 
 
-def load_inputs(options: BuildOptions) -> Loaded:
-    started = time.perf_counter()
+def probe_inputs(options: BuildOptions) -> Probe:
+    started_ns = time.time_ns()
+    stamp = load_stamp(options.archive)
     config = load_site_config(options)
-    git_dates = load_git_dates(options.archive)
+    program = program_fingerprint(options)
+    settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)
+    return Probe(started_ns, stamp, config, load_git_dates(options.archive), program, settings)
+
+
+def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
+    """Read the configuration and the archive (``probe``: taken just before, if it was)."""
+    started = time.perf_counter()
+    probe = probe or probe_inputs(options)
     store = PickleStore(options.cache / "parsed")
     memo = store.get(YAML_MEMO)
     memo = memo if isinstance(memo, dict) else {}
     known = len(memo)
-    sources, problems = load_archive(options.archive, options.display(options.archive), git_dates, memo)
+    sources, problems = load_archive(options.archive, options.display(options.archive), probe.git_dates, memo)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
-    math = MathRenderer.cache_name(options.root)
-    program = program_fingerprint(options)
-    inputs = inputs_key(options, config, problems, sources, math, program)
-    return Loaded(config, git_dates, sources, problems, inputs, program, time.perf_counter() - started)
-
-
-def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded]:
-    """Read the inputs; if the published site is current for them, the last build's report again.
-
-    This module imports no renderer, so a build that changes nothing starts quickly.
-    """
-    started = time.perf_counter()
-    loaded = load_inputs(options)
-    loading = loaded.seconds
-    if options.rerun:
-        return None, loaded
-    summary = output.current_summary(options, loaded.inputs)
-    if summary is None:
-        return None, loaded
+    inputs = inputs_key(probe.settings, problems, sources)
+    if probe.settled():
+        stamps = JsonStore(options.cache / STAMPS, "archive stamp")
+        if stamps.data != {"probe": probe.key(), "inputs": inputs}:
+            stamps.data = {"probe": probe.key(), "inputs": inputs}
+            stamps.dirty = True
+            stamps.save()
     seconds = time.perf_counter() - started
-    timings = {"load": loading, "check published": seconds - loading}
-    return report_from_summary(summary, options.out, seconds, timings), loaded
+    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, seconds)
 
 
-def inputs_key(
-    options: BuildOptions,
-    config: SiteConfig,
-    problems: list[Diagnostic],
-    sources: list[EntrySource],
-    math: str,
-    program: str,
-) -> str:
-    """The digest of everything a full build reads; ``math`` names the math renderer and its version,
+def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
+    """The inputs digest of the archive as it is, without reading it: known when the last full read
+    was taken with the same probe key (every file with the same size, times and inode)."""
+    stamps = JsonStore(options.cache / STAMPS, "archive stamp")
+    inputs = stamps.get("inputs")
+    return inputs if isinstance(inputs, str) and stamps.get("probe") == probe.key() else None
+
+
+def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded | None]:
+    """If the published site is current for the inputs as they are, the last build's report again
+    (and no ``Loaded``); else no report, and the inputs as read.
+
+    This module imports no renderer, so a build that changes nothing starts quickly. It does not
+    even read the archive when its stamp is that of the last full read."""
+    started = time.perf_counter()
+    if options.rerun:
+        return None, load_inputs(options)
+    probe = probe_inputs(options)
+    inputs = stamped_inputs(options, probe)
+    summary = output.current_summary(options, inputs) if inputs is not None else None
+    timings = {"probe": time.perf_counter() - started}
+    if summary is None:
+        loaded = load_inputs(options, probe)
+        timings["load"] = loaded.seconds
+        summary = output.current_summary(options, loaded.inputs)
+        if summary is None:
+            return None, replace(loaded, seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return report_from_summary(summary, options.out, seconds, timings), None
+
+
+def settings_key(options: BuildOptions, config: SiteConfig, math: str, program: str) -> str:
+    """The digest of every input but the archive: ``math`` names the math renderer and its version,
     ``program`` is ``program_fingerprint``."""
     digest = hashlib.sha256()
     for part in (
         program,
         math,
         repr(config),
-        repr(problems),
         repr((options.verify, options.strict, same_interpreter(options.interpreter), str(options.out))),
         tool_fingerprint(same_interpreter(options.interpreter)),
     ):
         digest.update(part.encode())
+    return digest.hexdigest()
+
+
+def inputs_key(settings: str, problems: list[Diagnostic], sources: list[EntrySource]) -> str:
+    """The digest of everything a full build reads (``settings``: see ``settings_key``)."""
+    digest = hashlib.sha256(settings.encode())
+    digest.update(repr(problems).encode())
     for source in sources:
         files = tuple((f.name, f.digest, f.binary) for f in source.files)  # texts are in the digests
         digest.update(repr((files, replace(source, files=(), samples=()))).encode())

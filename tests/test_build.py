@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -187,6 +188,42 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
     assert not build_site(options).current and "Changed." in page.read_text()
     assert build_site(options).current
     assert not build_site(options_for(archive, out, rerun=True)).current
+
+
+def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import freshness
+
+    archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})
+    out = tmp_path / "site"
+    options = options_for(archive, out, verify=False)
+    stamps = options.cache / freshness.STAMPS
+    # Files written a moment ago may still change within one clock tick unseen: no stamp is kept.
+    assert not build_site(options).current and not stamps.exists()
+    assert build_site(options).current and not stamps.exists()
+    monkeypatch.setattr(freshness, "SETTLED_NS", 0)  # as if every file had been written long ago
+    assert build_site(options).current and stamps.exists()
+
+    def unread(*args: object) -> object:
+        raise AssertionError("the archive was read")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(freshness, "load_archive", unread)
+        assert build_site(options).current
+    # The same size and modification time do not hide a rewrite: the change time moved.
+    text = archive / "t/B-y/solution.md"
+    before = text.stat()
+    text.write_text("# Y\n\nMOre.\n")
+    os.utime(text, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert text.stat().st_size == before.st_size
+    assert not build_site(options).current and "MOre." in (out / "t/B-y/index.html").read_text()
+    assert build_site(options).current
+    (archive / "t/B-y/notes.txt").write_text("new file\n")
+    assert not build_site(options).current and (out / "t/B-y/notes.txt").is_file()
+    (archive / "t/B-y/notes.txt").unlink()
+    assert not build_site(options).current and not (out / "t/B-y/notes.txt").exists()
+    assert build_site(options).current
 
 
 def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
