@@ -330,7 +330,7 @@ class Builder:
         digest = hashlib.sha256()
         digest.update(renderer_fingerprint().encode())
         digest.update(self.math.cache_path.name.encode())  # Temml version and options
-        digest.update(repr(source).encode())
+        digest.update(source.key_text().encode())
         return digest.hexdigest()
 
     def _verify(self, sources: list[EntrySource], entries: list[Entry]) -> list[Entry]:

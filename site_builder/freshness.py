@@ -155,8 +155,7 @@ def inputs_key(settings: str, problems: list[Diagnostic], sources: list[EntrySou
     digest = hashlib.sha256(settings.encode())
     digest.update(repr(problems).encode())
     for source in sources:
-        files = tuple((f.name, f.digest, f.binary) for f in source.files)  # texts are in the digests
-        digest.update(repr((files, replace(source, files=(), samples=()))).encode())
+        digest.update(source.key_text().encode())
     return digest.hexdigest()
 
 

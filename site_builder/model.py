@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import Compact, Diagnostic
 
@@ -113,6 +113,13 @@ class EntrySource(Compact):
     def display_path(self, name: str = "") -> str:
         base = f"{self.archive_prefix}/{self.path}" if self.archive_prefix else self.path
         return f"{base}/{name}" if name else base
+
+    def key_text(self) -> str:
+        """All of this value as text for cache keys, with each file's text by its digest (and the
+        samples' texts, which are files' texts, by the files' names): cheaper than ``repr``."""
+        files = tuple((f.name, f.digest, f.binary) for f in self.files)
+        samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
+        return repr((files, samples, replace(self, files=(), samples=())))
 
 
 @dataclass(frozen=True, slots=True)
