@@ -120,9 +120,10 @@ class Verifier:
         options, cache, compiler = self.options, self.cache, self.compiler
         report = VerifyReport(cache_warning=cache.warning)
         programs = [files for s in sources for files in _cpp_programs(s)]
-        if programs:
+        missing = [files for files in programs if compiler.compiled(files) is None]
+        if missing:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-                list(pool.map(compiler.compile_files, programs))  # in parallel; later calls hit the cache
+                list(pool.map(compiler.compile_files, missing))  # in parallel; later calls hit the cache
         plans: dict[str, list[Solver]] = {}
         jobs: list[Job] = []
         for source in sources:
@@ -130,10 +131,10 @@ class Verifier:
             validator = _validator(source, options, compiler)
             plans[source.path] = solvers
             jobs += [
-                _job(source, solver, sample, archive, validator, options)
+                job
                 for solver in solvers
                 if not solver.note
-                for sample in source.samples
+                for job in _jobs(source, solver, archive, validator, options)
             ]
         results: dict[str, Verdict] = {}
         todo = []
@@ -241,30 +242,26 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     return ValidatorProgram(name, (), (), args, digest, note)
 
 
-def _job(
-    source: EntrySource,
-    solver: Solver,
-    sample: Sample,
-    archive: Path,
-    validator: ValidatorProgram | None,
-    options: VerifyOptions,
-) -> Job:
+def _jobs(
+    source: EntrySource, solver: Solver, archive: Path, validator: ValidatorProgram | None, options: VerifyOptions
+) -> list[Job]:
+    """One job per sample, each with the key of everything that can change its verdict."""
     limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
-    key_parts = [
-        CACHE_VERSION,
-        solver.language,
-        solver.digest,
-        " ".join(solver.argv[1:]),
-        _text_digest(sample.input),
-        _text_digest(sample.answer) if sample.answer is not None else None,
+    before = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv[1:])]
+    after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
         validator.note if validator else None,
         _interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
     ]
-    key = hashlib.sha256(_json_list(key_parts).encode()).hexdigest()
-    return Job(source.path, solver, sample, archive / source.path, source.meta.checker, validator, limits, key)
+    folder = archive / source.path
+    jobs = []
+    for sample in source.samples:
+        answer = _text_digest(sample.answer) if sample.answer is not None else None
+        key = hashlib.sha256(_json_list([*before, _text_digest(sample.input), answer, *after]).encode()).hexdigest()
+        jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key))
+    return jobs
 
 
 _QUOTED = json.encoder.encode_basestring_ascii  # the C encoder json.dumps uses
@@ -385,14 +382,26 @@ class Compiler:
         """Compile every C++ source among ``files`` (headers beside them) into one program, once."""
         if self.gxx is None:
             return None, NO_COMPILER
-        key = hashlib.sha256(json.dumps([sorted(files.items()), self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
-        binary = self.folder / key / "program"
+        binary = self._binary(files)
         if binary.is_file():
             return binary, ""
         error_file = binary.with_name("compile-error.txt")
         if error_file.is_file():
             return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
         return self._compile(files, binary, error_file)
+
+    def compiled(self, files: dict[str, str]) -> Path | None:
+        """The program built from ``files`` before, if there is one (without compiling)."""
+        if self.gxx is None:
+            return None
+        binary = self._binary(files)
+        return binary if binary.is_file() else None
+
+    def _binary(self, files: dict[str, str]) -> Path:
+        """Where the program of ``files`` is kept: named by the sources (by digest), g++ and its flags."""
+        named = sorted((name, _text_digest(text)) for name, text in files.items())
+        key = hashlib.sha256(json.dumps([named, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
+        return self.folder / key / "program"
 
     def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
         work = binary.with_name("src")
