@@ -289,7 +289,9 @@ class Builder:
     def _render_pages(self, site: Site, program: str) -> list[Output]:
         """Every page of the site. An entry page whose content, verdicts, neighbours and navigation
         are those of the published page, under the same templates and code, is kept as it is: a
-        build that changed one entry renders its page and its neighbours', not a thousand."""
+        build that changed one entry renders its page and its neighbours', not a thousand. The other
+        pages (home, tracks, tags, sitemap, verification report) show nothing but the entries and
+        the configuration: while no entry page's key changed, they are kept too."""
         assert self.pages is not None
         published = output.published_pages(self.options)
         store = JsonStore(self.options.cache / "pages.json", "page cache")
@@ -300,9 +302,16 @@ class Builder:
             for url, (path, shown) in self.pages.entry_inputs(site).items()
             if path in self.content_keys
         }
+        plan = self.pages.plan(site)
+        if len(keys) == len(site.entries):  # every entry keyed, in the site's order: so is the site
+            whole = hashlib.sha256("\n".join([shared, *(f"{url} {key}" for url, key in keys.items())]).encode())
+            site_key = whole.hexdigest()
+            keys.update(
+                {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}
+            )
         used: dict[str, str] = {}
         outputs = []
-        for path, render in self.pages.plan(site).items():
+        for path, render in plan.items():
             key = keys.get(path)
             known = store.get(key) if key else None
             if key and known and published.get(path) == known:

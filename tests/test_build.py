@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -232,18 +233,32 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     from site_builder.render import PageRenderer
 
     rendered: list[str] = []
-    original = PageRenderer.render_entry
+    pages: list[str] = []  # every page rendered, entry pages and the others
+    original, original_page = PageRenderer.render_entry, PageRenderer.page
 
     def counting(self: PageRenderer, site: object, entry: object, *rest: object) -> object:
         rendered.append(entry.path)  # type: ignore[attr-defined]
         return original(self, site, entry, *rest)  # type: ignore[arg-type]
 
+    def counting_pages(self: PageRenderer, template: str, path: str, *rest: object, **values: object) -> object:
+        pages.append(path)
+        return original_page(self, template, path, *rest, **values)  # type: ignore[arg-type]
+
     monkeypatch.setattr(PageRenderer, "render_entry", counting)
+    monkeypatch.setattr(PageRenderer, "page", counting_pages)
     archive = make_archive({f"t/{x}-e{x.lower()}/solution.md": f"# Title {x}\n\nText {x}.\n" for x in "ABCD"})
     root = _project_copy(tmp_path)
     options = _options(root, archive)
     build_site(options)
     assert sorted(rendered) == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
+    assert {"index.html", "t/index.html", "tags/index.html", "404.html"} <= set(pages)
+    # A full build that finds every entry as it was renders no page at all, listings included.
+    manifest = options.cache / "published.json"
+    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "inputs"}))
+    rendered.clear()
+    pages.clear()
+    assert not build_site(options).current
+    assert rendered == [] and pages == []
 
     def changed(path: str, text: str) -> list[str]:
         rendered.clear()
@@ -257,7 +272,7 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     # A kept page is byte for byte what a build from nothing makes.
     fresh = _options(root, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
     build_site(fresh)
-    for page in sorted((tmp_path / "fresh").rglob("*.html")):
+    for page in [*sorted(fresh.out.rglob("*.html")), fresh.out / "sitemap.xml", fresh.out / "verification.json"]:
         assert (options.out / page.relative_to(fresh.out)).read_bytes() == page.read_bytes(), page
     # A published page that was touched, or a template that changed, means rendering again.
     (options.out / "t/A-ea/index.html").write_text("vandalised")
