@@ -464,6 +464,7 @@ def plan_raw_files(
     raw: list[output.RawFile] = []
     problems: list[Diagnostic] = []
     for source in sources:
+        folder = os.path.join(options.archive, source.path)
         for item in source.files:
             target = f"{source.slug or source.path}/{item.name}"
             if target in pages:
@@ -473,7 +474,7 @@ def plan_raw_files(
                     )
                 )
                 continue
-            raw.append(output.RawFile(options.archive / source.path / item.name, target, item.digest))
+            raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest))
     return raw, problems
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 class RawFile:
     """An archive file published byte-identical at ``target``."""
 
-    source: Path
+    source: str  # its path (a plain string: a build plans 10,000 of them)
     target: str
     digest: str
 
@@ -69,7 +69,7 @@ def write_site(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     reuse = previous or {}
 
-    def place(path: str, data: bytes | None = None, source: Path | None = None, kept: bool = False) -> None:
+    def place(path: str, data: bytes | None = None, source: str | None = None, kept: bool = False) -> None:
         target = tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
         old = reuse.get(path)
@@ -244,7 +244,7 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]
                 path.rmdir()
     for item in raw:
         destination = options.out / item.target
-        data = item.source.read_bytes()
+        data = Path(item.source).read_bytes()
         if not destination.is_file() or destination.read_bytes() != data:
             write_atomic(destination, data)
 
