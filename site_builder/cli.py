@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 import time
@@ -20,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(name)s: %(message)s")
+    # A build keeps hundreds of thousands of objects (the archive, the rendered entries) and makes
+    # few reference cycles: with the default threshold, collecting after every 700 allocations took
+    # a tenth of a build from warm caches.
+    gc.set_threshold(50_000, 20, 10)
     if args.command == "build":
         return _build(args)
     if args.command == "serve":
