@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from . import output
@@ -111,7 +112,7 @@ class Builder:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
-        outputs = self._render_pages(site, loaded.program)
+        outputs = self._render_pages(site, sources, loaded.program)
         mark = self._lap("pages", mark)
         index = search[0].result() if search else build_search_index(search_records(site), self.renders)
         outputs += index.outputs
@@ -226,7 +227,7 @@ class Builder:
         before = self.site
         entries = sorted(self.entries.values(), key=lambda e: e.path)
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
-        plan = self.pages.plan(site)
+        plan = self.pages.plan(site, partial(self._complete, self.sources))
         if affected_entries is None:
             wanted = set(plan)
         else:
@@ -253,14 +254,17 @@ class Builder:
         templates = self.options.templates
         return PageRenderer(templates, self.options.display(templates), self.options.cache / "jinja")
 
-    def _render(self, sources: list[EntrySource], rendered: Callable[[list[Entry]], None] | None = None) -> list[Entry]:
-        """Rendered entries: from the render cache where the sources are unchanged, else rendered now.
+    def _render(
+        self, sources: list[EntrySource], rendered: Callable[[list[Entry]], None] | None = None, cards: bool = True
+    ) -> list[Entry]:
+        """Rendered entries: from the render cache where the sources are unchanged (as cards, see
+        ``Entry.card``, unless ``cards`` is false), else rendered now.
 
         ``rendered`` is called with the entries as soon as they are rendered, before their math is.
         """
         keys = [self._render_key(s) for s in sources]
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
-        cached = [self.renders.get(k) for k in keys]
+        cached = [self.renders.get(k + CARD if cards else k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             if rendered is not None:
@@ -283,10 +287,18 @@ class Builder:
                 hit = next(done)
                 if self.math.available or (not hit.statement and not hit.solution):
                     self.renders.put(key, hit)
+                    self.renders.put(key + CARD, hit.card())
             entries.append(hit)
         return entries
 
-    def _render_pages(self, site: Site, program: str) -> list[Output]:
+    def _complete(self, sources: dict[str, EntrySource], entry: Entry) -> Entry:
+        """The whole entry of a card, from the render cache (rendered again if it is not there)."""
+        if entry.complete:
+            return entry
+        whole = self._render([sources[entry.path]], cards=False)[0]
+        return replace(whole, runs=entry.runs)
+
+    def _render_pages(self, site: Site, sources: list[EntrySource], program: str) -> list[Output]:
         """Every page of the site. An entry page whose content, verdicts, neighbours and navigation
         are those of the published page, under the same templates and code, is kept as it is: a
         build that changed one entry renders its page and its neighbours', not a thousand. The other
@@ -302,7 +314,7 @@ class Builder:
             for url, (path, shown) in self.pages.entry_inputs(site).items()
             if path in self.content_keys
         }
-        plan = self.pages.plan(site)
+        plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
         if len(keys) == len(site.entries):  # every entry keyed, in the site's order: so is the site
             whole = hashlib.sha256("\n".join([shared, *(f"{url} {key}" for url, key in keys.items())]).encode())
             site_key = whole.hexdigest()
@@ -398,6 +410,9 @@ class Builder:
             solver_processes=self.solver_processes,
             written=written,
         )
+
+
+CARD = "-card"  # the render cache key of an entry's card, after its own key
 
 
 def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -248,6 +248,20 @@ class Entry(Compact):
     rights_owner: str | None = None
     package: str | None = None
     missing: tuple[str, ...] = ()
+    complete: bool = True  # False for a card (see ``card``)
+
+    def card(self) -> Entry:
+        """This entry without the HTML of its documents and code, a tenth of its size: everything
+        other pages show of it, and everything the key of its own page needs, but not that page."""
+        return replace(
+            self,
+            statement=_bare(self.statement),
+            solution=_bare(self.solution),
+            translations=tuple(replace(d, html="") for d in self.translations),
+            solvers=tuple(replace(c, html="") for c in self.solvers),
+            sources=tuple(replace(c, html="") for c in self.sources),
+            complete=False,
+        )
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -319,3 +333,7 @@ class Site(Compact):
     tracks: tuple[Track, ...]
     tags: tuple[Tag, ...]
     entries: tuple[Entry, ...] = field(default=())
+
+
+def _bare(document: Document | None) -> Document | None:
+    return replace(document, html="") if document is not None else None

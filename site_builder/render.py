@@ -127,8 +127,9 @@ class PageRenderer:
         self.env.globals["human_language"] = human_language
         self.env.globals["files_summary"] = files_summary
 
-    def plan(self, site: Site) -> dict[str, Callable[[], Output]]:
-        """Every output of the site by path, each rendered only when called."""
+    def plan(self, site: Site, complete: Callable[[Entry], Entry] = lambda e: e) -> dict[str, Callable[[], Output]]:
+        """Every output of the site by path, each rendered only when called. ``complete`` gives the
+        whole entry for a card (see ``Entry.card``), for its own page."""
         links = neighbours(site)
         plan: dict[str, Callable[[], Output]] = {
             "index.html": lambda: self.render_home(site),
@@ -144,7 +145,7 @@ class PageRenderer:
                 self.page, "tag.html", f"tags/{tag.slug}/index.html", site, tag=tag
             )
         for entry in site.entries:
-            plan[entry_url(entry)] = partial(self.render_entry, site, entry, *links[entry.path])
+            plan[entry_url(entry)] = partial(self._render_complete, site, entry, links[entry.path], complete)
         return plan
 
     def entry_inputs(self, site: Site) -> dict[str, tuple[str, str]]:
@@ -179,7 +180,14 @@ class PageRenderer:
         root = urlsplit(site.base_url).path.rstrip("/") + "/" if site.base_url else "/"
         return self.page("404.html", "404.html", site, root=root)
 
+    def _render_complete(
+        self, site: Site, entry: Entry, around: tuple[Entry | None, Entry | None], complete: Callable[[Entry], Entry]
+    ) -> Output:
+        return self.render_entry(site, complete(entry), *around)
+
     def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:
+        if not entry.complete:
+            raise ValueError(f"{entry.path}: a card holds no HTML to render the entry's page from")
         track = next(t for t in site.tracks if t.id == entry.track)
         return self.page(
             "entry.html",

@@ -287,3 +287,10 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
 
     record_published(options)
     assert changed("t/D-ed/solution.md", "# Title D\n\nLast.\n") == ["t/D-ed"]
+    # Neighbours' pages come from the cached cards and whole entries; a whole entry that is gone
+    # from the cache is rendered again.
+    for whole in (options.cache / "render").rglob("*.pickle"):
+        if not whole.name.endswith("-card.pickle"):
+            whole.unlink()
+    assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
+    assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
