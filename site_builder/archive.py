@@ -130,6 +130,38 @@ def load_stamp(archive: Path) -> Stamp:
     return Stamp(hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest(), newest)
 
 
+Remembered = tuple[int, int, int, int, str, str | None, str]  # size, times, inode; digest, text, binary
+
+
+class ReadMemo:
+    """Files read before, by path, with what ``stat`` said just before they were read: a file is
+    taken from here while ``stat`` says the same. As with ``load_stamp``, only files whose times are
+    older than ``settled_ns`` (more than a clock tick before this build began) are remembered."""
+
+    def __init__(self, settled_ns: int, known: dict[str, Remembered] | None = None) -> None:
+        self.settled_ns = settled_ns
+        self.known = known or {}
+        self.seen: dict[str, Remembered] = {}  # what the next build may take from here
+        self.read = 0  # files remembered now that were not before
+
+    @property
+    def changed(self) -> bool:
+        return self.read > 0 or len(self.seen) != len(self.known)
+
+    def get(self, path: str, rel: str, info: os.stat_result) -> SourceFile | None:
+        hit = self.known.get(path)
+        if hit is None or hit[:4] != (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
+            return None
+        self.seen[path] = hit
+        return SourceFile(name=rel, text=hit[5], size=hit[0], digest=hit[4], binary=hit[6])
+
+    def remember(self, path: str, info: os.stat_result, item: SourceFile) -> None:
+        if max(info.st_mtime_ns, info.st_ctime_ns) < self.settled_ns:
+            times = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+            self.seen[path] = (*times, item.digest, item.text, item.binary)
+            self.read += 1
+
+
 def load_git_dates(archive: Path) -> dict[str, int]:
     """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path."""
     try:
@@ -176,15 +208,17 @@ def load_entry(
     git_dates: dict[str, int],
     memo: Memo | None = None,
     real_archive: str | None = None,
+    reads: ReadMemo | None = None,
 ) -> EntrySource:
-    """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known."""
+    """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known;
+    ``reads``: files read before."""
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     diagnostics: list[Diagnostic] = []
     where = f"{prefix}/{rel}" if prefix else rel
     root = real_archive or os.path.realpath(archive)
-    files, newest = _load_files(folder, root, where, diagnostics, git_dates, rel)
+    files, newest = _load_files(folder, root, where, diagnostics, git_dates, rel, reads or ReadMemo(0))
     meta = _load_metadata(files, where, diagnostics, memo)
     if meta.package is not None and meta.time_limit is None:
         meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
@@ -236,11 +270,15 @@ def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> 
 
 
 def load_archive(
-    archive: Path, prefix: str, git_dates: dict[str, int] | None = None, memo: Memo | None = None
+    archive: Path,
+    prefix: str,
+    git_dates: dict[str, int] | None = None,
+    memo: Memo | None = None,
+    reads: ReadMemo | None = None,
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry.
 
-    ``memo``: YAML files already parsed, by content (see ``yamlfile``)."""
+    ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``reads``: files read before."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, "archive folder not found")
     if git_dates is None:
@@ -257,7 +295,7 @@ def load_archive(
                 )
             )
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, reads))
     return _unique_slugs(entries), problems
 
 
@@ -296,7 +334,13 @@ def _unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
 
 
 def _load_files(
-    folder: Path, root: str, where: str, diagnostics: list[Diagnostic], git_dates: dict[str, int], rel_root: str
+    folder: Path,
+    root: str,
+    where: str,
+    diagnostics: list[Diagnostic],
+    git_dates: dict[str, int],
+    rel_root: str,
+    reads: ReadMemo,
 ) -> tuple[list[SourceFile], int]:
     """Every file of a problem folder (files first, then subfolders, in natural order) and the newest date.
 
@@ -322,7 +366,12 @@ def _load_files(
             if not entry.is_file():
                 continue
             info = entry.stat()
-            item = _load_file(entry.path, info.st_size, rel, f"{where}/{rel}", diagnostics)
+            item = reads.get(entry.path, rel, info)
+            if item is None:
+                problems = len(diagnostics)
+                item = _load_file(entry.path, info.st_size, rel, f"{where}/{rel}", diagnostics)
+                if item is not None and len(diagnostics) == problems:  # a file with a problem is read again
+                    reads.remember(entry.path, info, item)
             if item is not None:
                 files.append(item)
                 stamp = git_dates.get(f"{rel_root}/{rel}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import output
-from .archive import Stamp, load_archive, load_git_dates, load_stamp
+from .archive import ReadMemo, Stamp, load_archive, load_git_dates, load_stamp
 from .config import BuildOptions, SiteConfig, load_site_config
 from .errors import Diagnostic
 from .math import MathRenderer
@@ -71,6 +71,7 @@ class Probe:
 SETTLED_NS = 2_000_000_000  # two seconds: the coarsest timestamps in use (FAT) tick that slowly
 STAMPS = "archive-stamp.json"  # the probe key of the last full read, and the inputs digest it gave
 YAML_MEMO = "yaml-v1"
+READ_MEMO = "reads-v1"  # archive files as last read (see ``archive.ReadMemo``)
 
 
 def probe_inputs(options: BuildOptions) -> Probe:
@@ -90,9 +91,13 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     memo = store.get(YAML_MEMO)
     memo = memo if isinstance(memo, dict) else {}
     known = len(memo)
-    sources, problems = load_archive(options.archive, options.display(options.archive), probe.git_dates, memo)
+    remembered = store.get(READ_MEMO)
+    reads = ReadMemo(probe.started_ns - SETTLED_NS, remembered if isinstance(remembered, dict) else None)
+    sources, problems = load_archive(options.archive, options.display(options.archive), probe.git_dates, memo, reads)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
+    if reads.changed:
+        store.put(READ_MEMO, reads.seen)
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
         stamps = JsonStore(options.cache / STAMPS, "archive stamp")

@@ -194,6 +194,7 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
 def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from site_builder import archive as archive_module
     from site_builder import freshness
 
     archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})
@@ -212,6 +213,10 @@ def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     with monkeypatch.context() as patched:
         patched.setattr(freshness, "load_archive", unread)
         assert build_site(options).current
+    # A full build reads no file either: each is remembered with its stat from the last read.
+    with monkeypatch.context() as patched:
+        patched.setattr(archive_module, "_read_bytes", unread)
+        assert not build_site(options_for(archive, out, verify=False, rerun=True)).current
     # The same size and modification time do not hide a rewrite: the change time moved.
     text = archive / "t/B-y/solution.md"
     before = text.stat()
