@@ -21,6 +21,7 @@ from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number
 from .model import EntrySource, Layout, Metadata, Sample, SourceFile
 from .package import is_package, parse_package_metadata
+from .snapshot import Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
 SAMPLE_DIRS = ("samples", "data/sample")
@@ -130,38 +131,6 @@ def load_stamp(archive: Path) -> Stamp:
     return Stamp(hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest(), newest)
 
 
-Remembered = tuple[int, int, int, int, str, str | None, str]  # size, times, inode; digest, text, binary
-
-
-class ReadMemo:
-    """Files read before, by path, with what ``stat`` said just before they were read: a file is
-    taken from here while ``stat`` says the same. As with ``load_stamp``, only files whose times are
-    older than ``settled_ns`` (more than a clock tick before this build began) are remembered."""
-
-    def __init__(self, settled_ns: int, known: dict[str, Remembered] | None = None) -> None:
-        self.settled_ns = settled_ns
-        self.known = known or {}
-        self.seen: dict[str, Remembered] = {}  # what the next build may take from here
-        self.read = 0  # files remembered now that were not before
-
-    @property
-    def changed(self) -> bool:
-        return self.read > 0 or len(self.seen) != len(self.known)
-
-    def get(self, path: str, rel: str, info: os.stat_result) -> SourceFile | None:
-        hit = self.known.get(path)
-        if hit is None or hit[:4] != (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
-            return None
-        self.seen[path] = hit
-        return SourceFile(name=rel, text=hit[5], size=hit[0], digest=hit[4], binary=hit[6])
-
-    def remember(self, path: str, info: os.stat_result, item: SourceFile) -> None:
-        if max(info.st_mtime_ns, info.st_ctime_ns) < self.settled_ns:
-            times = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-            self.seen[path] = (*times, item.digest, item.text, item.binary)
-            self.read += 1
-
-
 def load_git_dates(archive: Path) -> dict[str, int]:
     """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path."""
     try:
@@ -208,17 +177,52 @@ def load_entry(
     git_dates: dict[str, int],
     memo: Memo | None = None,
     real_archive: str | None = None,
-    reads: ReadMemo | None = None,
+    snapshot: Snapshot | None = None,
 ) -> EntrySource:
     """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known;
-    ``reads``: files read before."""
+    ``snapshot``: folders loaded before, taken from there while ``stat`` says the same of them."""
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
+    where = f"{prefix}/{rel}" if prefix else rel
+    diagnostics: list[Diagnostic] = []
+    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics)
+    timelimit = _stat_or_none(folder / ".timelimit")
+    signature = (
+        prefix,
+        tuple((name, file_signature(info)) for name, _, info in listing),
+        tuple(git_dates.get(f"{rel}/{name}") for name, _, _ in listing),
+        file_signature(timelimit) if timelimit else None,
+        repr(diagnostics),
+    )
+    key = str(folder)
+    if snapshot is not None and (known := snapshot.get(key, signature)) is not None:
+        return known
+    source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo)
+    if snapshot is not None:
+        stats = [info for _, _, info in listing] + ([timelimit] if timelimit else [])
+        snapshot.remember(key, signature, stats, source)
+    return source
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
+def _load_entry(
+    folder: Path,
+    rel: str,
+    prefix: str,
+    where: str,
+    listing: list[tuple[str, str, os.stat_result]],
+    diagnostics: list[Diagnostic],
+    git_dates: dict[str, int],
+    memo: Memo | None,
+) -> EntrySource:
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
-    diagnostics: list[Diagnostic] = []
-    where = f"{prefix}/{rel}" if prefix else rel
-    root = real_archive or os.path.realpath(archive)
-    files, newest = _load_files(folder, root, where, diagnostics, git_dates, rel, reads or ReadMemo(0))
+    files, newest = _load_files(listing, where, diagnostics, git_dates, rel)
     meta = _load_metadata(files, where, diagnostics, memo)
     if meta.package is not None and meta.time_limit is None:
         meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
@@ -274,11 +278,12 @@ def load_archive(
     prefix: str,
     git_dates: dict[str, int] | None = None,
     memo: Memo | None = None,
-    reads: ReadMemo | None = None,
+    snapshot: Snapshot | None = None,
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry.
 
-    ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``reads``: files read before."""
+    ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``snapshot``: folders
+    loaded before."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, "archive folder not found")
     if git_dates is None:
@@ -295,7 +300,7 @@ def load_archive(
                 )
             )
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, reads))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot))
     return _unique_slugs(entries), problems
 
 
@@ -333,20 +338,13 @@ def _unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
     return result
 
 
-def _load_files(
-    folder: Path,
-    root: str,
-    where: str,
-    diagnostics: list[Diagnostic],
-    git_dates: dict[str, int],
-    rel_root: str,
-    reads: ReadMemo,
-) -> tuple[list[SourceFile], int]:
-    """Every file of a problem folder (files first, then subfolders, in natural order) and the newest date.
-
-    ``root``: the archive folder with symbolic links resolved; links may not lead out of it."""
-    files: list[SourceFile] = []
-    newest = 0
+def _list_files(
+    folder: Path, root: str, where: str, diagnostics: list[Diagnostic]
+) -> list[tuple[str, str, os.stat_result]]:
+    """Every file of a problem folder (files first, then subfolders, in natural order): its name in
+    the folder, its path, and what ``stat`` says of it. ``root``: the archive folder with symbolic
+    links resolved; links may not lead out of it."""
+    listing = []
     pending = [("", str(folder))]
     while pending:
         prefix, directory = pending.pop(0)
@@ -363,20 +361,28 @@ def _load_files(
                     Diagnostic(f"{where}/{rel}", 0, "symbolic link leads outside the archive; not published")
                 )
                 continue
-            if not entry.is_file():
-                continue
-            info = entry.stat()
-            item = reads.get(entry.path, rel, info)
-            if item is None:
-                problems = len(diagnostics)
-                item = _load_file(entry.path, info.st_size, rel, f"{where}/{rel}", diagnostics)
-                if item is not None and len(diagnostics) == problems:  # a file with a problem is read again
-                    reads.remember(entry.path, info, item)
-            if item is not None:
-                files.append(item)
-                stamp = git_dates.get(f"{rel_root}/{rel}")
-                newest = max(newest, stamp if stamp is not None else int(info.st_mtime))
+            if entry.is_file():
+                listing.append((rel, entry.path, entry.stat()))
         pending[0:0] = subfolders
+    return listing
+
+
+def _load_files(
+    listing: list[tuple[str, str, os.stat_result]],
+    where: str,
+    diagnostics: list[Diagnostic],
+    git_dates: dict[str, int],
+    rel_root: str,
+) -> tuple[list[SourceFile], int]:
+    """The listed files, read, and the newest date among them (git's, else the modification time)."""
+    files: list[SourceFile] = []
+    newest = 0
+    for rel, path, info in listing:
+        item = _load_file(path, info.st_size, rel, f"{where}/{rel}", diagnostics)
+        if item is not None:
+            files.append(item)
+            stamp = git_dates.get(f"{rel_root}/{rel}")
+            newest = max(newest, stamp if stamp is not None else int(info.st_mtime))
     return files, newest
 
 

@@ -17,14 +17,16 @@ import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from . import output
-from .archive import ReadMemo, Stamp, load_archive, load_git_dates, load_stamp
+from .archive import Stamp, load_archive, load_git_dates, load_stamp
 from .config import BuildOptions, SiteConfig, load_site_config
 from .errors import Diagnostic
 from .math import MathRenderer
 from .model import EntrySource
 from .report import BuildReport, report_from_summary
+from .snapshot import SETTLED_NS, Snapshot
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, library_versions
 
@@ -68,10 +70,9 @@ class Probe:
         return self.stamp.newest_ns < self.started_ns - SETTLED_NS
 
 
-SETTLED_NS = 2_000_000_000  # two seconds: the coarsest timestamps in use (FAT) tick that slowly
 STAMPS = "archive-stamp.json"  # the probe key of the last full read, and the inputs digest it gave
 YAML_MEMO = "yaml-v1"
-READ_MEMO = "reads-v1"  # archive files as last read (see ``archive.ReadMemo``)
+SNAPSHOT = "snapshot-v1"  # the problem folders as last loaded (see ``snapshot``)
 
 
 def probe_inputs(options: BuildOptions) -> Probe:
@@ -91,13 +92,13 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     memo = store.get(YAML_MEMO)
     memo = memo if isinstance(memo, dict) else {}
     known = len(memo)
-    remembered = store.get(READ_MEMO)
-    reads = ReadMemo(probe.started_ns - SETTLED_NS, remembered if isinstance(remembered, dict) else None)
-    sources, problems = load_archive(options.archive, options.display(options.archive), probe.git_dates, memo, reads)
+    snapshot = Snapshot(probe.started_ns - SETTLED_NS, _last_snapshot(store, probe.program))
+    shown = options.display(options.archive)
+    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
-    if reads.changed:
-        store.put(READ_MEMO, reads.seen)
+    if snapshot.changed:
+        store.put(SNAPSHOT, {"program": probe.program, "folders": snapshot.seen})
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
         stamps = JsonStore(options.cache / STAMPS, "archive stamp")
@@ -107,6 +108,15 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
             stamps.save()
     seconds = time.perf_counter() - started
     return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, seconds)
+
+
+def _last_snapshot(store: PickleStore, program: str) -> dict[str, Any] | None:
+    """The folders the last full read loaded, if this same program loaded them."""
+    last = store.get(SNAPSHOT)
+    if not isinstance(last, dict) or last.get("program") != program:
+        return None
+    folders = last.get("folders")
+    return folders if isinstance(folders, dict) else None
 
 
 def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
