@@ -70,6 +70,7 @@ class Builder:
         self.problems: list[Diagnostic] = []  # archive-level problems of the last full load
         self.published: dict[str, str] = {}  # output path -> content hash, as on disk
         self.content_keys: dict[str, str] = {}  # entry path -> the render key of its content
+        self.bundled: set[str] = set()  # the render keys of the cards in the card bundle
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
 
@@ -103,6 +104,7 @@ class Builder:
         mark = time.perf_counter()
         search: list[Future[SearchIndex]] = []
         entries = self._render(sources, None if reuse_published else lambda e: search.append(self._search_soon(e)))
+        self._save_card_bundle(entries)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries)
         mark = self._lap("verify", mark)
@@ -264,7 +266,9 @@ class Builder:
         """
         keys = [self._render_key(s) for s in sources]
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
-        cached = [self.renders.get(k + CARD if cards else k) for k in keys]
+        bundle = self._card_bundle() if cards else {}
+        self.bundled = set(bundle)
+        cached = [bundle.get(k) or self.renders.get(k + CARD if cards else k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             if rendered is not None:
@@ -290,6 +294,18 @@ class Builder:
                     self.renders.put(key + CARD, hit.card())
             entries.append(hit)
         return entries
+
+    def _card_bundle(self) -> dict[str, Entry]:
+        """The cards of the last full build's entries, by render key, from one file: a thousand
+        small files cost more to open than their contents cost to read."""
+        bundle = self.renders.get(CARDS)
+        return bundle if isinstance(bundle, dict) else {}
+
+    def _save_card_bundle(self, entries: list[Entry]) -> None:
+        bundle = {self.content_keys[e.path]: e.card() if e.complete else e for e in entries}
+        if bundle.keys() != self.bundled:
+            self.renders.put(CARDS, bundle)
+            self.bundled = set(bundle)
 
     def _complete(self, sources: dict[str, EntrySource], entry: Entry) -> Entry:
         """The whole entry of a card, from the render cache (rendered again if it is not there)."""
@@ -413,6 +429,7 @@ class Builder:
 
 
 CARD = "-card"  # the render cache key of an entry's card, after its own key
+CARDS = "cards-v1"  # the cards of the last full build, in one file
 
 
 def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:

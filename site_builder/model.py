@@ -251,15 +251,17 @@ class Entry(Compact):
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:
-        """This entry without the HTML of its documents and code, a tenth of its size: everything
-        other pages show of it, and everything the key of its own page needs, but not that page."""
+        """This entry without what only its own page shows (the HTML of its documents and code,
+        their contents and math, the texts of its samples), a tenth of its size: everything other
+        pages show of it, and everything the key of its own page needs, but not that page."""
         return replace(
             self,
             statement=_bare(self.statement),
             solution=_bare(self.solution),
-            translations=tuple(replace(d, html="") for d in self.translations),
+            translations=tuple(replace(d, html="", toc=(), math=()) for d in self.translations),
             solvers=tuple(replace(c, html="") for c in self.solvers),
             sources=tuple(replace(c, html="") for c in self.sources),
+            samples=tuple(replace(s, input="", answer=None if s.answer is None else "") for s in self.samples),
             complete=False,
         )
 
@@ -336,4 +338,4 @@ class Site(Compact):
 
 
 def _bare(document: Document | None) -> Document | None:
-    return replace(document, html="") if document is not None else None
+    return replace(document, html="", toc=(), math=()) if document is not None else None
