@@ -106,7 +106,7 @@ class Builder:
         entries = self._render(sources, None if reuse_published else lambda e: search.append(self._search_soon(e)))
         self._save_card_bundle(entries)
         mark = self._lap("render entries", mark)
-        entries = self._verify(sources, entries)
+        entries = self._verify(sources, entries, whole=True)
         mark = self._lap("verify", mark)
         site, link_problems = link_site(self.config, entries, archive_shown)
         self.pages = self._page_renderer()
@@ -370,7 +370,7 @@ class Builder:
         digest.update(source.key_text().encode())
         return digest.hexdigest()
 
-    def _verify(self, sources: list[EntrySource], entries: list[Entry]) -> list[Entry]:
+    def _verify(self, sources: list[EntrySource], entries: list[Entry], whole: bool = False) -> list[Entry]:
         if not self.options.verify:
             return entries
         settings = VerifyOptions(
@@ -383,7 +383,7 @@ class Builder:
         )
         if self.verifier is None or self.verifier.options != settings:
             self.verifier = Verifier(settings)
-        report = self.verifier.run(sources, self.options.archive, self.progress)
+        report = self.verifier.run(sources, self.options.archive, self.progress, whole)
         self.solver_processes = report.started
         if report.cache_warning:
             self.problems.append(

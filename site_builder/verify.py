@@ -116,7 +116,10 @@ class Verifier:
         self.cache = ResultCache(options.cache_dir / "verify.json")
         self.compiler = Compiler(options.cache_dir / "cpp")
 
-    def run(self, sources: list[EntrySource], archive: Path, progress: Progress | None = None) -> VerifyReport:
+    def run(
+        self, sources: list[EntrySource], archive: Path, progress: Progress | None = None, whole: bool = False
+    ) -> VerifyReport:
+        """Verify ``sources``; ``whole``: they are the whole archive, so no other verdict is worth keeping."""
         options, cache, compiler = self.options, self.cache, self.compiler
         report = VerifyReport(cache_warning=cache.warning)
         programs = [files for s in sources for files in _cpp_programs(s)]
@@ -130,11 +133,12 @@ class Verifier:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
             plans[source.path] = solvers
+            folder = archive / source.path
             jobs += [
                 job
                 for solver in solvers
                 if not solver.note
-                for job in _jobs(source, solver, archive, validator, options)
+                for job in _jobs(source, solver, folder, validator, options)
             ]
         results: dict[str, Verdict] = {}
         todo = []
@@ -163,6 +167,8 @@ class Verifier:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
                 list(pool.map(work, todo))
         report.started = len(todo)
+        if whole:
+            cache.keep_only({job.key for job in jobs})
         cache.save()
         by_solver: dict[tuple[str, int], list[Verdict]] = {}
         for job in jobs:
@@ -243,11 +249,12 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
 
 
 def _jobs(
-    source: EntrySource, solver: Solver, archive: Path, validator: ValidatorProgram | None, options: VerifyOptions
+    source: EntrySource, solver: Solver, folder: Path, validator: ValidatorProgram | None, options: VerifyOptions
 ) -> list[Job]:
-    """One job per sample, each with the key of everything that can change its verdict."""
+    """One job per sample, each with the key of everything that can change its verdict: the JSON
+    text of a list whose middle two items are the sample's and the answer's digests."""
     limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
-    before = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv[1:])]
+    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv[1:])]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -255,11 +262,12 @@ def _jobs(
         _interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
     ]
-    folder = archive / source.path
+    head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
     for sample in source.samples:
-        answer = _text_digest(sample.answer) if sample.answer is not None else None
-        key = hashlib.sha256(_json_list([*before, _text_digest(sample.input), answer, *after]).encode()).hexdigest()
+        answer = "null" if sample.answer is None else _QUOTED(_text_digest(sample.answer))
+        text = f"{head}{_QUOTED(_text_digest(sample.input))}, {answer}{tail}"
+        key = hashlib.sha256(text.encode()).hexdigest()
         jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key))
     return jobs
 
@@ -400,6 +408,10 @@ class Compiler:
     def _binary(self, files: dict[str, str]) -> Path:
         """Where the program of ``files`` is kept: named by the sources (by digest), g++ and its flags."""
         named = sorted((name, _text_digest(text)) for name, text in files.items())
+        return self._binary_of(tuple(named))
+
+    @lru_cache(maxsize=4096)  # noqa: B019 (one compiler per verifier; the cache holds paths only)
+    def _binary_of(self, named: tuple[tuple[str, str], ...]) -> Path:
         key = hashlib.sha256(json.dumps([named, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
         return self.folder / key / "program"
 
@@ -447,6 +459,12 @@ class ResultCache(JsonStore):
 
     def record(self, key: str, verdict: Verdict) -> None:
         self.put(key, asdict(verdict))
+
+    def keep_only(self, keys: set[str]) -> None:
+        """Forget every verdict but those of ``keys`` (which all have one by now)."""
+        if len(self.data) != len(keys):
+            self.data = {key: value for key, value in self.data.items() if key in keys}
+            self.dirty = True
 
 
 _VERSIONS: dict[str, str] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -11,7 +12,7 @@ import pytest
 from conftest import ArchiveMaker
 
 from site_builder.archive import load_archive
-from site_builder.verify import VerifyOptions, VerifyReport, verify_entries
+from site_builder.verify import Verifier, VerifyOptions, VerifyReport, verify_entries
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -166,6 +167,24 @@ def test_corrupt_cache_is_discarded_with_a_warning(make_archive: ArchiveMaker, t
     report = verify(archive, tmp_path)
     assert report.cache_warning and "discarded" in report.cache_warning
     assert report.runs["t/A-one"][0].verdicts[0].code == "AC"
+
+
+def test_a_run_over_the_whole_archive_forgets_verdicts_no_job_asked_for(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    archive = make_archive(entry("one", ADD))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    kept = tmp_path / "cache" / "verify.json"
+
+    def run(whole: bool) -> int:
+        sources, _ = load_archive(archive, "archive")
+        Verifier(options).run(sources, archive, whole=whole)
+        return len(json.loads(kept.read_text()))
+
+    assert run(False) == 1
+    (archive / "t/A-one/solution.py").write_text(ADD + "# changed\n")
+    assert run(False) == 2  # a part of the archive: the other verdict may still be wanted
+    assert run(True) == 1
 
 
 @pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
