@@ -70,7 +70,6 @@ class Builder:
         self.problems: list[Diagnostic] = []  # archive-level problems of the last full load
         self.published: dict[str, str] = {}  # output path -> content hash, as on disk
         self.content_keys: dict[str, str] = {}  # entry path -> the render key of its content
-        self.bundled: set[str] = set()  # the render keys of the cards in the card bundle
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
 
@@ -103,8 +102,11 @@ class Builder:
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
         search: list[Future[SearchIndex]] = []
-        entries = self._render(sources, None if reuse_published else lambda e: search.append(self._search_soon(e)))
-        self._save_card_bundle(entries)
+        bundle = self._card_bundle()
+        entries = self._render(
+            sources, None if reuse_published else lambda e: search.append(self._search_soon(e)), bundle=bundle
+        )
+        self._save_card_bundle(entries, bundle)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries, whole=True)
         mark = self._lap("verify", mark)
@@ -257,17 +259,20 @@ class Builder:
         return PageRenderer(templates, self.options.display(templates), self.options.cache / "jinja")
 
     def _render(
-        self, sources: list[EntrySource], rendered: Callable[[list[Entry]], None] | None = None, cards: bool = True
+        self,
+        sources: list[EntrySource],
+        rendered: Callable[[list[Entry]], None] | None = None,
+        cards: bool = True,
+        bundle: dict[str, Entry] | None = None,
     ) -> list[Entry]:
         """Rendered entries: from the render cache where the sources are unchanged (as cards, see
-        ``Entry.card``, unless ``cards`` is false), else rendered now.
+        ``Entry.card``, unless ``cards`` is false; from ``bundle`` where it has them), else rendered now.
 
         ``rendered`` is called with the entries as soon as they are rendered, before their math is.
         """
         keys = [self._render_key(s) for s in sources]
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
-        bundle = self._card_bundle() if cards else {}
-        self.bundled = set(bundle)
+        bundle = bundle or {}
         cached = [bundle.get(k) or self.renders.get(k + CARD if cards else k) for k in keys]
         todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
@@ -289,7 +294,7 @@ class Builder:
         for key, hit in zip(keys, cached, strict=True):
             if hit is None:
                 hit = next(done)
-                if self.math.available or (not hit.statement and not hit.solution):
+                if self._cacheable(hit):
                     self.renders.put(key, hit)
                     self.renders.put(key + CARD, hit.card())
             entries.append(hit)
@@ -301,11 +306,16 @@ class Builder:
         bundle = self.renders.get(CARDS)
         return bundle if isinstance(bundle, dict) else {}
 
-    def _save_card_bundle(self, entries: list[Entry]) -> None:
-        bundle = {self.content_keys[e.path]: e.card() if e.complete else e for e in entries}
-        if bundle.keys() != self.bundled:
-            self.renders.put(CARDS, bundle)
-            self.bundled = set(bundle)
+    def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> None:
+        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those."""
+        cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in entries if self._cacheable(e)}
+        if cards.keys() != bundle.keys():
+            self.renders.put(CARDS, cards)
+
+    def _cacheable(self, entry: Entry) -> bool:
+        """Whether the entry is as it will stay: not with math shown as TeX only because Temml was
+        missing (a card came from the cache, so it is)."""
+        return not entry.complete or self.math.available or (not entry.statement and not entry.solution)
 
     def _complete(self, sources: dict[str, EntrySource], entry: Entry) -> Entry:
         """The whole entry of a card, from the render cache (rendered again if it is not there)."""

@@ -102,9 +102,9 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
         stamps = JsonStore(options.cache / STAMPS, "archive stamp")
-        if stamps.data != {"probe": probe.key(), "inputs": inputs}:
-            stamps.data = {"probe": probe.key(), "inputs": inputs}
-            stamps.dirty = True
+        record = {"probe": probe.key(), "inputs": inputs}
+        if stamps.data != record:
+            stamps.data, stamps.dirty = record, True
             stamps.save()
     seconds = time.perf_counter() - started
     return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, seconds)
