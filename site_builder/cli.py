@@ -7,7 +7,6 @@ import gc
 import logging
 import sys
 import time
-import webbrowser
 from pathlib import Path
 
 from .config import make_options
@@ -99,6 +98,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     print(f"Serving {options.display(options.out)}/ at {url} (Ctrl-C to stop)", flush=True)
     if args.open:
+        import webbrowser  # only for --open: its import costs every command 10 ms
+
         webbrowser.open(url)
     try:
         server.serve_forever()
