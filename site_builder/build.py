@@ -106,7 +106,7 @@ class Builder:
         entries = self._render(
             sources, None if reuse_published else lambda e: search.append(self._search_soon(e)), bundle=bundle
         )
-        self._save_card_bundle(entries, bundle)
+        renders_changed = self._save_card_bundle(entries, bundle)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries, whole=True)
         mark = self._lap("verify", mark)
@@ -119,6 +119,8 @@ class Builder:
         outputs = self._render_pages(site, sources, loaded.program)
         mark = self._lap("pages", mark)
         index = search[0].result() if search else build_search_index(search_records(site), self.renders)
+        if renders_changed:
+            self._forget_old_renders(sources, index)
         outputs += index.outputs
         if index.problem:
             self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
@@ -306,16 +308,31 @@ class Builder:
         bundle = self.renders.get(CARDS)
         return bundle if isinstance(bundle, dict) else {}
 
-    def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> None:
-        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those."""
+    def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> bool:
+        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those;
+        whether it did not."""
         cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in entries if self._cacheable(e)}
-        if cards.keys() != bundle.keys():
-            self.renders.put(CARDS, cards)
+        if cards.keys() == bundle.keys():
+            return False
+        self.renders.put(CARDS, cards)
+        return True
 
     def _cacheable(self, entry: Entry) -> bool:
         """Whether the entry is as it will stay: not with math shown as TeX only because Temml was
         missing (a card came from the cache, so it is)."""
         return not entry.complete or self.math.available or (not entry.statement and not entry.solution)
+
+    def _forget_old_renders(self, sources: list[EntrySource], index: SearchIndex) -> None:
+        """Keep the render cache to this build's entries, cards and search index: an archive edited
+        for months would otherwise keep every entry as it ever was. (Called when the entries
+        changed: else so did nothing in the cache.)"""
+        keys = {self.content_keys[s.path] for s in sources}
+        keep = {*keys, *(key + CARD for key in keys), CARDS}
+        if index.key:
+            keep.add(index.key)
+        elif index.problem is None:
+            return  # no search index was asked for, so its cached one is not known: keep everything
+        self.renders.keep_only(keep)
 
     def _complete(self, sources: dict[str, EntrySource], entry: Entry) -> Entry:
         """The whole entry of a card, from the render cache (rendered again if it is not there)."""

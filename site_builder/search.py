@@ -38,6 +38,7 @@ class Record:
 class SearchIndex:
     outputs: tuple[Output, ...]
     problem: str | None = None  # why there is no index, when there is none
+    key: str = ""  # its key in the cache, when it has one
 
 
 def pagefind_available() -> bool:
@@ -62,7 +63,7 @@ def build_search_index(records: list[Record], cache: PickleStore | None = None) 
     key = "search-v2-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
-        return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached))
+        return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
     try:
         files = sorted(_index(records))
     except Exception as e:
@@ -70,7 +71,7 @@ def build_search_index(records: list[Record], cache: PickleStore | None = None) 
         return SearchIndex((), f"Pagefind failed, the site has no search: {e}")
     if cache is not None:
         cache.put(key, files)
-    return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in files))
+    return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in files), key=key)
 
 
 def _index(records: list[Record]) -> list[tuple[str, bytes]]:

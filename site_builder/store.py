@@ -71,6 +71,17 @@ class PickleStore:
     def put(self, key: str, value: Any) -> None:
         write_atomic(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
+    def keep_only(self, keys: set[str]) -> int:
+        """Delete every value but those of ``keys`` (values written meanwhile by another build may
+        go too: a later build makes them again). Returns how many were deleted."""
+        deleted = 0
+        for folder in self.folder.glob("??"):
+            for path in folder.glob("*.pickle"):
+                if path.name[: -len(".pickle")] not in keys:
+                    path.unlink(missing_ok=True)
+                    deleted += 1
+        return deleted
+
 
 class JsonStore:
     """One JSON object in one file, for many small cached values; unreadable files are discarded."""

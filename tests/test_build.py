@@ -299,3 +299,9 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
             whole.unlink()
     assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
     assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
+    # After all these edits the render cache holds this build's entries only: the four cards, C and
+    # D whole (the others' were deleted above), the bundle of cards and one search index.
+    kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
+    assert sum(name.endswith("-card.pickle") for name in kept) == 4
+    assert sum(name.startswith("search-") for name in kept) == 1
+    assert "cards-v1.pickle" in kept and len(kept) == 4 + 2 + 1 + 1, kept
