@@ -67,9 +67,21 @@ class MathRenderer:
         self.node_modules = locate_temml(root)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         self.cache_path = cache_dir / self.cache_name(root)
-        self.store = JsonStore(self.cache_path, "math cache")
-        self.cache_warning = self.store.warning
+        self._store: JsonStore | None = None
         self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def store(self) -> JsonStore:
+        """The cache, read when first needed: a build whose entries all come from the render cache
+        renders no math, and need not read 2 MB of it."""
+        if self._store is None:
+            self._store = JsonStore(self.cache_path, "math cache")
+        return self._store
+
+    @property
+    def cache_warning(self) -> str | None:
+        """Why the cache was discarded, if it was read and was unreadable."""
+        return self._store.warning if self._store is not None else None
 
     @staticmethod
     def cache_name(root: Path) -> str:
@@ -163,8 +175,8 @@ class MathRenderer:
             self.process = None
 
     def save_cache(self) -> None:
-        if self.version:
-            self.store.save()
+        if self.version and self._store is not None:
+            self._store.save()
 
     def __enter__(self) -> MathRenderer:
         return self

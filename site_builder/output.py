@@ -7,8 +7,6 @@ sees a half-written file.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import hashlib
 import os
@@ -283,6 +281,9 @@ _AT_FDCWD = -100
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically exchange two paths; False where the system cannot."""
+    import ctypes  # here, not at the top: a build that writes nothing need not load it (12 ms)
+    import ctypes.util
+
     libc_name = ctypes.util.find_library("c")
     if not libc_name:
         return False

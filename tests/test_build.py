@@ -191,6 +191,18 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
     assert not build_site(options_for(archive, out, rerun=True)).current
 
 
+def test_an_unreadable_math_cache_is_discarded_with_a_warning(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    from site_builder.math import MathRenderer
+
+    archive = make_archive({"t/A-x/solution.md": "# X\n\nThe sum $a+b$.\n"})
+    options = options_for(archive, tmp_path / "site", verify=False)
+    options.cache.mkdir(parents=True)
+    (options.cache / MathRenderer.cache_name(ROOT)).write_text("{not json")
+    report = build_site(options)
+    assert [d.message for d in report.diagnostics if "math cache" in d.message and "discarded" in d.message]
+    assert "<math" in (tmp_path / "site/t/A-x/index.html").read_text()
+
+
 def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
