@@ -19,14 +19,13 @@ from typing import Any
 from .errors import Diagnostic, MetadataError, SiteError
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number
-from .model import EntrySource, Layout, Metadata, Sample, SourceFile
+from .model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
 from .package import is_package, parse_package_metadata
 from .snapshot import Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
 SAMPLE_DIRS = ("samples", "data/sample")
 MiB = 1024 * 1024
-MAX_TEXT_BYTES = 4 * MiB
 _LABELLED = re.compile(r"^([A-Z]{1,2}[0-9]{0,2})[-_ ](.+)$")
 _YEAR = re.compile(r"^(19|20)[0-9]{2}$")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -521,7 +520,8 @@ def _pair(
     if given.text is None or (answer is not None and answer.text is None):
         bad = given if given.text is None else answer
         assert bad is not None
-        diagnostics.append(Diagnostic(f"{where}/{bad.name}", 0, f"sample file is {bad.binary or 'not UTF-8 text'}"))
+        why = bad.binary or "not UTF-8 text"
+        diagnostics.append(Diagnostic(f"{where}/{bad.name}", 0, f"sample file cannot be shown: {why}; {bad.remedy()}"))
         return None
     return Sample(
         name=stem,

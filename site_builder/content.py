@@ -118,7 +118,7 @@ def _document(
     if item.text is None:
         why = item.binary or "not UTF-8 text"
         if not any(d.path == path for d in diagnostics):  # the archive walk names the line of bad UTF-8
-            diagnostics.append(Diagnostic(path, 0, f"cannot render it: {why}"))
+            diagnostics.append(Diagnostic(path, 0, f"cannot render it: {why}; {item.remedy()}"))
         return _error_document(item.name, f"This file cannot be shown: {why}.")
     suffix = PurePosixPath(item.name).suffix
     if suffix == ".txt":

@@ -42,6 +42,9 @@ class Metadata(Compact):
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
 
 
+MAX_TEXT_BYTES = 4 * 1024 * 1024  # the largest file whose text the site shows
+
+
 @dataclass(frozen=True, slots=True)
 class SourceFile(Compact):
     """One file of a problem folder. ``text`` is None for binary files."""
@@ -51,6 +54,12 @@ class SourceFile(Compact):
     size: int
     digest: str = ""  # sha1 of the bytes on disk
     binary: str = ""  # why ``text`` is None: "not UTF-8 ...", "binary data ...", "... over the limit"
+
+    def remedy(self) -> str:
+        """What the author can do so that the site shows this file, when ``text`` is None."""
+        if self.size > MAX_TEXT_BYTES:
+            return f"shorten or split it to under {MAX_TEXT_BYTES >> 20} MiB: the page shows all of it"
+        return "save it as UTF-8 text"
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,7 +197,8 @@ def test_huge_and_repetitive_inputs_have_clear_limits(tmp_path: Path, make_archi
     )
     report = build_site(options_for(archive, tmp_path / "site", verify=False))
     assert [str(d).replace(str(archive), "archive") for d in report.diagnostics] == [
-        "archive/t/A-huge/statement.md: cannot render it: 20.0 MiB is over the 4 MiB limit for text the site shows"
+        "archive/t/A-huge/statement.md: cannot render it: 20.0 MiB is over the 4 MiB limit for text the site shows;"
+        " shorten or split it to under 4 MiB: the page shows all of it"
     ]
     huge = (tmp_path / "site/t/A-huge/index.html").read_text(encoding="utf-8")
     assert "over the 4 MiB limit" in huge and "The statement is too big to show." in huge
