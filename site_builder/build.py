@@ -31,7 +31,7 @@ from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .report import BuildReport, report_from_summary, summary_of, verification_rows
 from .search import BUNDLE, SearchIndex, build_search_index, search_records
-from .store import JsonStore, PickleStore, renderer_fingerprint
+from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
 log = logging.getLogger(__name__)
@@ -377,8 +377,7 @@ class Builder:
             outputs.append(page)
             if key:
                 used[key] = output.digest(page.data)
-        store.data, store.dirty = used, True
-        store.save()
+        write_json(store.path, used)
         return outputs
 
     def _search_soon(self, entries: list[Entry]) -> Future[SearchIndex]:

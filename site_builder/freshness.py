@@ -28,7 +28,7 @@ from .model import EntrySource
 from .report import BuildReport, report_from_summary
 from .snapshot import SETTLED_NS, Snapshot
 from .store import LIBRARIES as RENDERER_LIBRARIES
-from .store import JsonStore, PickleStore, library_versions
+from .store import JsonStore, PickleStore, library_versions, write_json
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -101,11 +101,9 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
         store.put(SNAPSHOT, {"program": probe.program, "folders": snapshot.seen})
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
-        stamps = JsonStore(options.cache / STAMPS, "archive stamp")
         record = {"probe": probe.key(), "inputs": inputs}
-        if stamps.data != record:
-            stamps.data, stamps.dirty = record, True
-            stamps.save()
+        if JsonStore(options.cache / STAMPS, "archive stamp").data != record:
+            write_json(options.cache / STAMPS, record)
     seconds = time.perf_counter() - started
     return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, seconds)
 

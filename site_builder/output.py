@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import BuildOptions
 from .errors import BuildError
-from .store import JsonStore, write_atomic
+from .store import JsonStore, write_atomic, write_json
 
 if TYPE_CHECKING:
     from .render import Output
@@ -194,12 +194,10 @@ def _save_manifest(
         for name, key in wanted.items():
             info = (out / name).stat()
             files[name] = [key, info.st_size, info.st_mtime_ns]
-    store = JsonStore(path, "manifest")
-    store.data = {"out": str(out), "files": files}
+    data: dict[str, Any] = {"out": str(out), "files": files}
     if record is not None and pages is not None:
-        store.data.update({"inputs": record[0], "summary": record[1], "pages": pages})
-    store.dirty = True
-    store.save()
+        data.update({"inputs": record[0], "summary": record[1], "pages": pages})
+    write_json(path, data)  # the last manifest need not be read: all of it is replaced
 
 
 def write_content(folder: Path, path: str, data: bytes) -> None:

@@ -110,8 +110,13 @@ class JsonStore:
 
     def save(self) -> None:
         if self.dirty:
-            write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode("utf-8"))
+            write_json(self.path, self.data)
             self.dirty = False
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace the JSON object at ``path`` (as ``JsonStore`` reads it), atomically."""
+    write_atomic(path, json.dumps(data, sort_keys=True).encode("utf-8"))
 
 
 def write_atomic(path: Path, data: bytes) -> None:
