@@ -125,7 +125,7 @@ def load_stamp(archive: Path) -> Stamp:
             except OSError as e:
                 lines.append(f"{entry.path}\0{e.errno}")
                 continue
-            lines.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}")
+            lines.append(f"{entry.path}\0{file_signature(info)}")
             newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     return Stamp(hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest(), newest)
 

@@ -19,6 +19,7 @@ Signature = tuple[object, ...]
 
 
 def file_signature(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What ``stat`` says of a file that a rewrite always changes (the archive's stamp uses it too)."""
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
