@@ -139,7 +139,7 @@ def _written(
 ) -> str:
     """Write (class, text) pairs, opening a span where the class changes; return the class left open.
 
-    (The hot loop in ``_fast_html`` has this inline; this is for everything else.)
+    (The hot loop in ``_drive`` has this inline; this is for everything else.)
     """
     for css, value in pairs:
         if css != current:

@@ -265,9 +265,9 @@ class Entry(Compact):
         pages show of it, and everything the key of its own page needs, but not that page."""
         return replace(
             self,
-            statement=_bare(self.statement),
-            solution=_bare(self.solution),
-            translations=tuple(replace(d, html="", toc=(), math=()) for d in self.translations),
+            statement=_bare(self.statement) if self.statement else None,
+            solution=_bare(self.solution) if self.solution else None,
+            translations=tuple(_bare(d) for d in self.translations),
             solvers=tuple(replace(c, html="") for c in self.solvers),
             sources=tuple(replace(c, html="") for c in self.sources),
             samples=tuple(replace(s, input="", answer=None if s.answer is None else "") for s in self.samples),
@@ -346,5 +346,6 @@ class Site(Compact):
     entries: tuple[Entry, ...] = field(default=())
 
 
-def _bare(document: Document | None) -> Document | None:
-    return replace(document, html="", toc=(), math=()) if document is not None else None
+def _bare(document: Document) -> Document:
+    """A card's document: its title, file and summary, not its HTML, contents or math."""
+    return replace(document, html="", toc=(), math=())

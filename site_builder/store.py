@@ -71,16 +71,13 @@ class PickleStore:
     def put(self, key: str, value: Any) -> None:
         write_atomic(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
-    def keep_only(self, keys: set[str]) -> int:
+    def keep_only(self, keys: set[str]) -> None:
         """Delete every value but those of ``keys`` (values written meanwhile by another build may
-        go too: a later build makes them again). Returns how many were deleted."""
-        deleted = 0
+        go too: a later build makes them again)."""
         for folder in self.folder.glob("??"):
             for path in folder.glob("*.pickle"):
                 if path.name[: -len(".pickle")] not in keys:
                     path.unlink(missing_ok=True)
-                    deleted += 1
-        return deleted
 
 
 class JsonStore:
