@@ -240,9 +240,9 @@ def test_read_only_folders_never_cover_the_working_directories(make_archive: Arc
 
 def test_solver_has_no_network(make_archive: ArchiveMaker, tmp_path: Path) -> None:
     """A solver that opens a socket gets an error instead of a connection (where namespaces are available)."""
-    from site_builder.sandbox import isolation_prefix
+    from site_builder.sandbox import isolated
 
-    if not isolation_prefix():
+    if not isolated():
         pytest.skip("no network namespace on this machine (unshare is not available)")
     code = (
         "import socket\n"
