@@ -15,7 +15,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
-import json
+import marshal
 import os
 import resource
 import selectors
@@ -152,7 +152,7 @@ class Launcher:
             (self.group / "pids.max").write_text(f"{request['processes'] + 3}\n")
             self.processes = request["processes"]
         try:
-            socket.send_fds(self.sock, [json.dumps(request).encode()], fds)
+            socket.send_fds(self.sock, [marshal.dumps(request)], fds)
         except OSError as error:
             raise LauncherError(f"the sandbox's launcher has gone: {error}") from error
         answer = self._receive(10.0)
@@ -212,7 +212,7 @@ class Launcher:
             self.sock.settimeout(None)
         if not data:
             raise LauncherError(f"the sandbox's launcher has gone (exit code {self.process.poll()})")
-        message: dict[str, Any] = json.loads(data)
+        message: dict[str, Any] = marshal.loads(data)
         return message
 
     def close(self) -> None:
@@ -301,10 +301,11 @@ def _rlimits(limits: Limits, isolated: bool) -> list[tuple[int, int]]:
     return rlimits
 
 
-def _mounts(read_only: tuple[Path, ...]) -> list[str]:
+@lru_cache(maxsize=16)
+def _mounts(read_only: tuple[Path, ...]) -> tuple[str, ...]:
     """The folders to make read-only; never one that holds the working directories, which must stay writable."""
     runs_in = Path(tempfile.gettempdir()).resolve()
-    return [str(p) for p in read_only if p.is_dir() and not runs_in.is_relative_to(p.resolve())]
+    return tuple(str(p) for p in read_only if p.is_dir() and not runs_in.is_relative_to(p.resolve()))
 
 
 def run(
@@ -345,7 +346,7 @@ def run(
             "cwd": str(workdir),
             "env": env,
             "rlimits": _rlimits(limits, launcher.isolated),
-            "read_only": _mounts(read_only) if launcher.isolated else [],
+            "read_only": _mounts(read_only) if launcher.isolated else (),
             "processes": limits.processes,
         }
         read_end, write_end = os.pipe()
