@@ -62,6 +62,8 @@ KEPT_FLAGS = {
 }
 
 libc = ctypes.CDLL(None, use_errno=True)
+# Every signal a program starts with as by default: those it may catch (not 32 and 33, which glibc keeps).
+RESET_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 
 
 def _call(result: int) -> None:
@@ -159,7 +161,7 @@ def _program(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
         os.chdir(request["cwd"])
         for which, value in request["rlimits"]:
             resource.setrlimit(which, (value, value))
-        for number in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; the program must not inherit that
+        for number in RESET_SIGNALS:  # Python ignores SIGPIPE and SIGXFSZ, and the builder may have ignored others
             signal.signal(number, signal.SIG_DFL)
         os.execvpe(request["argv"][0], request["argv"], request["env"])
     except OSError as error:
