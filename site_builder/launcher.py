@@ -204,8 +204,11 @@ def _keeper(request: dict[str, Any], fds: list[int], isolated: bool, status_pipe
 
 def _wait(keeper: int, sock: socket.socket, status_pipe: int) -> tuple[int, float]:
     """The program's wait status (the keeper's, if the program never ended) and the run's CPU time."""
-    with contextlib.suppress(OSError):
+    try:
         pidfd = os.pidfd_open(keeper)
+    except OSError:  # before Linux 5.3: wait for the keeper alone (a stop asked meanwhile goes unheard)
+        pidfd = None
+    if pidfd is not None:
         try:
             while pidfd not in select.select([pidfd, sock.fileno()], [], [])[0]:
                 asked = sock.recv(16)

@@ -146,11 +146,11 @@ class Launcher:
             self.close()
             raise
 
-    def start(self, request: dict[str, Any], fds: list[int]) -> None:
-        """Start one run; ``fds`` are its standard input, output and error."""
-        if request["processes"] != self.processes and self.group is not None:
-            (self.group / "pids.max").write_text(f"{request['processes'] + 3}\n")
-            self.processes = request["processes"]
+    def start(self, request: dict[str, Any], fds: list[int], processes: int) -> None:
+        """Start one run with at most ``processes`` besides its program; ``fds``: its stdin, stdout, stderr."""
+        if processes != self.processes and self.group is not None:
+            (self.group / "pids.max").write_text(f"{processes + 3}\n")
+            self.processes = processes
         try:
             socket.send_fds(self.sock, [marshal.dumps(request)], fds)
         except OSError as error:
@@ -347,14 +347,13 @@ def run(
             "env": env,
             "rlimits": _rlimits(limits, launcher.isolated),
             "read_only": _mounts(read_only) if launcher.isolated else (),
-            "processes": limits.processes,
         }
         read_end, write_end = os.pipe()
         try:
             with open(stdin or os.devnull, "rb") as given, open(stderr_path, "wb") as err:
                 started = time.perf_counter()
                 try:
-                    launcher.start(request, [given.fileno(), write_end, err.fileno()])
+                    launcher.start(request, [given.fileno(), write_end, err.fileno()], limits.processes)
                 finally:
                     os.close(write_end)  # the program holds the only writing end left
             ended = launcher.follow(read_end, limits, started)
