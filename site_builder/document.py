@@ -142,4 +142,4 @@ def math_fallback(tex: str, display: bool) -> str:
 def plain_text(html_text: str, math: list[MathSnippet]) -> str:
     """Readable plain text of an HTML fragment; math as its TeX source."""
     text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
-    return re.sub(r"\s+", " ", html.unescape(_TAG.sub("", text))).strip()
+    return " ".join(html.unescape(_TAG.sub("", text)).split())  # str.split's blanks are re's \s

@@ -41,10 +41,30 @@ OTHER = 128  # the bucket of every character above ASCII
 END = 129  # the bucket of the end of the text
 
 
-@dataclass(frozen=True, slots=True)
 class _Joined:
-    match: Callable[[str, int], re.Match[str] | None]
-    steps: tuple[Step | None, ...]  # by group number: what the alternative that matched does
+    """Rules joined into one alternation, compiled at its first match: a state has dozens of these
+    (per first character), a text needs few, and compiling all of them costs a worker a second."""
+
+    __slots__ = ("flags", "match", "source", "steps")
+
+    def __init__(self, source: str, flags: int, steps: tuple[Step | None, ...]) -> None:
+        self.source, self.flags = source, flags
+        self.steps = steps  # by group number: what the alternative that matched does
+        self.match: Callable[[str, int], re.Match[str] | None] = self._first_match
+
+    def compiled(self) -> re.Pattern[str]:
+        try:
+            return re.compile(self.source, self.flags)
+        except re.error as e:
+            raise Unjoinable(str(e)) from e
+
+    def _first_match(self, text: str, pos: int) -> re.Match[str] | None:
+        self.match = self.compiled().match
+        return self.match(text, pos)
+
+
+class Unjoinable(Exception):
+    """A state's rules do not compile as one alternation (e.g. a verbose pattern that ends in a comment)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +80,12 @@ class _State:
     middle: Bucket | None
 
 
+_UNJOINABLE: set[type] = set()
+
+
 def supports(lexer: Lexer) -> bool:
+    if type(lexer) in _UNJOINABLE:
+        return False
     method = type(lexer).get_tokens_unprocessed
     return method is RegexLexer.get_tokens_unprocessed or method is CFamilyLexer.get_tokens_unprocessed
 
@@ -116,14 +141,17 @@ def html(lexer: Lexer, text: str) -> str:
     """The highlighted HTML of ``text``: escaped, with a ``<span class>`` per run of one CSS class."""
     text = _prepared(text, lexer.ensurenl)
     marks = next((m for m in _MARKS if m[0] not in text and m[1] not in text), None)
-    if marks is None or not supports(lexer) or not text.endswith("\n"):
-        types = _types(lexer)
-        out: list[str] = []
-        pairs = ((_class_of(k, v, types), v.translate(_ESCAPE)) for k, v in lexer.get_tokens(text))
-        if _written(out.append, pairs, "", _KeyedTags("<", ">"), "</span>"):
-            out.append("</span>")
-        return "".join(out)
-    return _fast_html(lexer, text, *marks)
+    if marks is not None and supports(lexer) and text.endswith("\n"):
+        try:
+            return _fast_html(lexer, text, *marks)
+        except Unjoinable:
+            _UNJOINABLE.add(type(lexer))  # Pygments' own loop from now on, for this lexer
+    types = _types(lexer)
+    out: list[str] = []
+    pairs = ((_class_of(k, v, types), v.translate(_ESCAPE)) for k, v in lexer.get_tokens(text))
+    if _written(out.append, pairs, "", _KeyedTags("<", ">"), "</span>"):
+        out.append("</span>")
+    return "".join(out)
 
 
 def _prepared(text: str, ensurenl: bool) -> str:
@@ -260,17 +288,17 @@ def _action(lexer: Lexer, action: Any, match: Any, types: frozenset[str], writer
         return current
     if type(action) is _TokenType:
         return writer.pairs([(_class_of(action, match.group(), types), match.group())], current)
-    if getattr(action, "__code__", None) is _BYGROUPS:
-        for index, inner in enumerate(_closure(action)["args"], 1):
+    groups = _bygroups(action)
+    if groups is not None:
+        for index, inner, stack in groups:
             data = match.group(index)
-            if inner is None or data is None:
+            if data is None:
                 continue
-            stack = _using_this(inner)
             if type(inner) is _TokenType:
                 if data:
                     current = writer.pairs([(_class_of(inner, data, types), data)], current)
             elif stack is not None:
-                current = _drive(lexer, data, stack, writer, current)
+                current = _drive(lexer, data, list(stack), writer, current)
             else:
                 pseudo = _PseudoMatch(match.start(index), data)
                 current = writer.pairs(((_class_of(k, v, types), v) for _, k, v in inner(lexer, pseudo)), current)
@@ -278,14 +306,24 @@ def _action(lexer: Lexer, action: Any, match: Any, types: frozenset[str], writer
     return writer.pairs(((_class_of(kind, value, types), value) for _, kind, value in action(lexer, match)), current)
 
 
-def _using_this(action: Any) -> list[str] | None:
+@lru_cache(maxsize=1024)
+def _bygroups(action: Any) -> tuple[tuple[int, Any, tuple[str, ...] | None], ...] | None:
+    """For a ``bygroups`` callback: (group number, its action, and the starting stack when that
+    action is ``using(this, ...)``) for each group with an action; None for other callbacks."""
+    if type(action) is _TokenType or getattr(action, "__code__", None) is not _BYGROUPS:
+        return None
+    groups = enumerate(_closure(action)["args"], 1)
+    return tuple((index, inner, _using_this(inner)) for index, inner in groups if inner is not None)
+
+
+def _using_this(action: Any) -> tuple[str, ...] | None:
     """The starting stack of ``using(this, state=...)`` with no other options, else None."""
-    if getattr(action, "__code__", None) is not _USING_THIS:
+    if type(action) is _TokenType or getattr(action, "__code__", None) is not _USING_THIS:
         return None
     closure = _closure(action)
     if closure.get("kwargs"):
         return None  # a new lexer with other options: Pygments' own path
-    return list(closure.get("gt_kwargs", {}).get("stack", ("root",)))
+    return tuple(closure.get("gt_kwargs", {}).get("stack", ("root",)))
 
 
 def _closure(function: Any) -> dict[str, Any]:
@@ -333,8 +371,6 @@ def _bucketed(rules: tuple[Rule, ...], types: frozenset[str]) -> _State:
             these = chosen(bucket, at_start)
             if these not in joined:
                 joined[these] = _join([patterns[i] for i in these], [rules[i] for i in these], flags, types, fuse)
-                if these and joined[these] is None:
-                    return _State(rules, None, None)  # the alternation does not compile: keep Pygments' loop
             buckets.append(joined[these])
         tables.append(tuple(buckets))
     return _State(rules, tables[0], tables[1])
@@ -385,10 +421,7 @@ def _join(
         parts.append(f"({_scoped(pattern, len(steps))}{after})")
         steps.append((css, new_state, rule))
         steps.extend([None] * pattern.groups)
-    try:
-        return _Joined(re.compile("|".join(parts), flags).match, tuple(steps))
-    except re.error:
-        return None
+    return _Joined("|".join(parts), flags, tuple(steps))
 
 
 def _scoped(pattern: re.Pattern[str], group: int) -> str:
@@ -423,11 +456,19 @@ _CATEGORIES = {
 
 def first_characters(pattern: re.Pattern[str]) -> tuple[frozenset[int], bool]:
     """(buckets a match can start in, whether it can match the empty string): a safe over-approximation."""
-    try:
-        parsed = _parser.parse(pattern.pattern, pattern.flags)
-    except Exception:
+    parsed = _parsed(pattern.pattern, pattern.flags)
+    if parsed is None:
         return _ALL, True
-    return _first(list(parsed), bool(pattern.flags & re.IGNORECASE))
+    return _first(parsed, bool(pattern.flags & re.IGNORECASE))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(source: str, flags: int) -> list[tuple[Any, Any]] | None:
+    """The stdlib parser's items of a pattern (lexers share many rules through ``include``)."""
+    try:
+        return list(_parser.parse(source, flags))
+    except Exception:
+        return None
 
 
 def _first(items: list[tuple[Any, Any]], icase: bool) -> tuple[frozenset[int], bool]:
@@ -478,11 +519,16 @@ def _literal(code: int, icase: bool) -> frozenset[int]:
 
 
 def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
+    """The buckets of a character set: exact over ASCII, or ``_ALL`` itself when not known.
+
+    (Exact, so that a negated set can leave out what the set itself takes.)
+    """
+    if items and str(items[0][0]) == "NEGATE":
+        excluded = _charset(items[1:], icase)
+        return _ALL if excluded is _ALL else (_ALL - excluded) | {OTHER}
     found: set[int] = set()
     for op, av in items:
         name = str(op)
-        if name == "NEGATE":
-            return _ALL
         if name == "LITERAL":
             found |= _literal(av, icase)
         elif name == "RANGE":
@@ -491,8 +537,8 @@ def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
                 found |= _literal(code, icase)
             if high >= 128:
                 found.add(OTHER)
-        elif name == "CATEGORY":
-            found |= _CATEGORIES.get(str(av), _ALL)
+        elif name == "CATEGORY" and str(av) in _CATEGORIES:
+            found |= _CATEGORIES[str(av)]
         else:
             return _ALL
     return frozenset(found)
@@ -500,11 +546,8 @@ def _charset(items: list[tuple[Any, Any]], icase: bool) -> frozenset[int]:
 
 def line_anchored(pattern: re.Pattern[str]) -> bool:
     """Whether every match must start at a line start (``^``, ``\\A``): a safe under-approximation."""
-    try:
-        parsed = _parser.parse(pattern.pattern, pattern.flags)
-    except Exception:
-        return False
-    return _anchored(list(parsed))
+    parsed = _parsed(pattern.pattern, pattern.flags)
+    return parsed is not None and _anchored(parsed)
 
 
 def _anchored(items: list[tuple[Any, Any]]) -> bool:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from conftest import ROOT
+from pygments.lexer import RegexLexer
 from pygments.lexers import get_lexer_by_name
+from pygments.token import Name, Punctuation, Whitespace
 
 from site_builder import fastlex, highlight
 
@@ -117,12 +120,32 @@ def test_rules_anchored_to_a_line_start_are_known() -> None:
 
 
 def test_common_lexers_are_accelerated() -> None:
-    for language in ("python", "cpp", "c", "latex"):
+    for language in ("python", "cpp", "c", "latex", "markdown"):
         lexer = get_lexer_by_name(language)
         assert fastlex.supports(lexer), language
         states = fastlex._states(type(lexer), fastlex._types(lexer))
         joined = sum(1 for s in states.values() if s.start is not None)
         assert joined >= len(states) * 0.8, (language, joined, len(states))
+        for state in states.values():  # alternations compile when first used: each of them does
+            for alternation in {*(state.start or ()), *(state.middle or ())} - {None}:
+                assert alternation is not None and alternation.compiled().groups > 0
+
+
+class _VerboseLexer(RegexLexer):
+    """A rule that compiles alone but not inside an alternation: its comment runs to the end."""
+
+    flags = re.VERBOSE
+    tokens: ClassVar = {"root": [(r"[a-z]+  # a word", Name), (r"\s+", Whitespace), (r".", Punctuation)]}
+
+
+def test_rules_that_cannot_be_joined_fall_back_to_pygments() -> None:
+    lexer = _VerboseLexer(stripnl=False, ensurenl=True)
+    text = "abc, d<e>\n"
+    assert fastlex.supports(lexer)
+    ours = fastlex.html(lexer, text)
+    assert not fastlex.supports(lexer)  # the alternation failed to compile: Pygments' loop from now on
+    theirs = merged([(fastlex.css_class(kind), value) for kind, value in lexer.get_tokens(text)])
+    assert runs_of_html(ours) == theirs and ours == fastlex.html(lexer, text)
 
 
 def test_file_has_numbered_linkable_lines() -> None:
