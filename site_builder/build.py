@@ -14,8 +14,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterable, Iterator
+from contextlib import closing
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -30,7 +30,7 @@ from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .report import BuildReport, report_from_summary, summary_of, verification_rows
-from .search import BUNDLE, SearchIndex, build_search_index, search_records
+from .search import BUNDLE, SearchFeed, SearchIndex, build_search_index, search_records
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -101,11 +101,10 @@ class Builder:
         archive_shown = self.options.display(self.options.archive)
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
-        search: list[Future[SearchIndex]] = []
         bundle = self._card_bundle()
-        entries = self._render(
-            sources, None if reuse_published else lambda e: search.append(self._search_soon(e)), bundle=bundle
-        )
+        feed = None if reuse_published else SearchFeed(self.config, self.renders, [s.path for s in sources])
+        entries = self._render(sources, feed, bundle=bundle)
+        search = feed.finish() if feed is not None else None
         renders_changed = self._save_card_bundle(entries, bundle)
         mark = self._lap("render entries", mark)
         entries = self._verify(sources, entries, whole=True)
@@ -118,7 +117,7 @@ class Builder:
                 return kept
         outputs = self._render_pages(site, sources, loaded.program)
         mark = self._lap("pages", mark)
-        index = search[0].result() if search else build_search_index(search_records(site), self.renders)
+        index = search.result() if search else build_search_index(search_records(site), self.renders)
         if renders_changed:
             self._forget_old_renders(sources, index)
         outputs += index.outputs
@@ -263,44 +262,49 @@ class Builder:
     def _render(
         self,
         sources: list[EntrySource],
-        rendered: Callable[[list[Entry]], None] | None = None,
+        feed: SearchFeed | None = None,
         cards: bool = True,
         bundle: dict[str, Entry] | None = None,
     ) -> list[Entry]:
         """Rendered entries: from the render cache where the sources are unchanged (as cards, see
         ``Entry.card``, unless ``cards`` is false; from ``bundle`` where it has them), else rendered now.
 
-        ``rendered`` is called with the entries as soon as they are rendered, before their math is.
+        ``feed`` gets each entry as soon as it and those before it are there; while many entries
+        are rendered, it sends them to Pagefind meanwhile.
         """
         keys = [self._render_key(s) for s in sources]
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
         bundle = bundle or {}
-        cached = [bundle.get(k) or self.renders.get(k + CARD if cards else k) for k in keys]
-        todo = [s for s, hit in zip(sources, cached, strict=True) if hit is None]
+        cached = [bundle.get(k) or self._cached(k, cards) for k in keys]
+        todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
-            if rendered is not None:
-                rendered(cached)  # type: ignore[arg-type]
-            return cached  # type: ignore[return-value]
-        from .content import fill_entry_math, math_snippets, render_entries
+            return self._fed(iter(()), cached, feed)
+        from .workers import PARALLEL_THRESHOLD, Job, Setup, render_entries
 
-        fresh = render_entries(todo, self.options.workers)
-        if rendered is not None:
-            done = iter(fresh)
-            rendered([hit if hit is not None else next(done) for hit in cached])
-        snippets = [s for e in fresh for s in math_snippets(e)]
-        results = self.math.render_all(snippets)
+        if feed is not None and len(todo) >= PARALLEL_THRESHOLD:
+            feed.start()
+        jobs = [Job(s, k) for s, k in todo]
+        with closing(render_entries(jobs, self.options.workers, Setup(self.math, self.renders))) as fresh:
+            entries = self._fed(fresh, cached, feed)
         self.math.save_cache()
-        fresh = [fill_entry_math(e, results) for e in fresh]
-        done = iter(fresh)
-        entries = []
-        for key, hit in zip(keys, cached, strict=True):
-            if hit is None:
-                hit = next(done)
-                if self._cacheable(hit):
-                    self.renders.put(key, hit)
-                    self.renders.put(key + CARD, hit.card())
-            entries.append(hit)
         return entries
+
+    @staticmethod
+    def _fed(fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None) -> list[Entry]:
+        """Each entry from the cache, or else the next fresh one, in order, given to ``feed`` at once."""
+        entries = []
+        for hit in cached:
+            entry = hit if hit is not None else next(fresh)
+            if feed is not None:
+                feed.add(entry)
+            entries.append(entry)
+        return entries
+
+    def _cached(self, key: str, card: bool) -> Entry | None:
+        entry = self.renders.get(key)
+        if not isinstance(entry, Entry):
+            return None
+        return entry.card() if card else entry
 
     def _card_bundle(self) -> dict[str, Entry]:
         """The cards of the last full build's entries, by render key, from one file: a thousand
@@ -311,23 +315,19 @@ class Builder:
     def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> bool:
         """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those;
         whether it did not."""
-        cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in entries if self._cacheable(e)}
+        lasting = [e for e in entries if e.lasting(self.math.available)]
+        cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in lasting}
         if cards.keys() == bundle.keys():
             return False
         self.renders.put(CARDS, cards)
         return True
-
-    def _cacheable(self, entry: Entry) -> bool:
-        """Whether the entry is as it will stay: not with math shown as TeX only because Temml was
-        missing (a card came from the cache, so it is)."""
-        return not entry.complete or self.math.available or (not entry.statement and not entry.solution)
 
     def _forget_old_renders(self, sources: list[EntrySource], index: SearchIndex) -> None:
         """Keep the render cache to this build's entries, cards and search index: an archive edited
         for months would otherwise keep every entry as it ever was. (Called when the entries
         changed: else so did nothing in the cache.)"""
         keys = {self.content_keys[s.path] for s in sources}
-        keep = {*keys, *(key + CARD for key in keys), CARDS}
+        keep = {*keys, CARDS}
         if index.key:
             keep.add(index.key)
         elif index.problem is None:
@@ -379,15 +379,6 @@ class Builder:
                 used[key] = output.digest(page.data)
         write_json(store.path, used)
         return outputs
-
-    def _search_soon(self, entries: list[Entry]) -> Future[SearchIndex]:
-        """Start the search index in the background: Pagefind runs on one core for seconds, beside the
-        math, verification and pages. Its records need neither math nor verification."""
-        site, _ = link_site(self.config, entries, self.options.display(self.options.archive))
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
-        future = pool.submit(build_search_index, search_records(site), self.renders)
-        pool.shutdown(wait=False)  # the thread ends when the index is built
-        return future
 
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()
@@ -454,7 +445,6 @@ class Builder:
         )
 
 
-CARD = "-card"  # the render cache key of an entry's card, after its own key
 CARDS = "cards-v1"  # the cards of the last full build, in one file
 
 

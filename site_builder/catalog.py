@@ -59,11 +59,16 @@ def _ordered_tracks(by_track: dict[str, list[Entry]], config: SiteConfig) -> lis
     return [(name, by_track[name]) for name in listed + rest]
 
 
+def track_title(config: SiteConfig, name: str) -> str:
+    info = config.tracks.get(name)
+    return info.title if info else name.replace("-", " ").title()
+
+
 def _track(name: str, items: list[Entry], config: SiteConfig) -> Track:
     info = config.tracks.get(name)
     return Track(
         id=name,
-        title=info.title if info else name.replace("-", " ").title(),
+        title=track_title(config, name),
         description=info.description if info else "",
         entries=tuple(sorted(items, key=entry_order)),
     )

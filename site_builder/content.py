@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -79,18 +78,6 @@ def render_entry(source: EntrySource) -> Entry:
 
 def _statement_prefix(index: int, language: str) -> str:
     return "statement-" if index == 0 else f"statement-{language}-"
-
-
-PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
-
-
-def render_entries(sources: list[EntrySource], workers: int) -> list[Entry]:
-    """Render every entry's content, in parallel worker processes for larger archives."""
-    if workers <= 1 or len(sources) < PARALLEL_THRESHOLD:
-        return [render_entry(s) for s in sources]
-    chunk = max(1, min(16, len(sources) // (workers * 4)))  # small: no worker idles long at the end
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(render_entry, sources, chunksize=chunk))
 
 
 @dataclass(frozen=True, slots=True)

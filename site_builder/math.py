@@ -68,6 +68,7 @@ class MathRenderer:
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         self.cache_path = cache_dir / self.cache_name(root)
         self._store: JsonStore | None = None
+        self.fresh: dict[str, dict[str, str]] = {}  # results rendered since ``take_fresh``, by snippet key
         self.process: subprocess.Popen[str] | None = None
 
     @property
@@ -122,7 +123,13 @@ class MathRenderer:
                 results[snippet] = result
                 value = {k: v for k, v in (("html", result.html), ("error", result.error)) if v}
                 self.store.put(snippet_key(*snippet), value)
+                self.fresh[snippet_key(*snippet)] = value
         return results
+
+    def take_fresh(self) -> dict[str, dict[str, str]]:
+        """The results rendered since the last call (a worker process hands them to the builder's cache)."""
+        fresh, self.fresh = self.fresh, {}
+        return fresh
 
     def _run_batch(self, snippets: list[tuple[str, bool]]) -> list[MathResult]:
         process = self._process()
@@ -160,6 +167,14 @@ class MathRenderer:
                 env=env,
             )
         return self.process
+
+    def forget_process(self) -> None:
+        """Leave the Temml process to its owner: in a forked process, close only this copy of its pipes."""
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    stream.close()
+            self.process = None
 
     def close(self) -> None:
         if self.process is not None:

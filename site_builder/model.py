@@ -274,6 +274,11 @@ class Entry(Compact):
             complete=False,
         )
 
+    def lasting(self, math_rendered: bool) -> bool:
+        """Whether the entry is as it will stay, to be cached: not while its math is shown as TeX
+        only because Temml is missing (``math_rendered`` false). A card came from the cache: it is."""
+        return not self.complete or math_rendered or (not self.statement and not self.solution)
+
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.level == "error")

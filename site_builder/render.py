@@ -88,7 +88,11 @@ def files_summary(entry: Entry) -> str:
 
 def entry_heading(site: Site, entry: Entry) -> str:
     """ "ICPC 2022 · X. Quartets": the track (and year), then label and title."""
-    track = next((t.title for t in site.tracks if t.id == entry.track), entry.track)
+    return heading(next((t.title for t in site.tracks if t.id == entry.track), entry.track), entry)
+
+
+def heading(track: str, entry: Entry) -> str:
+    """``entry_heading`` with the track's title given."""
     left = f"{track} {entry.year}" if entry.year else track
     right = f"{entry.label}. {entry.title}" if entry.label else entry.title
     return f"{left} \u00b7 {right}"

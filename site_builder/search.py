@@ -3,24 +3,29 @@
 Pagefind splits its index into small fragments that the browser fetches per query, so a query
 stays small for a 10,000-entry archive; its binary ships on PyPI (``pagefind-bin``). Each entry
 is one record of plain text (title, tags, source, summary, statement and write-up, math as its TeX
-source), written as one small HTML file for the Pagefind binary. The bundle is cached by a
+source), sent to the Pagefind binary's service over a pipe. The bundle is cached by a
 digest of the records, so a rebuild that changed no searchable text does not run Pagefind.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import html
 import importlib.util
 import json
 import logging
+import os
 import subprocess
-import tempfile
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-from .model import Site
-from .render import Output, entry_heading, entry_url
+from .catalog import RESERVED_TRACKS, track_title
+from .config import SiteConfig
+from .model import Entry, Site
+from .render import Output, entry_url, heading
 from .store import PickleStore
 
 log = logging.getLogger(__name__)
@@ -46,26 +51,95 @@ def pagefind_available() -> bool:
 
 
 def search_records(site: Site) -> list[Record]:
-    records = []
-    for entry in site.entries:
-        parts = [entry.title, " ".join(entry.tags), entry.source or "", entry.summary_text or "", entry.search_text]
-        records.append(Record(entry_url(entry), entry_heading(site, entry), "\n".join(p for p in parts if p)))
-    return records
+    """The site's records, in the order of their entries' paths (the order Pagefind is fed in:
+    the same records always make the same bundle)."""
+    titles = {track.id: track.title for track in site.tracks}
+    return [search_record(e, titles[e.track]) for e in sorted(site.entries, key=lambda e: e.path)]
 
 
-def build_search_index(records: list[Record], cache: PickleStore | None = None) -> SearchIndex:
-    """The Pagefind bundle for these records (cached by their content)."""
+def search_record(entry: Entry, track_title: str) -> Record:
+    parts = [entry.title, " ".join(entry.tags), entry.source or "", entry.summary_text or "", entry.search_text]
+    return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p))
+
+
+class SearchFeed:
+    """A build's search index, built while its entries are rendered.
+
+    Entries are added as they come; their records go to Pagefind in the order of their paths, as
+    soon as those before them have come (after ``start``: a build that renders few entries most
+    likely keeps its cached index, and does not start Pagefind for nothing). ``finish`` looks the
+    records up in the cache, and else lets Pagefind finish the index in the background.
+    """
+
+    def __init__(self, config: SiteConfig, cache: PickleStore | None, paths: Iterable[str]) -> None:
+        self.config, self.cache = config, cache
+        self.order = sorted(paths)
+        self.records: dict[str, Record | None] = {}  # by path; None: the entry is in no track of the site
+        self.sent = 0  # how many of ``order`` went to Pagefind
+        self.session: PagefindSession | None = None
+
+    def start(self) -> None:
+        if self.session is None and pagefind_available():
+            try:
+                self.session = PagefindSession()
+            except (OSError, RuntimeError):
+                log.debug("pagefind did not start", exc_info=True)  # finish() runs it again, and says why
+            self._send()
+
+    def add(self, entry: Entry) -> None:
+        reserved = entry.track in RESERVED_TRACKS
+        self.records[entry.path] = None if reserved else search_record(entry, track_title(self.config, entry.track))
+        self._send()
+
+    def finish(self) -> Future[SearchIndex]:
+        """The index of every record added, built in the background."""
+        records = [r for p in self.order if (r := self.records.get(p)) is not None]
+        session, self.session = self.session, None
+        if session is not None and self.sent < len(self.order):  # an entry never came: start again
+            session.close()
+            session = None
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
+        future = pool.submit(build_search_index, records, self.cache, session)
+        pool.shutdown(wait=False)  # the thread ends when the index is built
+        return future
+
+    def _send(self) -> None:
+        while self.session is not None and self.sent < len(self.order) and self.order[self.sent] in self.records:
+            record = self.records[self.order[self.sent]]
+            try:
+                if record is not None:
+                    self.session.add(record)
+            except RuntimeError:
+                log.debug("pagefind stopped", exc_info=True)  # finish() runs it again, and says why
+                self.session.close()
+                self.session = None
+            self.sent += 1
+
+
+def build_search_index(
+    records: list[Record], cache: PickleStore | None = None, session: PagefindSession | None = None
+) -> SearchIndex:
+    """The Pagefind bundle for these records (cached by their content). ``session``: Pagefind,
+    already given just these records in this order."""
+    try:
+        return _search_index(records, cache, session)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _search_index(records: list[Record], cache: PickleStore | None, session: PagefindSession | None) -> SearchIndex:
     if not records:
         return SearchIndex(())
     if not pagefind_available():
         return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
     payload = json.dumps([[r.url, r.title, r.text] for r in records], sort_keys=True).encode()
-    key = "search-v2-" + hashlib.sha256(payload).hexdigest()
+    key = "search-v3-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
         return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
     try:
-        files = sorted(_index(records))
+        files = session.files() if session is not None else _index(records)
     except Exception as e:
         log.debug("pagefind failed", exc_info=True)
         return SearchIndex((), f"Pagefind failed, the site has no search: {e}")
@@ -75,40 +149,113 @@ def build_search_index(records: list[Record], cache: PickleStore | None = None) 
 
 
 def _index(records: list[Record]) -> list[tuple[str, bytes]]:
-    """Run the Pagefind binary over one small HTML file per record; return its bundle's files.
-
-    (Pagefind's Python API waits 0.1 s for every response it reads: 100 s for 1,000 entries.
-    The binary indexes a folder of small files in well under a second.)
-    """
-    from pagefind_bin import get_executable  # type: ignore[import-untyped]
-
-    with tempfile.TemporaryDirectory(prefix="site-builder-search-") as folder:
-        pages, bundle = Path(folder) / "pages", Path(folder) / "bundle"
+    """The Pagefind bundle's files for these records, in this order."""
+    session = PagefindSession()
+    try:
         for record in records:
-            path = pages / record.url
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_document(record), encoding="utf-8")
-        command = [
-            str(get_executable()),
-            "--site",
-            str(pages),
-            "--output-path",
-            str(bundle),
-            "--keep-index-url",
-            "--force-language",
-            "en",
-            "--silent",
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            raise RuntimeError((done.stderr or done.stdout).strip()[-500:] or f"exit code {done.returncode}")
-        return [(p.relative_to(bundle).as_posix(), p.read_bytes()) for p in sorted(bundle.rglob("*")) if p.is_file()]
+            session.add(record)
+        return session.files()
+    finally:
+        session.close()
 
 
-def _document(record: Record) -> str:
-    title = html.escape(record.title)
-    paragraphs = "".join(f"<p>{html.escape(part)}</p>" for part in record.text.split("\n") if part.strip())
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-        f"<body><main data-pagefind-body><h1>{title}</h1>{paragraphs}</main></body></html>"
-    )
+class PagefindSession:
+    """One index built by the Pagefind binary in its service mode: records go in over a pipe as they
+    come, the bundle's files come back over it. No file is written.
+
+    (Pagefind's own Python API waits 0.1 s for every response it reads: 100 s for 1,000 entries.
+    The service speaks base64-encoded JSON messages, each followed by a comma, on stdin and stdout.)
+    """
+
+    def __init__(self) -> None:
+        from pagefind_bin import get_executable  # type: ignore[import-untyped]
+
+        self.process = subprocess.Popen(
+            [str(get_executable()), "--service"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.replies: dict[int, dict[str, Any]] = {}
+        self.arrived = threading.Condition()
+        self.sent = 0
+        self.reader = threading.Thread(target=self._read, name="pagefind-replies", daemon=True)
+        self.reader.start()
+        config = {"keep_index_url": True, "force_language": "en"}
+        self.index = int(self._wait(self._send({"type": "NewIndex", "config": config}))["index_id"])
+
+    def add(self, record: Record) -> None:
+        self._send(
+            {
+                "type": "AddRecord",
+                "index_id": self.index,
+                "url": "/" + record.url,
+                "content": _content(record),
+                "language": "en",
+                "meta": {"title": record.title},
+            }
+        )
+
+    def files(self) -> list[tuple[str, bytes]]:
+        """The bundle, once every record sent is indexed; raises RuntimeError if one was refused."""
+        added = range(1, self.sent)
+        reply = self._wait(self._send({"type": "GetFiles", "index_id": self.index}))
+        problems = [self.replies[n]["message"] for n in added if self.replies[n].get("type") == "Error"]
+        if problems:
+            raise RuntimeError(f"Pagefind refused {len(problems)} record(s): {problems[0]}")
+        return sorted((f["path"], base64.b64decode(f["content"])) for f in reply["files"])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.reader.join(timeout=5)
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+    def _send(self, payload: dict[str, Any]) -> int:
+        assert self.process.stdin is not None
+        number, self.sent = self.sent, self.sent + 1
+        message = json.dumps({"message_id": number, "payload": payload}).encode()
+        try:
+            self.process.stdin.write(base64.b64encode(message) + b",")
+            self.process.stdin.flush()
+        except OSError as e:
+            raise RuntimeError(f"the Pagefind service stopped ({e})") from e
+        return number
+
+    def _wait(self, number: int) -> dict[str, Any]:
+        with self.arrived:
+            self.arrived.wait_for(lambda: number in self.replies or not self.reader.is_alive(), timeout=600)
+        reply = self.replies.get(number)
+        if reply is None:
+            raise RuntimeError("the Pagefind service stopped without an answer")
+        if reply.get("type") == "Error":
+            raise RuntimeError(str(reply.get("message")))
+        return reply
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        pending: list[bytes] = []  # the start of a message (the bundle's is megabytes long)
+        stdout = self.process.stdout.fileno()
+        try:
+            while chunk := os.read(stdout, 1 << 20):
+                if b"," not in chunk:
+                    pending.append(chunk)
+                    continue
+                *messages, rest = (b"".join(pending) + chunk).split(b",")
+                pending = [rest]
+                replies = [json.loads(base64.b64decode(m)) for m in messages if m]
+                with self.arrived:
+                    self.replies.update((r["message_id"], r["payload"]) for r in replies)
+                    self.arrived.notify_all()
+        finally:
+            with self.arrived:
+                self.arrived.notify_all()  # the service ended: wake whoever waits
+
+
+def _content(record: Record) -> str:
+    """The record as Pagefind would read it from a page: its heading, then one sentence per part."""
+    parts = [record.title, *(p.strip() for p in record.text.split("\n"))]
+    return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts if p)

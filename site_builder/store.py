@@ -69,7 +69,11 @@ class PickleStore:
             return None  # corrupt or from an older layout: render again
 
     def put(self, key: str, value: Any) -> None:
-        write_atomic(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, data: bytes) -> None:
+        """Store a value already pickled (a worker process pickles an entry once, for two uses)."""
+        write_atomic(self._path(key), data)
 
     def keep_only(self, keys: set[str]) -> None:
         """Delete every value but those of ``keys`` (values written meanwhile by another build may

@@ -304,16 +304,38 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
 
     record_published(options)
     assert changed("t/D-ed/solution.md", "# Title D\n\nLast.\n") == ["t/D-ed"]
-    # Neighbours' pages come from the cached cards and whole entries; a whole entry that is gone
-    # from the cache is rendered again.
+    # Neighbours' pages come from the bundle of cards and from whole entries; a whole entry that
+    # is gone from the cache is rendered again.
     for whole in (options.cache / "render").rglob("*.pickle"):
-        if not whole.name.endswith("-card.pickle"):
+        if whole.name != "cards-v1.pickle" and not whole.name.startswith("search-"):
             whole.unlink()
     assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
     assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
-    # After all these edits the render cache holds this build's entries only: the four cards, C and
-    # D whole (the others' were deleted above), the bundle of cards and one search index.
+    # After all these edits the render cache holds this build's entries only: C and D whole (the
+    # others' were deleted above), the bundle of cards and one search index.
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
-    assert sum(name.endswith("-card.pickle") for name in kept) == 4
     assert sum(name.startswith("search-") for name in kept) == 1
-    assert "cards-v1.pickle" in kept and len(kept) == 4 + 2 + 1 + 1, kept
+    assert "cards-v1.pickle" in kept and len(kept) == 2 + 1 + 1, kept
+
+
+def _twenty(i: int) -> str:
+    return f"\\section{{Idea {i}}}\nWe count $x_{{{i}}}^2 + {i}$ pairs:\n\\[ \\sum_{{j<{i}}} j \\]\n"
+
+
+def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """Twenty entries: enough for worker processes (their own Temml, their own cache writes) and
+    for the search index to be fed while they run. The site is byte for byte the one-process site."""
+    archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
+    parallel = options_for(archive, tmp_path / "two" / "site", jobs=2)
+    serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
+    assert build_site(parallel).published and build_site(serial).published
+    files = sorted(p.relative_to(serial.out) for p in serial.out.rglob("*") if p.is_file())
+    assert any(p.parts[0] == "pagefind" for p in files) and len(files) > 40
+    assert files == sorted(p.relative_to(parallel.out) for p in parallel.out.rglob("*") if p.is_file())
+    for path in files:
+        assert (parallel.out / path).read_bytes() == (serial.out / path).read_bytes(), path
+    # The workers' math went into the builder's math cache, their entries into the render cache.
+    (math_cache,) = parallel.cache.glob("math-*.json")
+    assert len(json.loads(math_cache.read_text())) == 40
+    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + 2  # entries, cards, search
+    assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()

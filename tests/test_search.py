@@ -1,0 +1,123 @@
+"""The search index: records in path order, fed to Pagefind while entries come, cached by content."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_builder import search
+from site_builder.config import SiteConfig
+from site_builder.model import Entry
+from site_builder.search import Record, SearchFeed, build_search_index
+
+needs_pagefind = pytest.mark.skipif(not search.pagefind_available(), reason="needs pagefind-bin")
+
+
+def _entry(path: str, text: str) -> Entry:
+    track = path.split("/")[0]
+    return Entry(
+        path=path,
+        track=track,
+        groups=(),
+        label=None,
+        title=f"Title of {path.rsplit('/', 1)[1]}",
+        year=None,
+        source=None,
+        tags=("graphs",),
+        rating=None,
+        summary_html=None,
+        summary_text=None,
+        status="complete",
+        statement=None,
+        solution=None,
+        solvers=(),
+        sources=(),
+        samples=(),
+        files=(),
+        statement_pdf=None,
+        updated="",
+        display_path=f"archive/{path}",
+        search_text=text,
+    )
+
+
+class _Session:
+    """Stands in for Pagefind: remembers what it was given."""
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+        self.closed = False
+
+    def add(self, record: Record) -> None:
+        self.added.append(record.url)
+
+    def files(self) -> list[tuple[str, bytes]]:
+        return [("pagefind-entry.json", "\n".join(self.added).encode())]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch) -> list[_Session]:
+    made: list[_Session] = []
+
+    def session() -> _Session:
+        made.append(_Session())
+        return made[-1]
+
+    monkeypatch.setattr(search, "PagefindSession", session)
+    monkeypatch.setattr(search, "pagefind_available", lambda: True)
+    return made
+
+
+def test_records_go_to_pagefind_in_path_order_as_soon_as_those_before_have_come(sessions: list[_Session]) -> None:
+    paths = ["t/c", "t/a", "tags/x", "t/b"]
+    feed = SearchFeed(SiteConfig(), None, paths)
+    feed.add(_entry("t/b", "b"))
+    feed.start()
+    assert sessions[0].added == []  # t/a has not come: t/b waits
+    feed.add(_entry("t/a", "a"))
+    assert sessions[0].added == ["t/a/index.html", "t/b/index.html"]
+    feed.add(_entry("tags/x", "in a reserved track: not on the site, not searchable"))
+    feed.add(_entry("t/c", "c"))
+    index = feed.finish().result()
+    assert sessions[0].added == ["t/a/index.html", "t/b/index.html", "t/c/index.html"] and sessions[0].closed
+    assert [o.path for o in index.outputs] == ["pagefind/pagefind-entry.json"]
+
+
+def test_an_entry_that_never_comes_means_indexing_again(sessions: list[_Session]) -> None:
+    feed = SearchFeed(SiteConfig(), None, ["t/a", "t/b", "t/c"])
+    feed.start()
+    feed.add(_entry("t/a", "a"))
+    feed.add(_entry("t/c", "c"))
+    index = feed.finish().result()
+    assert sessions[0].added == ["t/a/index.html"] and sessions[0].closed
+    assert sessions[1].added == ["t/a/index.html", "t/c/index.html"]  # a session given just these
+    assert index.outputs[0].data == b"t/a/index.html\nt/c/index.html"
+
+
+@needs_pagefind
+def test_a_fed_index_is_the_index_of_all_records_at_once() -> None:
+    entries = [_entry(f"t/e{i}", f"walk {i} the tree with a stack") for i in (3, 1, 2)]
+    feed = SearchFeed(SiteConfig(), None, [e.path for e in entries])
+    feed.start()
+    for entry in entries:
+        feed.add(entry)
+    fed = feed.finish().result()
+    records = [search.search_record(e, "T") for e in sorted(entries, key=lambda e: e.path)]
+    at_once = build_search_index(records)
+    assert fed.problem is None and fed.outputs == at_once.outputs
+    assert any(o.path.startswith("pagefind/fragment/") for o in fed.outputs)
+
+
+@needs_pagefind
+def test_an_error_from_pagefind_is_raised() -> None:
+    session = search.PagefindSession()
+    try:
+        session.add(Record("t/a/index.html", "A", "text"))
+        session.index = 99  # no such index: Pagefind answers with an error
+        session.add(Record("t/b/index.html", "B", "text"))
+        with pytest.raises(RuntimeError):
+            session.files()
+    finally:
+        session.close()
