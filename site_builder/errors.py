@@ -54,6 +54,10 @@ class SiteError(Exception):
     def __str__(self) -> str:
         return str(self.diagnostic())
 
+    def __reduce__(self) -> tuple[type, tuple[str, int, str]]:
+        """Pickled with its own arguments, to come back whole from a worker process."""
+        return type(self), (self.path, self.line, self.message)
+
     def diagnostic(self, level: Level = "error") -> Diagnostic:
         return Diagnostic(self.path, self.line, self.message, level)
 

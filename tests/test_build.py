@@ -339,3 +339,13 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     assert len(json.loads(math_cache.read_text())) == 40
     assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + 2  # entries, cards, search
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
+
+
+def test_site_errors_come_back_whole_from_a_worker_process() -> None:
+    import pickle
+
+    from site_builder.errors import LatexError
+
+    for error in (TemplateError("templates/entry.html", 3, "no such variable"), LatexError("a/solution.tex", 0, "x")):
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error) and str(back) == str(error) and back.line == error.line
