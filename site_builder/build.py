@@ -103,7 +103,12 @@ class Builder:
         mark = time.perf_counter()
         bundle = self._card_bundle()
         feed = None if reuse_published else SearchFeed(self.config, self.renders, [s.path for s in sources])
-        entries = self._render(sources, feed, bundle=bundle)
+        try:
+            entries = self._render(sources, feed, bundle=bundle)
+        except BaseException:
+            if feed is not None:
+                feed.abandon()
+            raise
         search = feed.finish() if feed is not None else None
         renders_changed = self._save_card_bundle(entries, bundle)
         mark = self._lap("render entries", mark)

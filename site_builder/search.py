@@ -103,6 +103,12 @@ class SearchFeed:
         pool.shutdown(wait=False)  # the thread ends when the index is built
         return future
 
+    def abandon(self) -> None:
+        """Stop Pagefind: the build will not finish this index."""
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
     def _send(self) -> None:
         while self.session is not None and self.sent < len(self.order) and self.order[self.sent] in self.records:
             record = self.records[self.order[self.sent]]
@@ -199,10 +205,14 @@ class PagefindSession:
     def files(self) -> list[tuple[str, bytes]]:
         """The bundle, once every record sent is indexed; raises RuntimeError if one was refused."""
         added = range(1, self.sent)
-        reply = self._wait(self._send({"type": "GetFiles", "index_id": self.index}))
+        with self.arrived:  # every record indexed (answered) before the bundle is asked for
+            self.arrived.wait_for(lambda: all(n in self.replies for n in added) or not self.reader.is_alive(), 600)
+        if not all(n in self.replies for n in added):
+            raise RuntimeError("the Pagefind service stopped before it indexed every record")
         problems = [self.replies[n]["message"] for n in added if self.replies[n].get("type") == "Error"]
         if problems:
             raise RuntimeError(f"Pagefind refused {len(problems)} record(s): {problems[0]}")
+        reply = self._wait(self._send({"type": "GetFiles", "index_id": self.index}))
         return sorted((f["path"], base64.b64decode(f["content"])) for f in reply["files"])
 
     def close(self) -> None:

@@ -121,3 +121,10 @@ def test_an_error_from_pagefind_is_raised() -> None:
             session.files()
     finally:
         session.close()
+
+
+def test_an_abandoned_feed_stops_pagefind(sessions: list[_Session]) -> None:
+    feed = SearchFeed(SiteConfig(), None, ["t/a"])
+    feed.start()
+    feed.abandon()
+    assert sessions[0].closed

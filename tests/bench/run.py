@@ -237,7 +237,8 @@ def floors(archive: Path) -> dict[str, float]:
         started = time.perf_counter()
         highlight(cpp, lexer, formatter)
         hl.append(time.perf_counter() - started)
-    folder = next(archive.rglob("solution.cpp")).parent  # the issue's page: C++, Python and LaTeX listings
+    # The issue's page: C++, Python and LaTeX listings (one entry in five has Markdown instead).
+    folder = next(p.parent for p in sorted(archive.rglob("solution.tex")) if (p.parent / "solution.cpp").is_file())
     listings = [(folder / n).read_text() for n in ("solution.cpp", "solution.py", "solution.tex")]
     page = []
     for _ in range(10):
@@ -280,9 +281,9 @@ def main() -> None:
             result["render_ms_per_entry"] = float(result["cold_render_warm_verify_s"]) * 1000 / size  # type: ignore[arg-type]
             result["render_vs_pygments_floor"] = result["render_ms_per_entry"] / float(result["pygments_cpp_file_ms"])  # type: ignore[arg-type]
             # The issue's 15 s target for 1,000 entries was set where Pygments took 31 ms a page:
-            # the cold render scaled to that speed by the page floor measured in this run.
+            # the cold render at that speed, by the page floor measured in this run.
             speed = ISSUE_PAGE_FLOOR_MS / float(result["pygments_page_ms"])  # type: ignore[arg-type]
-            result["cold_render_at_issue_speed_s"] = float(result["cold_render_warm_verify_s"]) * speed * 1000 / size  # type: ignore[arg-type]
+            result["cold_render_at_issue_speed_s"] = float(result["cold_render_warm_verify_s"]) * speed  # type: ignore[arg-type]
             report[str(size)] = result
             print(format_result(result), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -296,7 +297,8 @@ def format_result(r: dict[str, object]) -> str:
             f"== {r['entries']} entries",
             f"  cold build, empty caches (solvers included): {r['cold_build_s']:.2f} s   peak RSS {r['peak_rss_mib']:.0f} MiB",
             f"  cold render, warm verification cache:        {r['cold_render_warm_verify_s']:.2f} s   ({r['render_ms_per_entry']:.1f} ms/entry, {r['render_vs_pygments_floor']:.2f}x one Pygments C++ file)",
-            f"    scaled to 1,000 entries where Pygments takes {ISSUE_PAGE_FLOOR_MS:.0f} ms a page (here {r['pygments_page_ms']:.1f} ms): {r['cold_render_at_issue_speed_s']:.2f} s (target {ISSUE_COLD_RENDER_S:.0f} s)",
+            f"    at the speed where Pygments takes {ISSUE_PAGE_FLOOR_MS:.0f} ms a page (here {r['pygments_page_ms']:.1f} ms): {r['cold_render_at_issue_speed_s']:.2f} s"
+            + (f" (target {ISSUE_COLD_RENDER_S:.0f} s)" if r["entries"] == 1000 else ""),
             f"  full build, warm render and verification:   {r['warm_render_s']:.2f} s",
             f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s",
             f"  one solution.tex saved -> reload event:      {r['reload_event_ms']:.0f} ms (median)",
