@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -169,6 +170,7 @@ class Verifier:
         report.started = len(todo)
         if whole:
             cache.keep_only({job.key for job in jobs})
+            compiler.keep_only(programs)
         cache.save()
         by_solver: dict[tuple[str, int], list[Verdict]] = {}
         for job in jobs:
@@ -404,6 +406,17 @@ class Compiler:
             return None
         binary = self._binary(files)
         return binary if binary.is_file() else None
+
+    def keep_only(self, programs: list[dict[str, str]], settled: float = 3600.0) -> None:
+        """Delete every compiled program but those of ``programs`` (a full build's), unless it was
+        made in the last ``settled`` seconds: another build sharing the cache may be about to run it."""
+        if self.gxx is None or not self.folder.is_dir():
+            return
+        keep = {self._binary(files).parent.name for files in programs}
+        before = time.time() - settled
+        for folder in self.folder.iterdir():
+            if folder.name not in keep and folder.is_dir() and folder.stat().st_mtime < before:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _binary(self, files: dict[str, str]) -> Path:
         """Where the program of ``files`` is kept: named by the sources (by digest), g++ and its flags."""

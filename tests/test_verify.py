@@ -202,6 +202,30 @@ def test_cpp_solver_is_compiled_once_and_checked(make_archive: ArchiveMaker, tmp
     assert len(list((tmp_path / "cache" / "cpp").glob("*/program"))) == 1
 
 
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_a_run_over_the_whole_archive_deletes_programs_no_solver_needs(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    cpp = '#include <cstdio>\nint main(){std::puts("5");}\n'
+    archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    programs = tmp_path / "cache" / "cpp"
+
+    def run(whole: bool) -> list[str]:
+        sources, _ = load_archive(archive, "archive")
+        Verifier(options).run(sources, archive, whole=whole)
+        return sorted(p.parent.name for p in programs.glob("*/program"))
+
+    (first,) = run(True)
+    (archive / "t/A-cpp/solution.cpp").write_text(cpp + "// changed\n")
+    both = run(True)  # the old program is recent: a build sharing the cache may be about to run it
+    (second,) = set(both) - {first}
+    old = time.time() - 2 * 3600
+    os.utime(programs / first, (old, old))
+    assert run(False) == both  # a part of the archive: other programs may still be wanted
+    assert run(True) == [second]
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
