@@ -2,8 +2,8 @@
 
 Pagefind splits its index into small fragments that the browser fetches per query, so a query
 stays small for a 10,000-entry archive; its binary ships on PyPI (``pagefind-bin``). Each entry
-is one record of plain text (title, tags, source, summary, statement and write-up, math as its TeX
-source), sent to the Pagefind binary's service over a pipe. The bundle is cached by a
+is one record of plain text (heading, tags, source, summary, statement and write-up, math as its
+TeX source), sent to the Pagefind binary's service over a pipe. The bundle is cached by a
 digest of the records, so a rebuild that changed no searchable text does not run Pagefind.
 """
 
@@ -58,7 +58,8 @@ def search_records(site: Site) -> list[Record]:
 
 
 def search_record(entry: Entry, track_title: str) -> Record:
-    parts = [entry.title, " ".join(entry.tags), entry.source or "", entry.summary_text or "", entry.search_text]
+    """The entry's heading (track, year, label and title), then its searchable text."""
+    parts = [" ".join(entry.tags), entry.source or "", entry.summary_text or "", entry.search_text]
     return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p))
 
 
