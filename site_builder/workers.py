@@ -51,9 +51,11 @@ def render_entries(jobs: list[Job], workers: int, setup: Setup) -> Generator[Ent
         yield from (_received(_render(setup, job), setup) for job in jobs)
         return
     chunk = max(1, min(8, len(jobs) // (workers * 8)))  # small: no worker idles long at the end
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(setup,))
+    # Forked workers inherit the jobs (the entries' files, megabytes): each task is just a number.
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(setup, jobs))
     try:
-        yield from (_received(done, setup) for done in pool.map(_render_in_worker, jobs, chunksize=chunk))
+        done = pool.map(_render_in_worker, range(len(jobs)), chunksize=chunk)
+        yield from (_received(result, setup) for result in done)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -65,18 +67,19 @@ def _received(done: _Done, setup: Setup) -> Entry:
     return entry
 
 
-_WORKER: Setup | None = None  # in a worker process: what its jobs share
+_WORKER: tuple[Setup, list[Job]] | None = None  # in a worker process: what its tasks share, and the jobs
 
 
-def _start_worker(setup: Setup) -> None:
+def _start_worker(setup: Setup, jobs: list[Job]) -> None:
     global _WORKER
     setup.math.forget_process()  # the builder's Temml process, if it has one, is not this worker's
-    _WORKER = setup
+    _WORKER = setup, jobs
 
 
-def _render_in_worker(job: Job) -> _Done:
+def _render_in_worker(index: int) -> _Done:
     assert _WORKER is not None
-    return _render(_WORKER, job)
+    setup, jobs = _WORKER
+    return _render(setup, jobs[index])
 
 
 def _render(setup: Setup, job: Job) -> _Done:
