@@ -7,7 +7,9 @@ token. The first alternative that matches is the rule Pygments would have chosen
 also takes the first rule that matches. Each state keeps, per first character, only the rules
 that can match there, and away from a line start it drops the rules anchored to one. Rules with
 callbacks (``bygroups``, ``using``) get their own match object, as Pygments gives them. States
-whose rules cannot be joined (back-references, inline global flags) keep Pygments' loop.
+whose rules cannot be joined (named back-references, mixed global flags) keep Pygments' loop; an
+alternation is compiled at its first use, and one that will not compile sends its whole lexer
+back to Pygments' own code.
 
 The tokens are not collected: the loop writes each token's text, and a span only where the CSS
 class changes, so a token costs a few Python steps. Tags are written with two private-use

@@ -68,7 +68,7 @@ class MathRenderer:
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         self.cache_path = cache_dir / self.cache_name(root)
         self._store: JsonStore | None = None
-        self.fresh: dict[str, dict[str, str]] = {}  # results rendered since ``take_fresh``, by snippet key
+        self.fresh: dict[str, dict[str, str]] | None = None  # in a worker: results since ``take_fresh``
         self.process: subprocess.Popen[str] | None = None
 
     @property
@@ -123,12 +123,13 @@ class MathRenderer:
                 results[snippet] = result
                 value = {k: v for k, v in (("html", result.html), ("error", result.error)) if v}
                 self.store.put(snippet_key(*snippet), value)
-                self.fresh[snippet_key(*snippet)] = value
+                if self.fresh is not None:
+                    self.fresh[snippet_key(*snippet)] = value
         return results
 
     def take_fresh(self) -> dict[str, dict[str, str]]:
-        """The results rendered since the last call (a worker process hands them to the builder's cache)."""
-        fresh, self.fresh = self.fresh, {}
+        """In a worker: the results rendered since the last call, for the builder's cache."""
+        fresh, self.fresh = self.fresh or {}, {}
         return fresh
 
     def _run_batch(self, snippets: list[tuple[str, bool]]) -> list[MathResult]:
@@ -168,8 +169,10 @@ class MathRenderer:
             )
         return self.process
 
-    def forget_process(self) -> None:
-        """Leave the Temml process to its owner: in a forked process, close only this copy of its pipes."""
+    def detach(self) -> None:
+        """In a forked worker: leave the builder's Temml process to it (close only this copy of its
+        pipes), and keep what this copy renders for ``take_fresh``."""
+        self.fresh = {}
         if self.process is not None:
             for stream in (self.process.stdin, self.process.stdout):
                 if stream is not None:

@@ -32,7 +32,7 @@ class Job:
 @dataclass(frozen=True, slots=True)
 class Setup:
     math: MathRenderer
-    renders: PickleStore | None  # None: keep nothing
+    renders: PickleStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ def render_entries(jobs: list[Job], workers: int, setup: Setup) -> Generator[Ent
     """
     setup.math.store  # noqa: B018 - read the math cache now, so that forked workers share it
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
-        yield from (_received(_render(setup, job), setup) for job in jobs)
+        yield from (_finished(setup, job)[0] for job in jobs)
         return
     chunk = max(1, min(8, len(jobs) // (workers * 8)))  # small: no worker idles long at the end
     # Forked workers inherit the jobs (the entries' files, megabytes): each task is just a number.
@@ -72,21 +72,22 @@ _WORKER: tuple[Setup, list[Job]] | None = None  # in a worker process: what its 
 
 def _start_worker(setup: Setup, jobs: list[Job]) -> None:
     global _WORKER
-    setup.math.forget_process()  # the builder's Temml process, if it has one, is not this worker's
+    setup.math.detach()  # the builder's Temml process, if it has one, is not this worker's
     _WORKER = setup, jobs
 
 
 def _render_in_worker(index: int) -> _Done:
     assert _WORKER is not None
     setup, jobs = _WORKER
-    return _render(setup, jobs[index])
-
-
-def _render(setup: Setup, job: Job) -> _Done:
-    entry = render_entry(job.source)
-    results = setup.math.render_all(math_snippets(entry))
-    entry = fill_entry_math(entry, results)
-    data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
-    if setup.renders is not None and entry.lasting(setup.math.available):
-        setup.renders.put_pickled(job.key, data)
+    data = _finished(setup, jobs[index])[1]
     return _Done(data, setup.math.take_fresh())
+
+
+def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
+    """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
+    entry = render_entry(job.source)
+    entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
+    data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+    if entry.lasting(setup.math.available):
+        setup.renders.put_pickled(job.key, data)
+    return entry, data
