@@ -300,7 +300,12 @@ def load_archive(
             )
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot))
-    return _unique_slugs(entries), problems
+    return unique_slugs(entries), problems
+
+
+def walk_order(path: str) -> tuple[tuple[tuple[int, int | str], ...], ...]:
+    """Sort key of a problem folder's path: the order ``find_problem_folders`` finds them in."""
+    return tuple(natural_key(part) for part in path.split("/"))
 
 
 def url_slug(path: str) -> str:
@@ -317,9 +322,9 @@ def _slug_part(part: str) -> str:
     return slug or "x-" + hashlib.sha1(part.encode()).hexdigest()[:8]
 
 
-def _unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
+def unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
     """Two folders whose URLs would be the same (also when they differ only in case): an error on the
-    second, which gets a numbered URL so that both are still published."""
+    second (in ``walk_order``), which gets a numbered URL so that both are still published."""
     taken: dict[str, EntrySource] = {}
     result = []
     for entry in entries:

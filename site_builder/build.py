@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from . import output
-from .archive import is_problem_folder, load_entry
+from .archive import is_problem_folder, load_entry, unique_slugs, url_slug, walk_order
 from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig
 from .errors import Diagnostic, SiteError
@@ -173,12 +173,17 @@ class Builder:
         self.solver_processes = 0
         archive = self.options.archive
         shown = self.options.display(archive)
-        changed = sorted(set(folders))
-        fresh = [
+        # A folder numbered for a URL that a changed folder had may have it back now: reload it too.
+        wanted = set(folders)
+        bases = {url_slug(f).lower() for f in wanted}
+        wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
+        loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
-            for f in changed
+            for f in sorted(wanted)
             if "/" in f and (archive / f).is_dir() and is_problem_folder(names := set(os.listdir(archive / f)), names)
         ]
+        fresh = self._slugged(loaded, wanted)
+        changed = sorted(wanted | {s.path for s in fresh})
         rendered = self._verify(fresh, self._render(fresh))
         new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
         if new_errors:
@@ -194,6 +199,13 @@ class Builder:
         listed_paths = {e.path for e in listed}
         own_pages_only = [e for e in rendered if e.path not in listed_paths]
         return self._relink_and_write(started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only)
+
+    def _slugged(self, loaded: list[EntrySource], reloaded: set[str]) -> list[EntrySource]:
+        """``loaded`` with the URLs a full build would give them now, and each other entry whose URL
+        that changes (a new folder that sorts first takes the URL; the other gets the error)."""
+        kept = [s for path, s in self.sources.items() if path not in reloaded]
+        every = unique_slugs(sorted([*kept, *loaded], key=lambda s: walk_order(s.path)))
+        return [s for s in every if s.path in reloaded or s.slug != self.sources[s.path].slug]
 
     def rerender_all(self) -> BuildReport:
         """Templates changed: render every page again from the model, without parsing or running anything."""

@@ -159,6 +159,43 @@ def test_new_and_removed_entries_update_lists_and_neighbours(server: DevServer) 
     assert "Gamma" not in beta
 
 
+@pytest.mark.parametrize("name", ["A-alpha!", "A alpha"])  # found after A-alpha, and before it
+def test_a_new_folder_with_a_taken_url_is_an_error_and_overwrites_nothing(server: DevServer, name: str) -> None:
+    page = server.options.out / "t/2024/A-alpha/index.html"
+    before = page.read_bytes()
+    write_tree(server.options.archive / "t/2024" / name, {"solution.md": "## Idea\n\nImpostor.\n"})
+    report = server.builder.update_entries([f"t/2024/{name}"])
+    assert not report.published and page.read_bytes() == before
+    messages = [str(d) for d in report.diagnostics if d.level == "error"]
+    assert len(messages) == 1 and "URL t/2024/A-alpha/ is already" in messages[0]
+    # The full build says the same of the same folder: the one found second.
+    second = "t/2024/A-alpha" if name == "A alpha" else f"t/2024/{name}"
+    assert messages[0].startswith(f"archive/{second}: ")
+    shutil.rmtree(server.options.archive / "t/2024" / name)
+    report = server.builder.update_entries([f"t/2024/{name}"])
+    assert report.errors == 0 and page.read_bytes() == before
+
+
+def test_removing_a_folder_gives_its_url_back_to_the_numbered_one(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(tmp_path / "archive", {"t/A one/solution.md": "First.\n", "t/A-one/solution.md": "Second.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    dev = DevServer(options, port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    try:
+        assert dev.last is not None and dev.last.errors == 1
+        assert "First." in get(dev, "/t/A-one/index.html")[1] and "Second." in get(dev, "/t/A-one-2/index.html")[1]
+        shutil.rmtree(options.archive / "t/A one")
+        report = dev.builder.update_entries(["t/A one"])
+        assert report.errors == 0 and report.entries == 1
+        assert "Second." in get(dev, "/t/A-one/index.html")[1]
+        assert get(dev, "/t/A-one-2/index.html")[0] == 404
+    finally:
+        dev.stop()
+
+
 def test_backup_files_do_not_rebuild(server: DevServer) -> None:
     events = Events(server)
     folder = server.options.archive / "t/2024/A-alpha"
