@@ -34,7 +34,8 @@ RESERVED_IDS = frozenset(
     }
 )
 _SLOT = re.compile(r'<math-slot n="(\d+)"></math-slot>')
-_TAG = re.compile(r"<[^>]+>")
+# A tag, or a heading's "#" link whole: plain text shows neither.
+_TAG = re.compile(r'<a class="anchor" [^>]*>#</a>|<[^>]+>')
 _SAFE_SCHEME = re.compile(r"^(https?:|mailto:|#|[^:/?#]*(?:[/?#]|$))", re.I)
 
 
@@ -139,7 +140,12 @@ def math_fallback(tex: str, display: bool) -> str:
     return f'<{tag} class="math-source">{html.escape(delim[0] + tex + delim[1])}</{tag}>'
 
 
+def heading_link(anchor: str) -> str:
+    """The "#" link at the end of a heading, to its own address."""
+    return f'<a class="anchor" href="#{anchor}" aria-label="Link to this section">#</a>'
+
+
 def plain_text(html_text: str, math: list[MathSnippet]) -> str:
-    """Readable plain text of an HTML fragment; math as its TeX source."""
+    """Readable plain text of an HTML fragment (without the headings' "#" links); math as its TeX source."""
     text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
     return " ".join(html.unescape(_TAG.sub("", text)).split())  # str.split's blanks are re's \s

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import highlight
-from .document import Collector, is_local_path, safe_url
+from .document import Collector, heading_link, is_local_path, safe_url
 from .errors import LatexError
 from .latex_parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim, parse_latex, take_option
 from .model import Document, Heading, Sample
@@ -398,8 +398,7 @@ def _heading(level: int, plain: str, shown: str, ctx: Context) -> str:
     anchor = ctx.doc.unique_id(plain)
     ctx.doc.toc.append(Heading(level, anchor, shown))
     tag = f"h{min(level + HEADING_OFFSET, 6)}"
-    link = f'<a class="anchor" href="#{anchor}" aria-label="Link to this section">#</a>'
-    return f'<{tag} id="{anchor}">{shown}{link}</{tag}>'
+    return f'<{tag} id="{anchor}">{shown}{heading_link(anchor)}</{tag}>'
 
 
 # ---------------------------------------------------------------- inline content

@@ -20,7 +20,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from . import highlight
-from .document import Collector, is_local_path, substitute_constants
+from .document import Collector, heading_link, is_local_path, substitute_constants
 from .model import Document, Heading, Sample
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
@@ -167,7 +167,7 @@ def _render_heading_close(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     anchor = tokens[idx].meta.get("anchor")
-    link = f'<a class="anchor" href="#{anchor}" aria-label="Link to this section">#</a>' if anchor else ""
+    link = heading_link(anchor) if anchor else ""
     return f"{link}</{tokens[idx].tag}>\n"
 
 

@@ -128,3 +128,15 @@ def test_an_abandoned_feed_stops_pagefind(sessions: list[_Session]) -> None:
     feed.start()
     feed.abandon()
     assert sessions[0].closed
+
+
+def test_the_text_of_a_write_up_leaves_out_the_headings_links() -> None:
+    from site_builder.document import plain_text
+    from site_builder.latex import render_latex
+    from site_builder.markdown import render_markdown
+
+    tex = render_latex("\\section{Idea}\nSort the $n$ boxes.\n", "x.tex")[0]
+    md = render_markdown("## Idea\n\nSort the $n$ boxes.\n", "x.md")[0]
+    for document, text in ((tex, "1 Idea Sort the n boxes."), (md, "Idea Sort the n boxes.")):
+        assert "#</a>" in document.html  # the page has the link
+        assert plain_text(document.html, list(document.math)) == text
