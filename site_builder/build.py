@@ -189,6 +189,7 @@ class Builder:
         if new_errors:
             return self._report(tuple(sorted(new_errors)), False, started, 0)
         old = {p: self.entries[p] for p in changed if p in self.entries}
+        old_urls = [self.sources[p].slug for p in changed if p in self.sources]
         for path in changed:
             self.sources.pop(path, None)
             self.entries.pop(path, None)
@@ -198,7 +199,9 @@ class Builder:
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
         own_pages_only = [e for e in rendered if e.path not in listed_paths]
-        return self._relink_and_write(started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only)
+        return self._relink_and_write(
+            started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only, old_urls=old_urls
+        )
 
     def _slugged(self, loaded: list[EntrySource], reloaded: set[str]) -> list[EntrySource]:
         """``loaded`` with the URLs a full build would give them now, and each other entry whose URL
@@ -242,9 +245,11 @@ class Builder:
         affected_entries: list[Entry] | None,
         raw_folders: list[str],
         own_pages: tuple[Entry, ...] | list[Entry] = (),
+        old_urls: list[str] | tuple[str, ...] = (),
     ) -> BuildReport:
         """Relink the site; render the pages of ``affected_entries`` and everything listing them
-        (all pages when None), and only the own page of each of ``own_pages``."""
+        (all pages when None), and only the own page of each of ``own_pages``. The archive's files
+        of ``raw_folders`` are published again, and none is left where they were (``old_urls``)."""
         assert self.pages is not None and self.site is not None
         before = self.site
         entries = sorted(self.entries.values(), key=lambda e: e.path)
@@ -265,7 +270,8 @@ class Builder:
             output.remove_in_place(self.options.out, stale, self.published)
             sources = [self.sources[f] for f in raw_folders if f in self.sources]
             raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
-            output.sync_raw_files(self.options, raw_folders, raw)
+            urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
+            output.sync_raw_files(self.options, urls, raw)
         self.site = site
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written)

@@ -226,7 +226,8 @@ def remove_in_place(out: Path, paths: set[str], published: dict[str, str]) -> No
 
 
 def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]) -> None:
-    """Make the published raw files of ``folders`` match the archive: copy changed, remove deleted."""
+    """Make the raw files published in ``folders`` of the site (entries' URLs, which are not always
+    their paths in the archive) match ``raw``: copy changed ones, remove the others."""
     keep = {item.target for item in raw}
     for folder in folders:
         published = options.out / folder
@@ -238,6 +239,8 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]
                 path.unlink()
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
+        if not any(published.iterdir()):  # an entry that moved or went: no page, no files
+            published.rmdir()
     for item in raw:
         destination = options.out / item.target
         data = Path(item.source).read_bytes()

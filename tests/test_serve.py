@@ -10,6 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,21 @@ def server(tmp_path: Path) -> Iterator[DevServer]:
     dev.stop()
     thread.join(timeout=5)
     assert not thread.is_alive()
+
+
+@contextmanager
+def serving(tmp_path: Path, files: dict[str, str | bytes]) -> Iterator[DevServer]:
+    """A dev server, started, on a project of our templates and ``files`` in its archive (solvers not run)."""
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(tmp_path / "archive", files)
+    dev = DevServer(make_options(tmp_path, jobs=1, verify=False), port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    try:
+        yield dev
+    finally:
+        dev.stop()
 
 
 def address(dev: DevServer) -> tuple[str, int]:
@@ -177,23 +193,25 @@ def test_a_new_folder_with_a_taken_url_is_an_error_and_overwrites_nothing(server
 
 
 def test_removing_a_folder_gives_its_url_back_to_the_numbered_one(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "templates", tmp_path / "templates")
-    shutil.copytree(ROOT / "static", tmp_path / "static")
-    write_tree(tmp_path / "archive", {"t/A one/solution.md": "First.\n", "t/A-one/solution.md": "Second.\n"})
-    options = make_options(tmp_path, jobs=1, verify=False)
-    dev = DevServer(options, port=0)
-    dev.start()
-    threading.Thread(target=dev.serve_forever, daemon=True).start()
-    try:
+    with serving(tmp_path, {"t/A one/solution.md": "First.\n", "t/A-one/solution.md": "Second.\n"}) as dev:
         assert dev.last is not None and dev.last.errors == 1
         assert "First." in get(dev, "/t/A-one/index.html")[1] and "Second." in get(dev, "/t/A-one-2/index.html")[1]
-        shutil.rmtree(options.archive / "t/A one")
+        shutil.rmtree(dev.options.archive / "t/A one")
         report = dev.builder.update_entries(["t/A one"])
         assert report.errors == 0 and report.entries == 1
         assert "Second." in get(dev, "/t/A-one/index.html")[1]
         assert get(dev, "/t/A-one-2/index.html")[0] == 404
-    finally:
-        dev.stop()
+        assert not (dev.options.out / "t/A-one-2").exists(), "its files moved with it"
+        assert (dev.options.out / "t/A-one/solution.md").read_text() == "Second.\n"
+
+
+def test_a_deleted_file_leaves_the_site_also_where_the_url_is_not_the_folder_name(tmp_path: Path) -> None:
+    with serving(tmp_path, {"t/A one/solution.md": "One.\n", "t/A one/notes.txt": "draft\n"}) as dev:
+        assert get(dev, "/t/A-one/notes.txt")[0] == 200
+        (dev.options.archive / "t/A one/notes.txt").unlink()
+        assert dev.builder.update_entries(["t/A one"]).errors == 0
+        assert get(dev, "/t/A-one/notes.txt")[0] == 404
+        assert get(dev, "/t/A-one/solution.md")[0] == 200
 
 
 def test_backup_files_do_not_rebuild(server: DevServer) -> None:
