@@ -134,12 +134,13 @@ class Builder:
         publish = not (self.options.strict and diagnostics)
         self._keep(sources, entries, site)
         pages = sum(1 for o in outputs if o.path.endswith(".html") and not o.path.startswith(BUNDLE + "/"))
+        written = 0
         if publish:
             summary = summary_of(diagnostics, site, pages)
             with self.write_lock:
-                self.published = output.write_site(self.options, outputs, raw, (loaded.inputs, summary))
+                self.published, written = output.write_site(self.options, outputs, raw, (loaded.inputs, summary))
         self._lap("write", mark)
-        return self._report(diagnostics, publish, started, pages)
+        return self._report(diagnostics, publish, started, pages, written)
 
     def _reuse_published(
         self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float, mark: float

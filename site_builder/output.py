@@ -42,8 +42,9 @@ Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the s
 
 def write_site(
     options: BuildOptions, outputs: list[Output], raw: list[RawFile], record: Record | None = None
-) -> dict[str, str]:
-    """Publish the site at ``options.out`` atomically; returns the digest of every output, by path.
+) -> tuple[dict[str, str], int]:
+    """Publish the site at ``options.out`` atomically; returns the digest of every output, by path,
+    and how many files were written (the others are the last build's, linked).
 
     Everything is written into a temporary sibling folder that is swapped in when complete. Files
     whose bytes are unchanged since the last build are hard-linked from the current site (we never
@@ -61,33 +62,33 @@ def write_site(
     previous = _trusted_manifest(JsonStore(manifest, "manifest"), out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
         _save_manifest(manifest, out, wanted, record, pages, previous)
-        return pages
+        return pages, 0
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     reuse = previous or {}
 
-    def place(path: str, data: bytes | None = None, source: str | None = None, kept: bool = False) -> None:
+    def place(path: str, data: bytes | None = None, source: str | None = None, kept: bool = False) -> bool:
+        """Put the file in place; False: linked from the published site, unchanged."""
         target = tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
         old = reuse.get(path)
         if old is not None and old[0] == wanted[path] and _same_file(str(out / path), old):
             os.link(out / path, target)
-        elif kept:
+            return False
+        if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
-        elif source is not None:
+        if source is not None:
             shutil.copyfile(source, target)
         else:
             target.write_bytes(data or b"")
+        return True
 
     try:
         tmp.chmod(0o755)
-        for item in outputs:
-            place(item.path, data=item.data, kept=bool(item.kept))
-        for name, data in static.items():
-            place(f"static/{name}", data=data)
-        for file in raw:
-            place(file.target, source=file.source)
+        written = sum(place(item.path, data=item.data, kept=bool(item.kept)) for item in outputs)
+        written += sum(place(f"static/{name}", data=data) for name, data in static.items())
+        written += sum(place(file.target, source=file.source) for file in raw)
         swap_into_place(tmp, out)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -96,7 +97,7 @@ def write_site(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _save_manifest(manifest, out, wanted, record, pages)
-    return pages
+    return pages, written
 
 
 def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:

@@ -184,9 +184,14 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
     page.write_text("vandalised")
     repaired = build_site(options)
     assert not repaired.current and "More." in page.read_text()
+    assert first.written == len(stamps)
     assert build_site(options).current
     (archive / "t/B-y/solution.md").write_text("# Y\n\nChanged.\n")
-    assert not build_site(options).current and "Changed." in page.read_text()
+    inodes = {p: p.stat().st_ino for p in out.rglob("*") if p.is_file()}
+    changed = build_site(options)
+    assert not changed.current and "Changed." in page.read_text()
+    new = [p for p in out.rglob("*") if p.is_file() and inodes.get(p) != p.stat().st_ino]
+    assert page in new and changed.written == len(new) < len(inodes) / 2  # the others are linked
     assert build_site(options).current
     assert not build_site(options_for(archive, out, rerun=True)).current
 
