@@ -12,6 +12,7 @@ import importlib.metadata
 import json
 import os
 import pickle
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,9 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file and a rename, so readers never see half a file."""
+    """Write through a temporary file and a rename, so readers never see half a file. (The dev
+    server's threads may write one file at once: each writes its own temporary file.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     tmp.write_bytes(data)
     os.replace(tmp, path)

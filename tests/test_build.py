@@ -354,3 +354,28 @@ def test_site_errors_come_back_whole_from_a_worker_process() -> None:
     for error in (TemplateError("templates/entry.html", 3, "no such variable"), LatexError("a/solution.tex", 0, "x")):
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is type(error) and str(back) == str(error) and back.line == error.line
+
+
+def test_threads_writing_one_cache_file_at_once_do_not_fail(tmp_path: Path) -> None:
+    """The dev server's rebuild and search threads may store the same value at the same moment."""
+    import threading
+
+    from site_builder.store import write_atomic
+
+    target = tmp_path / "value.pickle"
+    failures: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            for _ in range(300):
+                write_atomic(target, b"x" * (1000 + n))
+        except OSError as e:
+            failures.append(e)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures and len(target.read_bytes()) in range(1000, 1008)
+    assert [p.name for p in tmp_path.iterdir()] == ["value.pickle"]
