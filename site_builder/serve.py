@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import mimetypes
+import os
 import posixpath
 import threading
 import time
@@ -25,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from .archive import is_ignored, is_problem_folder
 from .build import Builder, BuildReport
 from .changes import Change, ChangeKind, classify
 from .config import BuildOptions
@@ -113,6 +115,31 @@ class ChangeCollector(FileSystemEventHandler):
         return taken
 
 
+def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple[str, str]]) -> set[str]:
+    """The problem folders on disk now, unknown to the last build, that hold a changed path: a new
+    entry is then updated like an edited one, not by a full build. (As when the archive is read,
+    a problem folder sits inside a track, and the outermost one counts.)"""
+    found: set[str] = set()
+    for area, relative in pending:
+        parts = relative.split("/")
+        if area != "archive" or any(is_ignored(p) for p in parts):
+            continue
+        for depth in range(2, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if folder in known or folder in found:
+                break
+            try:
+                with os.scandir(archive / folder) as scan:
+                    listing = [(e.name, e.is_dir()) for e in scan]
+            except OSError:  # gone, or not a folder
+                break
+            files, dirs = {n for n, d in listing if not d}, {n for n, d in listing if d and not is_ignored(n)}
+            if is_problem_folder(files, dirs):  # as find_problem_folders decides
+                found.add(folder)
+                break
+    return found
+
+
 def plan_rebuild(changes: list[Change]) -> tuple[bool, set[str], bool, set[str]]:
     """(full rebuild, entry folders to update, re-render templates, static files to copy)."""
     kinds = {c.kind for c in changes}
@@ -191,7 +218,8 @@ class DevServer:
                 return
             self._settle()
             pending = self.collector.take()
-            folders = frozenset(self.builder.sources)
+            known = frozenset(self.builder.sources)
+            folders = known | new_problem_folders(self.options.archive, known, pending)
             changes = [
                 c for area, rel in sorted(pending) if (c := classify(area, rel, folders)).kind is not ChangeKind.IGNORED
             ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from site_builder.changes import ChangeKind, classify
@@ -52,3 +54,39 @@ def test_plan_coalesces_a_burst() -> None:
     ]
     assert plan_rebuild(changes) == (False, {"icpc/2022/X-quartets"}, True, {"style.css"})
     assert plan_rebuild([classify("archive", "site.yaml", FOLDERS)])[0] is True
+
+
+def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from site_builder.serve import new_problem_folders
+
+    write_tree(
+        tmp_path,
+        {
+            "t/A-known/solution.md": "Known.\n",
+            "t/2024/B-new/solution.md": "New.\n",
+            "t/2024/B-new/samples/1.in": "1\n",
+            "t/P-package/problem.yaml": "name: P\n",
+            "t/P-package/solution/solution.en.md": "A package's write-up, in a folder of its own.\n",
+            "t/2024/C-empty/.keep": "",
+        },
+    )
+    pending = {
+        ("archive", path)
+        for path in (
+            "t/2024",
+            "t/2024/B-new",
+            "t/2024/B-new/samples/1.in",
+            "t/A-known/solution.md",
+            "t/P-package/solution/solution.en.md",
+            "t/2024/C-empty",
+            "t/gone/solution.md",
+        )
+    } | {("templates", "t/2024/D-template/solution.md")}
+    found = new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending)
+    assert found == {"t/2024/B-new", "t/P-package"}
+    folders = frozenset({"t/A-known"}) | found
+    assert classify("archive", "t/2024/B-new", folders).entry == "t/2024/B-new"
+    assert classify("archive", "t/2024/B-new/samples/1.in", folders).kind is ChangeKind.SAMPLE
+    assert classify("archive", "t/2024", folders).kind is ChangeKind.UNKNOWN  # it may hold more

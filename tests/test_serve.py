@@ -156,12 +156,19 @@ def test_solver_edit_reruns_verification(server: DevServer) -> None:
     assert "Failing 1/1" in track
 
 
-def test_new_and_removed_entries_update_lists_and_neighbours(server: DevServer) -> None:
+def test_new_and_removed_entries_update_lists_and_neighbours(
+    server: DevServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_full_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a new or removed entry is an update of that entry, not a full build")
+
+    monkeypatch.setattr(server.builder, "build_all", no_full_build)
     events = Events(server)
     folder = server.options.archive / "t/2024/C-gamma"
     folder.mkdir()
     edit(folder / "solution.md", "## Idea\n\nGamma.\n")
     events.next()
+    assert server.last is not None and server.last.errors == 0
     _, track = get(server, "/t/index.html")
     assert "Gamma" in track
     _, beta = get(server, "/t/2024/B-beta/index.html")
