@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from .languages import language_for, suffix
 from .layout import CPP_SUFFIXES
 from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from .sandbox import Limits, RunResult
-from .store import JsonStore
+from .store import JsonStore, write_atomic
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "2"
@@ -429,30 +430,35 @@ class Compiler:
         return self.folder / key / "program"
 
     def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
-        work = binary.with_name("src")
-        work.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
-            (work / name).write_text(text, encoding="utf-8")
-        sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
-        assert self.gxx is not None
+        """Compile in a folder of this call's own, then rename the program (or write the error) into
+        place: builds sharing the cache (``make site`` beside ``make serve``) may compile it at once."""
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="src-", dir=binary.parent))
         try:
-            done = subprocess.run(
-                [self.gxx, *CXX_FLAGS, "-o", str(binary) + ".tmp", *sources],
-                cwd=work,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return None, "compile error: g++ took longer than 120 s"
-        if done.returncode != 0:
-            message = done.stderr[-4000:]
-            error_file.write_text(message, encoding="utf-8")
-            return None, "compile error:\n" + message
-        os.replace(str(binary) + ".tmp", binary)
-        shutil.rmtree(work, ignore_errors=True)
-        return binary, ""
+            for name, text in files.items():
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
+                (work / name).write_text(text, encoding="utf-8")
+            sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
+            assert self.gxx is not None
+            try:
+                done = subprocess.run(
+                    [self.gxx, *CXX_FLAGS, "-o", "program", *sources],
+                    cwd=work,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                return None, "compile error: g++ took longer than 120 s"
+            if done.returncode != 0:
+                message = done.stderr[-4000:]
+                write_atomic(error_file, message.encode("utf-8"))
+                return None, "compile error:\n" + message
+            os.replace(work / "program", binary)
+            return binary, ""
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 class ResultCache(JsonStore):

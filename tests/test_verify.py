@@ -289,3 +289,18 @@ def test_verdict_keys_are_the_json_they_always_were() -> None:
 
     for parts in (["2", "python", None, 'é"\\\n\x00 😀'], [], [None], ["Limits(wall=2.0, memory=None)"]):
         assert _json_list(parts) == json.dumps(parts)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None:
+    """``make site`` beside ``make serve`` share the cache: each compiles in a folder of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from site_builder.verify import Compiler
+
+    files = {"solution.cpp": '#include <cstdio>\nint main(){std::puts("5");}\n'}
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: Compiler(tmp_path / "cpp").compile_files(files), range(4)))
+    assert all(program is not None and note == "" for program, note in results)
+    (folder,) = (tmp_path / "cpp").iterdir()
+    assert sorted(p.name for p in folder.iterdir()) == ["program"]  # no sources, no error, no half-written file
