@@ -53,6 +53,18 @@ def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = froz
     return bool(folders & PACKAGE_FOLDERS)
 
 
+def is_problem_dir(folder: Path) -> bool:
+    """Whether ``folder`` on disk is a problem folder, as ``find_problem_folders`` decides (False when
+    it is gone or is not a folder)."""
+    try:
+        with os.scandir(folder) as scan:
+            listing = [(e.name, e.is_dir()) for e in scan]
+    except OSError:
+        return False
+    files = {name for name, is_dir in listing if not is_dir}
+    return is_problem_folder(files, {name for name, is_dir in listing if is_dir and not is_ignored(name)})
+
+
 def infer_folder_name(name: str) -> FolderName:
     """``X-quartets`` -> label X, title "Quartets"; ``bridge-inspection`` -> "Bridge Inspection"."""
     match = _LABELLED.match(name)

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from . import output
-from .archive import is_problem_folder, load_entry, unique_slugs, url_slug, walk_order
+from .archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
 from .catalog import link_site, neighbours
 from .config import BuildOptions, SiteConfig
 from .errors import Diagnostic, SiteError
@@ -181,7 +181,7 @@ class Builder:
         loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in sorted(wanted)
-            if "/" in f and (archive / f).is_dir() and is_problem_folder(names := set(os.listdir(archive / f)), names)
+            if "/" in f and is_problem_dir(archive / f)
         ]
         fresh = self._slugged(loaded, wanted)
         changed = sorted(wanted | {s.path for s in fresh})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import logging
 import mimetypes
-import os
 import posixpath
 import threading
 import time
@@ -26,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from .archive import is_ignored, is_problem_folder
+from .archive import is_ignored, is_problem_dir
 from .build import Builder, BuildReport
 from .changes import Change, ChangeKind, classify
 from .config import BuildOptions
@@ -126,15 +125,9 @@ def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple
             continue
         for depth in range(2, len(parts) + 1):
             folder = "/".join(parts[:depth])
-            if folder in known or folder in found:
+            if folder in known or folder in found or not (archive / folder).is_dir():
                 break
-            try:
-                with os.scandir(archive / folder) as scan:
-                    listing = [(e.name, e.is_dir()) for e in scan]
-            except OSError:  # gone, or not a folder
-                break
-            files, dirs = {n for n, d in listing if not d}, {n for n, d in listing if d and not is_ignored(n)}
-            if is_problem_folder(files, dirs):  # as find_problem_folders decides
+            if is_problem_dir(archive / folder):
                 found.add(folder)
                 break
     return found
