@@ -436,7 +436,6 @@ class Compiler:
         work = Path(tempfile.mkdtemp(prefix="src-", dir=binary.parent))
         try:
             for name, text in files.items():
-                (work / name).parent.mkdir(parents=True, exist_ok=True)
                 (work / name).write_text(text, encoding="utf-8")
             sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
             assert self.gxx is not None
