@@ -8,7 +8,8 @@ the dev server until its reload event; verification throughput against bare
 ``python solution.py < in``, in interleaved slices; and the floors measured in the same run
 (``python -c pass``, Pygments alone on one C++ file and on one page's C++, Python and LaTeX
 listings, one Temml call), with peak memory. The issue set its cold-render target where Pygments
-took 31 ms a page; the cold render is also given scaled to that speed by the page floor. Timing lives here, never in unit tests.
+took 31 ms a page; the cold render is also given scaled to that speed, each run by the page floor
+measured just before and after it. Timing lives here, never in unit tests.
 """
 
 from __future__ import annotations
