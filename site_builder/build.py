@@ -398,9 +398,10 @@ class Builder:
                 used[key] = known
                 continue
             page = render()
+            page = replace(page, digest=output.digest(page.data))  # written and kept by it
             outputs.append(page)
             if key:
-                used[key] = output.digest(page.data)
+                used[key] = page.digest
         write_json(store.path, used)
         return outputs
 

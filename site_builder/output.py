@@ -55,7 +55,7 @@ def write_site(
     """
     out = options.out
     manifest = options.cache / "published.json"
-    pages = {o.path: o.kept or digest(o.data) for o in outputs}
+    pages = {o.path: o.kept or o.digest or digest(o.data) for o in outputs}
     wanted = pages | {r.target: r.digest for r in raw}
     static = _static_files(options)
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
@@ -211,7 +211,7 @@ def write_in_place(out: Path, outputs: list[Output], published: dict[str, str]) 
     """Replace the outputs whose bytes changed, each atomically; returns how many were written."""
     written = 0
     for item in outputs:
-        key = digest(item.data)
+        key = item.digest or digest(item.data)
         if published.get(item.path) == key:
             continue
         write_atomic(out / item.path, item.data)

@@ -28,6 +28,7 @@ class Output:
     path: str  # posix, relative to the output folder
     data: bytes
     kept: str = ""  # set: the published file with this digest stays as it is, and ``data`` is empty
+    digest: str = ""  # of ``data``, when whoever made it has computed it already
 
 
 # Names of the languages problem statements come in, each in its own language.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -321,6 +322,21 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
     assert sum(name.startswith("search-") for name in kept) == 1
     assert "cards-v1.pickle" in kept and len(kept) == 2 + 1 + 1, kept
+
+
+def test_the_manifest_knows_every_published_file_by_the_digest_of_its_bytes(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """Pages come to the writer with their digest computed once; it must be that of their bytes."""
+    archive = make_archive({f"t/{x}-e{x.lower()}/solution.md": f"# Title {x}\n\nText {x}.\n" for x in "AB"})
+    options = _options(_project_copy(tmp_path), archive)
+    build_site(options)
+    files = json.loads((options.cache / "published.json").read_text())["files"]
+    on_disk = sorted(p.relative_to(options.out).as_posix() for p in options.out.rglob("*") if p.is_file())
+    assert sorted(files) == on_disk and "t/A-ea/index.html" in files
+    for path, (digest, size, _) in files.items():
+        data = (options.out / path).read_bytes()
+        assert (digest, size) == (hashlib.sha1(data).hexdigest(), len(data)), path
 
 
 def _twenty(i: int) -> str:
