@@ -304,3 +304,40 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
     assert all(program is not None and note == "" for program, note in results)
     (folder,) = (tmp_path / "cpp").iterdir()
     assert sorted(p.name for p in folder.iterdir()) == ["program"]  # no sources, no error, no half-written file
+
+
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import verify
+
+    calls: list[list[str]] = []
+    real_run = subprocess.run
+
+    def recording(argv: list[str], *args: object, **kwargs: object) -> object:
+        calls.append([str(a) for a in argv])
+        return real_run(argv, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(verify.subprocess, "run", recording)
+    compiler = verify.Compiler(tmp_path / "cpp")
+    program = '#include <bits/stdc++.h>\nint main(){long long a,b; std::cin>>a>>b; std::cout<<a OP b<<"\\n";}\n'
+    made = compiler.headers / "bits" / "stdc++.h.gch"
+
+    def compiled(text: str) -> str:
+        calls.clear()
+        binary, note = compiler.compile_files({"solution.cpp": text})
+        assert binary is not None and note == "", note
+        return real_run([str(binary)], input="6 7\n", capture_output=True, text=True, check=True).stdout
+
+    assert compiled(program.replace("OP", "+")) == "13\n"  # the first one makes the header, then uses it
+    assert made.is_file() and ["-I", str(compiler.headers)] == calls[-1][3:5]
+    assert compiled(program.replace("OP", "*")) == "42\n"
+    assert len(calls) == 1 and "-I" in calls[0]  # the next one only compiles
+    assert compiled('#include <cstdio>\nint main(){std::puts("1");}\n') == "1\n"
+    assert "-I" not in calls[0]
+    # A program with the header still compiles where the precompiled one does not fit (a macro first).
+    assert compiled("#define _GLIBCXX_DEBUG 1\n" + program.replace("OP", "-")) == "-1\n"
+    # Pruning the cache keeps the header for the next build.
+    compiler.keep_only([], settled=0)
+    assert made.is_file() and [p.name for p in (tmp_path / "cpp").iterdir()] == [compiler.headers.name]
