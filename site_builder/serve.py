@@ -30,6 +30,7 @@ from .build import Builder, BuildReport
 from .changes import Change, ChangeKind, classify
 from .config import BuildOptions
 from .errors import SiteError
+from .languages import suffix
 
 log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
@@ -160,6 +161,7 @@ class DevServer:
         self.httpd: ThreadingHTTPServer | None = None
         self.loop: threading.Thread | None = None
         self.searcher: threading.Thread | None = None
+        self.warmer: threading.Thread | None = None
         self.search_due = threading.Event()
         self.last: BuildReport | None = None
         self.serving = False
@@ -176,6 +178,8 @@ class DevServer:
         self.loop.start()
         self.searcher = threading.Thread(target=self._search_loop, name="search-index", daemon=True)
         self.searcher.start()
+        self.warmer = threading.Thread(target=self._warm_up, name="warm-up", daemon=True)
+        self.warmer.start()
         self.httpd = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
         self.httpd.daemon_threads = True
         return f"http://{self.host}:{self.httpd.server_address[1]}/"
@@ -196,7 +200,7 @@ class DevServer:
             self.httpd.server_close()
         self.observer.stop()
         self.observer.join(timeout=5)
-        for thread in (self.loop, self.searcher):
+        for thread in (self.loop, self.searcher, self.warmer):
             if thread is not None:
                 thread.join(timeout=10)
         try:
@@ -224,6 +228,15 @@ class DevServer:
                 self._finish(report)
                 if report.published:
                     self.search_due.set()
+
+    def _warm_up(self) -> None:
+        """Render one entry in memory, and drop it: the start kept every page, so nothing has set up
+        the renderers and lexers yet, and the first save would (~0.8 s, then ~20 ms a save)."""
+        from .content import render_entry
+
+        sources = list(self.builder.sources.values())
+        if sources and not self.stopping.is_set():
+            render_entry(max(sources, key=lambda s: len({suffix(f.name) for f in s.files})))
 
     def _search_loop(self) -> None:
         """The search index follows the pages in its own thread, a second after the last rebuild,

@@ -360,3 +360,32 @@ def test_starting_on_a_current_site_keeps_its_pages(tmp_path: Path) -> None:
         assert "One, edited." in get(dev, "/t/A-one/index.html")[1] and dev.last.written == 1
     finally:
         dev.stop()
+
+
+def test_a_start_that_kept_every_page_sets_up_the_renderers_before_the_first_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing was rendered at the start; the warm-up renders one entry, the one with the most
+    kinds of file, so that the author's first save does not pay for setting up lexers."""
+    from site_builder import content
+    from site_builder.build import build_site
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(
+        tmp_path / "archive",
+        {"t/A-one/solution.md": "One.\n", "t/B-two/solution.md": "Two.\n", "t/B-two/solution.py": "print(2)\n"},
+    )
+    options = make_options(tmp_path, jobs=1, verify=False)
+    build_site(options)
+    rendered: list[str] = []
+    real = content.render_entry
+    monkeypatch.setattr(content, "render_entry", lambda source: rendered.append(source.path) or real(source))
+    dev = DevServer(options, port=0)
+    dev.start()
+    try:
+        assert dev.last is not None and dev.last.current and dev.warmer is not None
+        dev.warmer.join(timeout=30)
+        assert rendered == ["t/B-two"]
+    finally:
+        dev.stop()
