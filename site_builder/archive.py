@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -88,16 +88,51 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return (*parts, (2, text))
 
 
-def find_problem_folders(archive: Path) -> list[Path]:
-    """Every problem folder below ``archive``, in a stable order. Does not descend into one."""
+Listing = dict[str, list[os.DirEntry[str]]]  # folders as listed: every entry, in order of name
+
+
+def find_problem_folders(archive: Path, listing: Listing | None = None) -> list[Path]:
+    """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
+    into a symbolic link. ``listing``: the folders as listed just before (see ``Stamp``)."""
     found: list[Path] = []
-    for top, dirs, files in os.walk(archive):
-        dirs[:] = sorted((d for d in dirs if not is_ignored(d)), key=natural_key)
-        here = Path(top)
-        if here != archive and is_problem_folder(set(files), set(dirs)):
-            found.append(here)
-            dirs[:] = []
+    pending = [str(archive)]
+    while pending:
+        top = pending.pop()
+        entries = _listed(top, listing)
+        if entries is None:
+            continue
+        kinds = [(e, _is_dir(e)) for e in entries]
+        files = {e.name for e, is_dir in kinds if not is_dir}
+        dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
+        if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
+            found.append(Path(top))
+            continue
+        pending += [e.path for e in reversed(dirs) if not e.is_symlink()]
     return found
+
+
+def _listed(folder: str, listing: Listing | None) -> list[os.DirEntry[str]] | None:
+    """The entries of ``folder``: from ``listing`` where it has them, else listed now (None when
+    the folder cannot be listed)."""
+    if listing is not None and folder in listing:
+        return listing[folder]
+    try:
+        with os.scandir(folder) as scan:
+            return list(scan)
+    except OSError:
+        return None
+
+
+def _natural_name(entry: os.DirEntry[str]) -> tuple[tuple[int, int | str], ...]:
+    return natural_key(entry.name)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a folder or a link to one (as ``os.walk`` decides)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +141,8 @@ class Stamp:
 
     digest: str
     newest_ns: int  # the latest modification or status-change time of any file
+    # The folders as listed for the stamp: loading the archive right after need not list them again.
+    listing: Listing = field(default_factory=dict, compare=False, repr=False)
 
 
 def load_stamp(archive: Path) -> Stamp:
@@ -116,12 +153,13 @@ def load_stamp(archive: Path) -> Stamp:
     for files whose times are older than that (see ``newest_ns``)."""
     lines: list[str] = []
     newest = 0
+    listing: Listing = {}
     pending = [str(archive)]
     while pending:
         folder = pending.pop()
         try:
             with os.scandir(folder) as scan:
-                found = sorted(scan, key=lambda e: e.name)
+                found = listing[folder] = sorted(scan, key=lambda e: e.name)
         except OSError as e:
             lines.append(f"{folder}\0{e.errno}")
             continue
@@ -139,7 +177,8 @@ def load_stamp(archive: Path) -> Stamp:
                 continue
             lines.append(f"{entry.path}\0{file_signature(info)}")
             newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
-    return Stamp(hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest(), newest)
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+    return Stamp(digest, newest, listing)
 
 
 def load_git_dates(archive: Path) -> dict[str, int]:
@@ -189,14 +228,16 @@ def load_entry(
     memo: Memo | None = None,
     real_archive: str | None = None,
     snapshot: Snapshot | None = None,
+    listed: Listing | None = None,
 ) -> EntrySource:
     """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known;
-    ``snapshot``: folders loaded before, taken from there while ``stat`` says the same of them."""
+    ``snapshot``: folders loaded before, taken from there while ``stat`` says the same of them;
+    ``listed``: folders listed just before (see ``Stamp``)."""
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     where = f"{prefix}/{rel}" if prefix else rel
     diagnostics: list[Diagnostic] = []
-    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics)
-    timelimit = _stat_or_none(folder / ".timelimit")
+    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics, listed)
+    timelimit = _timelimit_stat(folder, listed)
     signature = (
         prefix,
         tuple((name, file_signature(info)) for name, _, info in listing),
@@ -214,9 +255,19 @@ def load_entry(
     return source
 
 
-def _stat_or_none(path: Path) -> os.stat_result | None:
+def _timelimit_stat(folder: Path, listed: Listing | None) -> os.stat_result | None:
+    """What ``stat`` says of the folder's ``.timelimit``, if it has one."""
+    key = str(folder)
+    if listed is not None and key in listed:
+        found = [e for e in listed[key] if e.name == ".timelimit"]
+        if not found:
+            return None
+        try:
+            return found[0].stat()
+        except OSError:
+            return None
     try:
-        return path.stat()
+        return (folder / ".timelimit").stat()
     except OSError:
         return None
 
@@ -290,11 +341,12 @@ def load_archive(
     git_dates: dict[str, int] | None = None,
     memo: Memo | None = None,
     snapshot: Snapshot | None = None,
+    listed: Listing | None = None,
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry.
 
     ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``snapshot``: folders
-    loaded before."""
+    loaded before; ``listed``: folders listed just before (see ``Stamp``)."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, "archive folder not found")
     if git_dates is None:
@@ -302,7 +354,7 @@ def load_archive(
     entries: list[EntrySource] = []
     problems: list[Diagnostic] = []
     real_archive = os.path.realpath(archive)
-    for folder in find_problem_folders(archive):
+    for folder in find_problem_folders(archive, listed):
         if folder.parent == archive:
             rel = folder.relative_to(archive).as_posix()
             problems.append(
@@ -311,7 +363,7 @@ def load_archive(
                 )
             )
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems
 
 
@@ -355,7 +407,7 @@ def unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
 
 
 def _list_files(
-    folder: Path, root: str, where: str, diagnostics: list[Diagnostic]
+    folder: Path, root: str, where: str, diagnostics: list[Diagnostic], listed: Listing | None = None
 ) -> list[tuple[str, str, os.stat_result]]:
     """Every file of a problem folder (files first, then subfolders, in natural order): its name in
     the folder, its path, and what ``stat`` says of it. ``root``: the archive folder with symbolic
@@ -364,8 +416,12 @@ def _list_files(
     pending = [("", str(folder))]
     while pending:
         prefix, directory = pending.pop(0)
-        with os.scandir(directory) as scan:
-            found = sorted((e for e in scan if not is_ignored(e.name)), key=lambda e: natural_key(e.name))
+        if listed is not None and directory in listed:
+            entries = listed[directory]
+        else:
+            with os.scandir(directory) as scan:
+                entries = list(scan)
+        found = sorted((e for e in entries if not is_ignored(e.name)), key=_natural_name)
         subfolders = []
         for entry in found:
             rel = prefix + entry.name

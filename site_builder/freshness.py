@@ -94,7 +94,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     known = len(memo)
     snapshot = Snapshot(probe.started_ns - SETTLED_NS, _last_snapshot(store, probe.program))
     shown = options.display(options.archive)
-    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot)
+    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, probe.stamp.listing)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     if snapshot.changed:

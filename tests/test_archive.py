@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import ArchiveMaker
+import pytest
+from conftest import ArchiveMaker, options_for
 
 from site_builder.archive import infer_folder_name, load_archive, parse_git_log
+from site_builder.freshness import load_inputs
 
 
 def test_folder_names() -> None:
@@ -122,3 +126,41 @@ def test_entry_date_comes_from_git_history(tmp_path: Path, make_archive: Archive
         subprocess.run(cmd, cwd=archive, env=env, check=True)
     (entry,), _ = load_archive(archive, "archive")
     assert entry.updated == "2021-03-04"
+
+
+def test_a_full_read_lists_each_folder_once_and_loads_what_a_fresh_listing_loads(
+    make_archive: ArchiveMaker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = make_archive(
+        {
+            "icpc/2022/X-quartets/solution.tex": "x",
+            "icpc/2022/X-quartets/samples/1.in": "1\n",
+            "icpc/2022/X-quartets/samples/1.ans": "2\n",
+            "icpc/2024/B-fares/problem.yaml": "name: Ferry Fares\n",
+            "icpc/2024/B-fares/.timelimit": "2.5\n",
+            "icpc/2024/B-fares/problem_statement/problem.tex": "Compute $n$.\n",
+            "icpc/2024/B-fares/problem_statement/solution.tex": "Print it.\n",
+            "icpc/2024/B-fares/data/sample/1.in": "1\n",
+            "icpc/2024/B-fares/data/sample/1.ans": "1\n",
+            "icpc/2024/B-fares/solution.py~": "an editor's backup\n",
+            "cf/drafts/notes.txt": "not a problem",
+            "cf/.git/objects/ab": "never listed",
+        }
+    )
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Iterator[os.DirEntry[str]]:
+        if Path(path).is_relative_to(archive):
+            listed.append(Path(path).relative_to(archive).as_posix())
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    options = options_for(archive, tmp_path / "site")
+    loaded = load_inputs(options)
+    monkeypatch.undo()
+    assert sorted(listed) == sorted(set(listed))
+    assert "cf/.git" not in listed and "cf/drafts" in listed
+    assert loaded.sources == load_archive(archive, options.display(archive))[0]  # listed afresh, folder by folder
+    assert [s.path for s in loaded.sources] == ["icpc/2022/X-quartets", "icpc/2024/B-fares"]
+    assert loaded.sources[1].meta.time_limit == 2.5
