@@ -315,7 +315,7 @@ def _load_entry(
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
-    notes = [Diagnostic(where, 0, f"problem package has no {part}", "warning") for part in layout.missing]
+    notes = [Diagnostic(where, 0, f"problem package lacks {part}", "warning") for part in layout.missing]
     unused = package_validator(names)
     if meta.validation == "default" and unused is not None:
         message = f"{unused.folder}/ is not used: problem.yaml says validation: default"

@@ -317,14 +317,18 @@ def test_a_package_missing_parts_still_publishes_and_says_so(make_archive: Archi
         f"{folder}/output_validators/old/check.py": "import sys\nsys.exit(42)\n",
     }
     out, diagnostics = build(make_archive, files, tmp_path)
-    where = "archive/icpc/2025/C-sketch: warning: problem package has no"
+    where = "archive/icpc/2025/C-sketch: warning: problem package lacks"
     assert sorted(d.split(" (")[0] for d in diagnostics) == [
         f"{where} a write-up",
         f"{where} an accepted submission",
         f"{where} samples",
     ]
     page = (out / f"{folder}/index.html").read_text()
-    assert "Only a statement so far." in page and "This package has no samples" in page
+    assert "Only a statement so far." in page
+    assert (
+        "This package lacks samples (data/sample/*.in with *.ans), an accepted submission (submissions/accepted/) "
+        "and a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)." in page
+    )
     assert "No Python solver" in page
 
 
