@@ -367,6 +367,7 @@ def load_archive(
     return unique_slugs(entries), problems
 
 
+@lru_cache(maxsize=65536)  # the dev server sorts every entry by it on each save
 def walk_order(path: str) -> tuple[tuple[tuple[int, int | str], ...], ...]:
     """Sort key of a problem folder's path: the order ``find_problem_folders`` finds them in."""
     return tuple(natural_key(part) for part in path.split("/"))

@@ -140,7 +140,7 @@ class Builder:
             with self.write_lock:
                 self.published, written = output.write_site(self.options, outputs, raw, (loaded.inputs, summary))
         self._lap("write", mark)
-        return self._report(diagnostics, publish, started, pages, written)
+        return self._report(diagnostics, publish, started, pages, written, rows=True)
 
     def _reuse_published(
         self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float, mark: float
@@ -452,8 +452,16 @@ class Builder:
         return now
 
     def _report(
-        self, diagnostics: tuple[Diagnostic, ...], published: bool, started: float, pages: int, written: int = 0
+        self,
+        diagnostics: tuple[Diagnostic, ...],
+        published: bool,
+        started: float,
+        pages: int,
+        written: int = 0,
+        rows: bool = False,
     ) -> BuildReport:
+        """``rows``: with every entry's verification, for the summary a full build prints (the dev
+        server prints none, and an update of one entry need not go through a thousand)."""
         site = self.site
         return BuildReport(
             diagnostics=diagnostics,
@@ -464,7 +472,7 @@ class Builder:
             seconds=time.perf_counter() - started,
             out=self.options.out,
             timings=dict(self.timings),
-            verification=verification_rows(site),
+            verification=verification_rows(site) if rows else (),
             solver_processes=self.solver_processes,
             written=written,
         )

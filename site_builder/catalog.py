@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from .archive import natural_key
 from .config import SiteConfig
@@ -15,8 +16,12 @@ RESERVED_TRACKS = frozenset({"tags", "static", "404.html", "sitemap.xml", "index
 
 def entry_order(entry: Entry) -> tuple[object, ...]:
     """Track pages list groups newest first (numbers in group names descend), labels ascending."""
-    groups = tuple(tuple((k, -v) if isinstance(v, int) else (k, v) for k, v in natural_key(g)) for g in entry.groups)
-    return (groups, natural_key(entry.label or ""), entry.title.lower(), entry.path)
+    return (_groups_order(entry.groups), natural_key(entry.label or ""), entry.title.lower(), entry.path)
+
+
+@lru_cache(maxsize=4096)  # an archive has few group paths; the dev server relinks the site on every save
+def _groups_order(groups: tuple[str, ...]) -> tuple[object, ...]:
+    return tuple(tuple((k, -v) if isinstance(v, int) else (k, v) for k, v in natural_key(g)) for g in groups)
 
 
 def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> tuple[Site, list[Diagnostic]]:
@@ -79,10 +84,13 @@ def _tags(entries: tuple[Entry, ...]) -> tuple[Tag, ...]:
     names: dict[str, str] = {}
     for entry in entries:
         for tag in entry.tags:
-            slug = slugify(tag)
+            slug = _tag_slug(tag)
             names.setdefault(slug, tag)
             groups[slug].append(entry)
     return tuple(Tag(names[s], s, tuple(groups[s])) for s in sorted(groups))
+
+
+_tag_slug = lru_cache(maxsize=4096)(slugify)
 
 
 def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
