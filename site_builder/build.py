@@ -431,7 +431,7 @@ class Builder:
             self.problems.append(
                 Diagnostic(self.options.display(self.options.cache), 0, report.cache_warning, "warning")
             )
-        return [replace(e, runs=report.runs.get(e.path, ())) for e in entries]
+        return [e.evolve(runs=report.runs.get(e.path, ())) for e in entries]
 
     def _diagnostics(self, entries: list[Entry], extra: list[Diagnostic]) -> tuple[Diagnostic, ...]:
         found = {*self.problems, *extra}

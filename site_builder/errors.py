@@ -6,25 +6,40 @@ and a 1-based line where one is known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Literal, Self
 
 Level = Literal["error", "warning"]
 
 
 class Compact:
-    """Pickles a frozen dataclass with slots as its class and field values.
+    """Pickles a frozen dataclass with slots as its class and the values ``__init__`` takes.
 
     The dataclass default restores each object through ``fields()`` and ``object.__setattr__``;
     the render cache holds tens of thousands of such objects, and building them through
-    ``__init__`` loads it about twice as fast.
+    ``__init__`` loads it about twice as fast. (A field ``__init__`` does not take is a memo,
+    and is not pickled.)
     """
 
     __slots__ = ()
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        names: tuple[str, ...] = type(self).__slots__
-        return type(self), tuple(getattr(self, name) for name in names)
+        return type(self), tuple(getattr(self, name) for name in init_fields(type(self)))
+
+    def evolve(self, **changes: object) -> Self:
+        """``dataclasses.replace``, for hot paths: the same new value, several times faster."""
+        return type(self)(*(changes[n] if n in changes else getattr(self, n) for n in init_fields(type(self))))
+
+
+def init_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a dataclass that ``__init__`` takes, in its order."""
+    names = _INIT_FIELDS.get(cls)
+    if names is None:
+        names = _INIT_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.init)
+    return names
+
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .errors import Compact, Diagnostic
+from .errors import Compact, Diagnostic, init_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +112,7 @@ class EntrySource(Compact):
     diagnostics: tuple[Diagnostic, ...] = ()
     layout: Layout = Layout()
     slug: str = ""  # the folder of its page in the site: ``path`` made URL-safe (and unique)
+    _key_text: str = field(default="", init=False, repr=False, compare=False)  # see ``key_text``
 
     def file(self, name: str) -> SourceFile | None:
         for item in self.files:
@@ -125,10 +126,14 @@ class EntrySource(Compact):
 
     def key_text(self) -> str:
         """All of this value as text for cache keys, with each file's text by its digest (and the
-        samples' texts, which are files' texts, by the files' names): cheaper than ``repr``."""
-        files = tuple((f.name, f.digest, f.binary) for f in self.files)
-        samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
-        return repr((files, samples, replace(self, files=(), samples=())))
+        samples' texts, which are files' texts, by the files' names): cheaper than ``repr``.
+        Made once per value: a build keys its inputs, its render and its verification by it."""
+        if not self._key_text:
+            files = tuple((f.name, f.digest, f.binary) for f in self.files)
+            samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
+            rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples"))
+            object.__setattr__(self, "_key_text", repr((files, samples, rest)))
+        return self._key_text
 
 
 @dataclass(frozen=True, slots=True)
