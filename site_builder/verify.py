@@ -8,6 +8,7 @@ can change them, so a rebuild where nothing relevant changed starts no process a
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -120,71 +121,137 @@ class Verifier:
         self.options = options
         self.cache = ResultCache(options.cache_dir / "verify.json")
         self.compiler = Compiler(options.cache_dir / "cpp")
+        self._settings = ""  # the part of every entry's key that is not the entry's (see ``_entry_key``)
 
     def run(
         self, sources: list[EntrySource], archive: Path, progress: Progress | None = None, whole: bool = False
     ) -> VerifyReport:
-        """Verify ``sources``; ``whole``: they are the whole archive, so no other verdict is worth keeping."""
-        options, cache, compiler = self.options, self.cache, self.compiler
+        """Verify ``sources``; ``whole``: they are the whole archive, so no other verdict is worth keeping.
+
+        An entry verified before with the same files, metadata and tools is recalled whole: its
+        runs, with their verdicts from the cache, without a job or a compile to plan."""
+        options, cache = self.options, self.cache
         report = VerifyReport(cache_warning=cache.warning)
-        programs = [files for s in sources for files in _cpp_programs(s)]
-        missing = [files for files in programs if compiler.compiled(files) is None]
+        keys = {s.path: self._entry_key(s) for s in sources}
+        recalled = {} if options.rerun else {p: r for p, k in keys.items() if (r := cache.recall(k)) is not None}
+        fresh = [s for s in sources if s.path not in recalled]
+        planned = self._plan(fresh, archive)
+        known = sum(len(r.jobs) for r in recalled.values())
+        report.started = self._run_jobs(planned.all_jobs(), known, progress)
+        report.runs = {path: r.runs for path, r in recalled.items()}
+        verified = list(recalled.values())
+        for source in fresh:
+            done = planned.recalled(source.path, cache)
+            report.runs[source.path] = done.runs
+            cache.remember(keys[source.path], done)
+            verified.append(done)
+        if whole:
+            cache.keep_only({*keys.values(), *(job for done in verified for job in done.jobs)})
+            self.compiler.keep_only({folder for done in verified for folder in done.programs})
+        cache.save()
+        return report
+
+    def _entry_key(self, source: EntrySource) -> str:
+        """Everything an entry's verification depends on: its files, metadata and layout (``key_text``),
+        and the interpreter, compiler and limits it runs with."""
+        if not self._settings:
+            options = self.options
+            self._settings = _json_list(
+                [
+                    CACHE_VERSION,
+                    options.interpreter,
+                    _interpreter_version(options.interpreter),
+                    repr((options.time_limit, options.memory, CXX_FLAGS)),
+                    self.compiler.version,
+                ]
+            )
+        return "entry:" + hashlib.sha256(f"{self._settings}\0{source.key_text()}".encode()).hexdigest()
+
+    def _plan(self, sources: list[EntrySource], archive: Path) -> Plan:
+        """The solvers of ``sources`` (C++ ones compiled, in parallel) and a job per solver and sample."""
+        options, compiler = self.options, self.compiler
+        programs = {s.path: _cpp_programs(s) for s in sources}
+        missing = [files for files in itertools.chain(*programs.values()) if compiler.compiled(files) is None]
         if missing:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
                 list(pool.map(compiler.compile_files, missing))  # in parallel; later calls hit the cache
-        plans: dict[str, list[Solver]] = {}
-        jobs: list[Job] = []
+        plan = Plan({p: tuple(compiler.folder_name(files) for files in found) for p, found in programs.items()})
         for source in sources:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
-            plans[source.path] = solvers
+            plan.solvers[source.path] = solvers
             folder = archive / source.path
-            jobs += [
+            plan.jobs[source.path] = [
                 job
                 for solver in solvers
                 if not solver.note
                 for job in _jobs(source, solver, folder, validator, options)
             ]
-        results: dict[str, Verdict] = {}
-        todo = []
-        for job in jobs:
-            cached = None if options.rerun else cache.verdict(job.key)
-            if cached is not None:
-                results[job.key] = cached
-            else:
-                todo.append(job)
-        done = len(jobs) - len(todo)
+        return plan
+
+    def _run_jobs(self, jobs: list[Job], known: int, progress: Progress | None) -> int:
+        """Run the jobs whose verdicts are not cached (``known``: samples recalled with their entry,
+        for the progress count); the number of processes started."""
+        options, cache = self.options, self.cache
+        todo = [job for job in jobs if options.rerun or cache.verdict(job.key) is None]
+        done = known + len(jobs) - len(todo)
+        total = known + len(jobs)
         lock = threading.Lock()
         if progress:
-            progress(done, len(jobs))
+            progress(done, total)
 
         def work(job: Job) -> None:
             nonlocal done
             verdict = run_job(job, options)
             with lock:
-                results[job.key] = verdict
                 cache.record(job.key, verdict)
                 done += 1
                 if progress:
-                    progress(done, len(jobs))
+                    progress(done, total)
 
         if todo:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
                 list(pool.map(work, todo))
-        report.started = len(todo)
-        if whole:
-            cache.keep_only({job.key for job in jobs})
-            compiler.keep_only(programs)
-        cache.save()
-        by_solver: dict[tuple[str, int], list[Verdict]] = {}
-        for job in jobs:
-            by_solver.setdefault((job.entry, id(job.solver)), []).append(results[job.key])
-        for source in sources:
-            report.runs[source.path] = tuple(
-                SolverRun(s.name, s.language, s.hash, tuple(by_solver.get((source.path, id(s)), ())), s.note)
-                for s in plans[source.path]
-            )
-        return report
+        return len(todo)
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """An entry's verification as the cache keeps it whole: its runs, the keys of their verdicts, and
+    the folders of the programs compiled for it (a full build keeps those, and prunes the rest)."""
+
+    runs: tuple[SolverRun, ...]
+    keys: tuple[tuple[str, ...], ...]  # by run, the key of each verdict
+    programs: tuple[str, ...]
+
+    @property
+    def jobs(self) -> tuple[str, ...]:
+        return tuple(key for keys in self.keys for key in keys)
+
+
+@dataclass
+class Plan:
+    """What verifying entries takes, by entry: its compiled programs' folders, its solvers, its jobs."""
+
+    programs: dict[str, tuple[str, ...]]
+    solvers: dict[str, list[Solver]] = field(default_factory=dict)
+    jobs: dict[str, list[Job]] = field(default_factory=dict)
+
+    def all_jobs(self) -> list[Job]:
+        return [job for jobs in self.jobs.values() for job in jobs]
+
+    def recalled(self, path: str, cache: ResultCache) -> Recalled:
+        """An entry's verification, once its jobs have run: each solver's verdicts, from the cache."""
+        keys: dict[int, list[str]] = {}
+        for job in self.jobs[path]:
+            keys.setdefault(id(job.solver), []).append(job.key)
+        runs, run_keys = [], []
+        for solver in self.solvers[path]:
+            found = tuple(keys.get(id(solver), ()))
+            verdicts = tuple(v for key in found if (v := cache.verdict(key)) is not None)
+            runs.append(SolverRun(solver.name, solver.language, solver.hash, verdicts, solver.note))
+            run_keys.append(found)
+        return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
 
 
 NO_COMPILER = "g++ not found: the C++ solver was not checked"
@@ -415,12 +482,16 @@ class Compiler:
         binary = self._binary(files)
         return binary if binary.is_file() else None
 
-    def keep_only(self, programs: list[dict[str, str]], settled: float = 3600.0) -> None:
-        """Delete every compiled program but those of ``programs`` (a full build's), unless it was
+    def folder_name(self, files: dict[str, str]) -> str:
+        """The name of the folder that holds the program of ``files`` (see ``keep_only``)."""
+        return self._binary(files).parent.name
+
+    def keep_only(self, folders: set[str], settled: float = 3600.0) -> None:
+        """Delete every compiled program but those in ``folders`` (a full build's), unless it was
         made in the last ``settled`` seconds: another build sharing the cache may be about to run it."""
         if self.gxx is None or not self.folder.is_dir():
             return
-        keep = {self._binary(files).parent.name for files in programs} | {self.headers.name}
+        keep = folders | {self.headers.name}
         before = time.time() - settled
         for folder in self.folder.iterdir():
             if folder.name not in keep and folder.is_dir() and folder.stat().st_mtime < before:
@@ -519,6 +590,32 @@ class ResultCache(JsonStore):
 
     def record(self, key: str, verdict: Verdict) -> None:
         self.put(key, asdict(verdict))
+
+    def recall(self, key: str) -> Recalled | None:
+        """An entry's verification, kept whole under ``key``, with every verdict it names still kept."""
+        item = self.get(key)
+        if not isinstance(item, dict):
+            return None
+        try:
+            runs, keys = [], []
+            for solver, language, source_hash, note, jobs in item["runs"]:
+                verdicts = [self.verdict(job) for job in jobs]
+                if any(v is None for v in verdicts):
+                    return None  # pruned, or from an older layout: verify it job by job
+                runs.append(SolverRun(solver, language, source_hash, tuple(v for v in verdicts if v), note))
+                keys.append(tuple(jobs))
+            return Recalled(tuple(runs), tuple(keys), tuple(item["programs"]))
+        except (TypeError, ValueError, KeyError):
+            return None
+
+    def remember(self, key: str, done: Recalled) -> None:
+        """Keep an entry's verification whole (its verdicts are kept by their own keys)."""
+        runs = [
+            [r.solver, r.language, r.source_hash, r.note, list(k)] for r, k in zip(done.runs, done.keys, strict=True)
+        ]
+        value = {"runs": runs, "programs": list(done.programs)}
+        if self.get(key) != value:
+            self.put(key, value)
 
     def keep_only(self, keys: set[str]) -> None:
         """Forget every verdict but those of ``keys`` (which all have one by now)."""

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ArchiveMaker
 
+from site_builder import verify as verifying
 from site_builder.archive import load_archive
-from site_builder.verify import Verifier, VerifyOptions, VerifyReport, verify_entries
+from site_builder.model import EntrySource
+from site_builder.verify import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -176,15 +180,60 @@ def test_a_run_over_the_whole_archive_forgets_verdicts_no_job_asked_for(
     options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
     kept = tmp_path / "cache" / "verify.json"
 
-    def run(whole: bool) -> int:
+    def run(whole: bool) -> tuple[int, int]:
+        """The verdicts kept, and the entries' verifications kept whole."""
         sources, _ = load_archive(archive, "archive")
         Verifier(options).run(sources, archive, whole=whole)
-        return len(json.loads(kept.read_text()))
+        keys = json.loads(kept.read_text())
+        return sum(1 for k in keys if not k.startswith("entry:")), sum(1 for k in keys if k.startswith("entry:"))
 
-    assert run(False) == 1
+    assert run(False) == (1, 1)
     (archive / "t/A-one/solution.py").write_text(ADD + "# changed\n")
-    assert run(False) == 2  # a part of the archive: the other verdict may still be wanted
-    assert run(True) == 1
+    assert run(False) == (2, 2)  # a part of the archive: the other verdict may still be wanted
+    assert run(True) == (1, 1)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_changes(
+    make_archive: ArchiveMaker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cpp = '#include <cstdio>\nint main(){long long a,b;std::scanf("%lld %lld",&a,&b);std::printf("%lld\\n",a+b);}\n'
+    archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}) | entry("py", ADD))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    kept = tmp_path / "cache" / "verify.json"
+    planned: list[str] = []
+    jobs = verifying._jobs
+
+    def counted(source: EntrySource, *args: Any) -> list[Job]:
+        planned.append(source.path)
+        return jobs(source, *args)
+
+    monkeypatch.setattr(verifying, "_jobs", counted)
+
+    def run() -> VerifyReport:
+        planned.clear()
+        sources, _ = load_archive(archive, "archive")
+        return Verifier(options).run(sources, archive, whole=True)
+
+    first = run()
+    assert sorted(planned) == ["t/A-cpp", "t/A-cpp", "t/A-py"] and first.started == 3
+    shutil.rmtree(tmp_path / "cache" / "cpp")
+    again = run()  # nothing planned, nothing compiled: no program is needed for verdicts already known
+    assert planned == [] and again.runs == first.runs and again.started == 0
+    assert not (tmp_path / "cache" / "cpp").exists()
+    (archive / "t/A-py/samples/1.ans").write_text("6\n")
+    changed = run()
+    assert planned == ["t/A-py"] and changed.started == 1 and changed.runs["t/A-py"][0].verdicts[0].code == "WA"
+    verdicts = json.loads(kept.read_text())
+    gone = next(k for k in verdicts if not k.startswith("entry:"))
+    kept.write_text(json.dumps({k: v for k, v in verdicts.items() if k != gone}))
+    last = run()  # a verdict gone: its entry is planned job by job, and that one job runs again
+    assert planned and last.started == 1
+
+    def codes(report: VerifyReport) -> dict[str, list[list[str]]]:
+        return {path: [[v.code for v in r.verdicts] for r in runs] for path, runs in report.runs.items()}
+
+    assert codes(last) == codes(changed) == {"t/A-cpp": [["AC"], ["AC"]], "t/A-py": [["WA"]]}
 
 
 @pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
@@ -339,5 +388,5 @@ def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
     # A program with the header still compiles where the precompiled one does not fit (a macro first).
     assert compiled("#define _GLIBCXX_DEBUG 1\n" + program.replace("OP", "-")) == "-1\n"
     # Pruning the cache keeps the header for the next build.
-    compiler.keep_only([], settled=0)
+    compiler.keep_only(set(), settled=0)
     assert made.is_file() and [p.name for p in (tmp_path / "cpp").iterdir()] == [compiler.headers.name]
