@@ -30,7 +30,7 @@ from .math import MathRenderer
 from .model import Entry, EntrySource, Site
 from .render import Output, PageRenderer, entry_url
 from .report import BuildReport, report_from_summary, summary_of, verification_rows
-from .search import BUNDLE, SearchFeed, SearchIndex, build_search_index, search_records
+from .search import BUNDLE, PagefindSession, SearchFeed, SearchIndex, build_search_index, search_records
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -61,6 +61,8 @@ class Builder:
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
+        self.refresh: PagefindSession | None = None  # Pagefind, while the dev server refreshes the index
+        self.generation = 0  # how many times a refresh was abandoned
         self.git_dates: dict[str, int] = {}
         self.config = SiteConfig()
         self.sources: dict[str, EntrySource] = {}
@@ -218,19 +220,43 @@ class Builder:
         self.pages = self._page_renderer()
         return self._relink_and_write(started, affected_entries=None, raw_folders=[])
 
-    def refresh_search(self) -> None:
-        """Rebuild the search index from the published entry pages (the dev server calls this after a reload)."""
+    def refresh_search(self) -> bool:
+        """Rebuild the search index from the published entry pages (the dev server calls this after a
+        reload); False when ``abandon_refresh`` stopped it, and nothing was written."""
         if self.site is None:
-            return
+            return True
         out = self.options.out
-        index = build_search_index(search_records(self.site), self.renders)
-        if index.problem is not None:
-            return
+        with self.write_lock:
+            generation = self.generation
+
+        def started(session: PagefindSession) -> None:
+            with self.write_lock:
+                self.refresh = session
+                if self.generation != generation:
+                    session.abandon()
+
+        try:
+            index = build_search_index(search_records(self.site), self.renders, background=started)
+        finally:
+            with self.write_lock:
+                self.refresh = None
         wanted = {o.path for o in index.outputs}
         with self.write_lock:
-            stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
-            output.write_in_place(out, list(index.outputs), self.published)
-            output.remove_in_place(out, stale, self.published)
+            if self.generation != generation:
+                return False
+            if index.problem is None:
+                stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
+                output.write_in_place(out, list(index.outputs), self.published)
+                output.remove_in_place(out, stale, self.published)
+        return True
+
+    def abandon_refresh(self) -> None:
+        """Stop a search refresh that is running (its index would be of pages about to change), so that
+        it takes no CPU from the rebuild about to start; ``refresh_search`` then returns False."""
+        with self.write_lock:
+            self.generation += 1
+            if self.refresh is not None:
+                self.refresh.abandon()
 
     def record_published(self) -> None:
         """The dev server wrote in place: record the output folder so the next build reuses it."""

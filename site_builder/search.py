@@ -15,9 +15,10 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -124,18 +125,30 @@ class SearchFeed:
 
 
 def build_search_index(
-    records: list[Record], cache: PickleStore | None = None, session: PagefindSession | None = None
+    records: list[Record],
+    cache: PickleStore | None = None,
+    session: PagefindSession | None = None,
+    background: Callable[[PagefindSession], None] | None = None,
 ) -> SearchIndex:
     """The Pagefind bundle for these records (cached by their content). ``session``: Pagefind,
-    already given just these records in this order."""
+    already given just these records in this order.
+
+    ``background``: run Pagefind so that it yields the CPU to whatever else runs (the dev server's
+    refresh, behind the author's next save), and hand its session to this, so that it can be
+    abandoned (``PagefindSession.abandon``) from another thread."""
     try:
-        return _search_index(records, cache, session)
+        return _search_index(records, cache, session, background)
     finally:
         if session is not None:
             session.close()
 
 
-def _search_index(records: list[Record], cache: PickleStore | None, session: PagefindSession | None) -> SearchIndex:
+def _search_index(
+    records: list[Record],
+    cache: PickleStore | None,
+    session: PagefindSession | None,
+    background: Callable[[PagefindSession], None] | None = None,
+) -> SearchIndex:
     if not records:
         return SearchIndex(())
     if not pagefind_available():
@@ -146,7 +159,7 @@ def _search_index(records: list[Record], cache: PickleStore | None, session: Pag
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
         return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
     try:
-        files = session.files() if session is not None else _index(records)
+        files = session.files() if session is not None else _index(records, background)
     except Exception as e:
         log.debug("pagefind failed", exc_info=True)
         return SearchIndex((), f"Pagefind failed, the site has no search: {e}")
@@ -155,9 +168,13 @@ def _search_index(records: list[Record], cache: PickleStore | None, session: Pag
     return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in files), key=key)
 
 
-def _index(records: list[Record]) -> list[tuple[str, bytes]]:
+def _index(
+    records: list[Record], background: Callable[[PagefindSession], None] | None = None
+) -> list[tuple[str, bytes]]:
     """The Pagefind bundle's files for these records, in this order."""
-    session = PagefindSession()
+    session = PagefindSession(background is not None)
+    if background is not None:
+        background(session)
     try:
         for record in records:
             session.add(record)
@@ -174,11 +191,14 @@ class PagefindSession:
     The service speaks base64-encoded JSON messages, each followed by a comma, on stdin and stdout.)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, background: bool = False) -> None:
+        """``background``: at the lowest CPU priority (with ``nice``, where there is one), so that it
+        takes only what no other process wants."""
         from pagefind_bin import get_executable  # type: ignore[import-untyped]
 
+        nice = shutil.which("nice") if background else None
         self.process = subprocess.Popen(
-            [str(get_executable()), "--service"],
+            [*([nice, "-n", "19"] if nice else []), str(get_executable()), "--service"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -215,6 +235,11 @@ class PagefindSession:
             raise RuntimeError(f"Pagefind refused {len(problems)} record(s): {problems[0]}")
         reply = self._wait(self._send({"type": "GetFiles", "index_id": self.index}))
         return sorted((f["path"], base64.b64decode(f["content"])) for f in reply["files"])
+
+    def abandon(self) -> None:
+        """Stop Pagefind now (from any thread): whoever feeds or waits on it gets a RuntimeError."""
+        if self.process.poll() is None:
+            self.process.kill()
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -222,6 +222,7 @@ class DevServer:
             ]
             if not changes:
                 continue
+            self.builder.abandon_refresh()  # the index it makes is of the pages about to change
             with self.hub.rebuilding():
                 report = self.rebuild(changes)
             if report is not None:
@@ -249,7 +250,8 @@ class DevServer:
             if self.stopping.is_set():
                 return
             try:
-                self.builder.refresh_search()
+                if not self.builder.refresh_search():
+                    self.search_due.set()  # abandoned for a rebuild: again once the saves pause
             except Exception:  # the server must survive anything; search is not worth a crash
                 log.exception("search index refresh failed")
 

@@ -43,7 +43,7 @@ def _entry(path: str, text: str) -> Entry:
 class _Session:
     """Stands in for Pagefind: remembers what it was given."""
 
-    def __init__(self) -> None:
+    def __init__(self, background: bool = False) -> None:
         self.added: list[str] = []
         self.closed = False
 
@@ -61,8 +61,8 @@ class _Session:
 def sessions(monkeypatch: pytest.MonkeyPatch) -> list[_Session]:
     made: list[_Session] = []
 
-    def session() -> _Session:
-        made.append(_Session())
+    def session(background: bool = False) -> _Session:
+        made.append(_Session(background))
         return made[-1]
 
     monkeypatch.setattr(search, "PagefindSession", session)

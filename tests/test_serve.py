@@ -389,3 +389,37 @@ def test_a_start_that_kept_every_page_sets_up_the_renderers_before_the_first_sav
         assert rendered == ["t/B-two"]
     finally:
         dev.stop()
+
+
+def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import search
+    from site_builder.build import Builder
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(tmp_path / "archive", {"t/A-one/solution.md": "## Idea\n\nOne.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    index = options.out / "pagefind" / "pagefind-entry.json"
+    with Builder(options) as builder:
+        builder.build_all()
+        before = index.read_bytes()
+        (tmp_path / "archive/t/A-one/solution.md").write_text("## Idea\n\nOne, with a zanzibarian word.\n")
+        builder.update_entries(["t/A-one"])
+        add = search.PagefindSession.add
+        fed: list[search.PagefindSession] = []
+
+        def add_as_a_save_comes(session: search.PagefindSession, record: search.Record) -> None:
+            if not fed:
+                builder.abandon_refresh()  # what the dev server does before it rebuilds
+            fed.append(session)
+            add(session, record)
+
+        monkeypatch.setattr(search.PagefindSession, "add", add_as_a_save_comes)
+        assert builder.refresh_search() is False
+        assert fed and fed[0].process.poll() is not None, "Pagefind was stopped"
+        assert index.read_bytes() == before, "an abandoned refresh writes nothing"
+        monkeypatch.undo()
+        assert builder.refresh_search() is True
+        assert index.read_bytes() != before
