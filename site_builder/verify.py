@@ -152,7 +152,7 @@ class Verifier:
         return report
 
     def _entry_key(self, source: EntrySource) -> str:
-        """Everything an entry's verification depends on: its files, metadata and layout (``key_text``),
+        """Everything an entry's verification depends on: what it reads of the entry (``_read_text``)
         and the interpreter, compiler and limits it runs with."""
         if not self._settings:
             options = self.options
@@ -165,7 +165,7 @@ class Verifier:
                     self.compiler.version,
                 ]
             )
-        return "entry:" + hashlib.sha256(f"{self._settings}\0{source.key_text()}".encode()).hexdigest()
+        return "entry:" + hashlib.sha256(f"{self._settings}\0{_read_text(source)}".encode()).hexdigest()
 
     def _plan(self, sources: list[EntrySource], archive: Path) -> Plan:
         """The solvers of ``sources`` (C++ ones compiled, in parallel) and a job per solver and sample."""
@@ -252,6 +252,18 @@ class Plan:
             runs.append(SolverRun(solver.name, solver.language, solver.hash, verdicts, solver.note))
             run_keys.append(found)
         return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
+
+
+def _read_text(source: EntrySource) -> str:
+    """What verifying an entry reads of it, as text: its path, metadata and layout, and its solvers',
+    validator's and samples' files by digest. Not its write-up or statement: an author editing those
+    keeps the entry's verification, and the dev server need not save the cache for each save."""
+    layout = source.layout
+    read = {*layout.solvers, *(layout.validator.files if layout.validator else ())}
+    read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
+    files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
+    samples = tuple((s.name, s.input_file, s.answer_file) for s in source.samples)
+    return repr((source.path, source.meta, layout, files, samples))
 
 
 NO_COMPILER = "g++ not found: the C++ solver was not checked"

@@ -198,7 +198,8 @@ def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_change
     make_archive: ArchiveMaker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cpp = '#include <cstdio>\nint main(){long long a,b;std::scanf("%lld %lld",&a,&b);std::printf("%lld\\n",a+b);}\n'
-    archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}) | entry("py", ADD))
+    write_up = {"solution.md": "## Idea\n\nAdd them.\n"}
+    archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}) | entry("py", ADD, extra=write_up))
     options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
     kept = tmp_path / "cache" / "verify.json"
     planned: list[str] = []
@@ -221,6 +222,8 @@ def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_change
     again = run()  # nothing planned, nothing compiled: no program is needed for verdicts already known
     assert planned == [] and again.runs == first.runs and again.started == 0
     assert not (tmp_path / "cache" / "cpp").exists()
+    (archive / "t/A-py/solution.md").write_text("## Idea\n\nAdd the two numbers.\n")
+    assert run().runs == first.runs and planned == []  # verification does not read the write-up
     (archive / "t/A-py/samples/1.ans").write_text("6\n")
     changed = run()
     assert planned == ["t/A-py"] and changed.started == 1 and changed.runs["t/A-py"][0].verdicts[0].code == "WA"
