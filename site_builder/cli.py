@@ -79,9 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
         for diagnostic in report.diagnostics:
             print(diagnostic, file=sys.stderr)
         state = "updated" if report.published else "FAILED, still serving the last good pages"
-        print(
-            f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({report.written} files written)"
-        )
+        written = _count(report.written, "file")
+        print(f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({written} written)")
 
     from .serve import DevServer  # the watcher and the renderers, only for this command
 
@@ -207,19 +206,20 @@ def _print_report(report: BuildReport, out: str, timings: bool) -> None:
     for diagnostic in report.diagnostics:
         print(diagnostic, file=sys.stderr)
     _print_summary(report)
-    counts = (
-        f"{report.errors} error{'s' * (report.errors != 1)}, {report.warnings} warning{'s' * (report.warnings != 1)}"
-    )
+    counts = f"{_count(report.errors, 'error')}, {_count(report.warnings, 'warning')}"
     if report.published:
-        print(
-            f"Built {report.entries} entries in {report.tracks} tracks ({report.pages} pages) into {out}/ "
-            f"in {report.seconds:.2f} s; {counts}."
-        )
+        built = f"{_count(report.entries, 'entry', 'entries')} in {_count(report.tracks, 'track')}"
+        print(f"Built {built} ({_count(report.pages, 'page')}) into {out}/ in {report.seconds:.2f} s; {counts}.")
     else:
         print(f"Nothing published (--strict): {counts}. {out}/ was left as it was.", file=sys.stderr)
     if timings:
         for name, seconds in report.timings.items():
             print(f"  {name:<16} {seconds * 1000:8.1f} ms")
+
+
+def _count(number: int, singular: str, plural: str = "") -> str:
+    """ "1 entry", "2 entries", "0 errors"."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
 if __name__ == "__main__":

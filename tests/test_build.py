@@ -148,7 +148,7 @@ def test_cli_exit_codes_and_messages(
     captured = capsys.readouterr()
     assert code == 1
     assert "t/A-x/problem.yaml:1: rating must be a whole number, not str" in captured.err
-    assert "Built 1 entries" in captured.out
+    assert "Built 1 entry in 1 track (" in captured.out and "; 1 error, 0 warnings." in captured.out
     (archive / "t/A-x/problem.yaml").write_text("rating: 1200\n")
     assert main(["build", "--root", str(root), "--archive", str(archive), "--out", str(tmp_path / "out")]) == 0
 
