@@ -62,7 +62,7 @@ class Builder:
         self.verifier: Verifier | None = None
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
         self.refresh: PagefindSession | None = None  # Pagefind, while the dev server refreshes the index
-        self.generation = 0  # how many times a refresh was abandoned
+        self.generation = 0  # bumped before each dev-server rebuild: a refresh begun before it is out of date
         self.git_dates: dict[str, int] = {}
         self.config = SiteConfig()
         self.sources: dict[str, EntrySource] = {}
