@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from .config import make_options
-from .errors import SiteError
+from .errors import Diagnostic, SiteError
 from .freshness import kept_build
 from .report import BuildReport
 from .scaffold import create_entry
@@ -75,16 +75,9 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
 
-    def show(report: BuildReport) -> None:
-        for diagnostic in report.diagnostics:
-            print(diagnostic, file=sys.stderr)
-        state = "updated" if report.published else "FAILED, still serving the last good pages"
-        written = _count(report.written, "file")
-        print(f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({written} written)")
-
     from .serve import DevServer  # the watcher and the renderers, only for this command
 
-    server = DevServer(options, args.host, args.port, report=show)
+    server = DevServer(options, args.host, args.port, report=UpdatePrinter())
     try:
         url = server.start()
     except SiteError as e:
@@ -157,6 +150,30 @@ def _build(args: argparse.Namespace) -> int:
     if report.errors or (args.strict and report.diagnostics):
         return 1
     return 0
+
+
+class UpdatePrinter:
+    """The dev server's line per update, after the messages an author has not seen yet: every message
+    the first time, then only new ones (each save would otherwise repeat every warning of the site),
+    and always the errors of an update that failed."""
+
+    def __init__(self) -> None:
+        self.known: set[Diagnostic] | None = None  # the messages of the last published update
+
+    def __call__(self, report: BuildReport) -> None:
+        current = set(report.diagnostics)
+        known = self.known if self.known is not None and report.published else set()
+        for diagnostic in sorted(current - known):
+            print(diagnostic, file=sys.stderr)
+        notes = [f"{_count(report.written, 'file')} written"]
+        if current & known:
+            notes.append(f"{_count(len(current & known), 'earlier message')} not repeated")
+        if report.published and self.known is not None and self.known - current:
+            notes.append(f"{_count(len(self.known - current), 'message')} gone")
+        if report.published:
+            self.known = current
+        state = "updated" if report.published else "FAILED, still serving the last good pages"
+        print(f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({'; '.join(notes)})")
 
 
 class ProgressPrinter:

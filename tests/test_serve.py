@@ -423,3 +423,37 @@ def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
         monkeypatch.undo()
         assert builder.refresh_search() is True
         assert index.read_bytes() != before
+
+
+def test_each_update_prints_only_the_messages_the_author_has_not_seen(capsys: pytest.CaptureFixture[str]) -> None:
+    from site_builder.cli import UpdatePrinter
+    from site_builder.errors import Diagnostic
+    from site_builder.report import BuildReport
+
+    old = Diagnostic("archive/t/A-one/problem.yaml", 2, "unknown key 'tilte'", "warning")
+    other = Diagnostic("archive/t/B-two", 0, "problem package lacks samples", "warning")
+    broken = Diagnostic("archive/t/A-one/solution.tex", 3, "\\end{itemize} without \\begin{itemize}")
+
+    def report(*diagnostics: Diagnostic, published: bool = True) -> BuildReport:
+        return BuildReport(diagnostics, 2, 1, 9, published, 0.05, Path("site"), written=1 if published else 0)
+
+    show = UpdatePrinter()
+    steps = [
+        report(old, other),  # the start: every message
+        report(old, other),  # a save that changes none of them
+        report(broken, published=False),  # a failed save: its errors, every time
+        report(broken, published=False),
+        report(other),  # the fix: the warning on A-one is gone too
+    ]
+    printed = []
+    for step in steps:
+        show(step)
+        out = capsys.readouterr()
+        printed.append((out.err.splitlines(), out.out.split("] ", 1)[1].strip()))
+    assert printed == [
+        ([str(old), str(other)], "updated in 50 ms (1 file written)"),
+        ([], "updated in 50 ms (1 file written; 2 earlier messages not repeated)"),
+        ([str(broken)], "FAILED, still serving the last good pages in 50 ms (0 files written)"),
+        ([str(broken)], "FAILED, still serving the last good pages in 50 ms (0 files written)"),
+        ([], "updated in 50 ms (1 file written; 1 earlier message not repeated; 1 message gone)"),
+    ]
