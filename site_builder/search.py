@@ -154,7 +154,7 @@ def _search_index(
     if not pagefind_available():
         return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
     payload = json.dumps([[r.url, r.title, r.text] for r in records], sort_keys=True).encode()
-    key = "search-v3-" + hashlib.sha256(payload).hexdigest()
+    key = "search-v4-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
         return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
@@ -292,6 +292,8 @@ class PagefindSession:
 
 
 def _content(record: Record) -> str:
-    """The record as Pagefind would read it from a page: its heading, then one sentence per part."""
-    parts = [record.title, *(p.strip() for p in record.text.split("\n"))]
+    """The record as Pagefind would read it from a page: its heading, then one sentence per part.
+    (The heading's middle dot becomes a colon: an excerpt may start at any word, and one starting
+    "· B. River Ferry" reads as if something were cut off.)"""
+    parts = [record.title.replace(" \u00b7 ", ": "), *(p.strip() for p in record.text.split("\n"))]
     return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts if p)

@@ -140,3 +140,8 @@ def test_the_text_of_a_write_up_leaves_out_the_headings_links() -> None:
     for document, text in ((tex, "1 Idea Sort the n boxes."), (md, "Idea Sort the n boxes.")):
         assert "#</a>" in document.html  # the page has the link
         assert plain_text(document.html, list(document.math)) == text
+
+
+def test_a_record_reads_as_sentences_with_its_heading_first() -> None:
+    record = Record("cf/B-ferry/index.html", "Codeforces 2024 \u00b7 B. River Ferry", "greedy sorting\nCarry all cars")
+    assert search._content(record) == "Codeforces 2024: B. River Ferry. greedy sorting. Carry all cars."
