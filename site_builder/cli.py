@@ -170,9 +170,10 @@ class UpdatePrinter:
             notes.append(f"{_count(len(current & known), 'earlier message')} not repeated")
         if report.published and self.known is not None and self.known - current:
             notes.append(f"{_count(len(self.known - current), 'message')} gone")
+        state = "FAILED, still serving the last good pages"
         if report.published:
+            state = "built" if self.known is None else "updated"
             self.known = current
-        state = "updated" if report.published else "FAILED, still serving the last good pages"
         print(f"[{time.strftime('%H:%M:%S')}] {state} in {report.seconds * 1000:.0f} ms ({'; '.join(notes)})")
 
 

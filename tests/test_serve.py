@@ -451,7 +451,7 @@ def test_each_update_prints_only_the_messages_the_author_has_not_seen(capsys: py
         out = capsys.readouterr()
         printed.append((out.err.splitlines(), out.out.split("] ", 1)[1].strip()))
     assert printed == [
-        ([str(old), str(other)], "updated in 50 ms (1 file written)"),
+        ([str(old), str(other)], "built in 50 ms (1 file written)"),
         ([], "updated in 50 ms (1 file written; 2 earlier messages not repeated)"),
         ([str(broken)], "FAILED, still serving the last good pages in 50 ms (0 files written)"),
         ([str(broken)], "FAILED, still serving the last good pages in 50 ms (0 files written)"),
