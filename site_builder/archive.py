@@ -98,8 +98,9 @@ def find_problem_folders(archive: Path, listing: Listing | None = None) -> list[
     pending = [str(archive)]
     while pending:
         top = pending.pop()
-        entries = _listed(top, listing)
-        if entries is None:
+        try:
+            entries = _entries(top, listing)
+        except OSError:
             continue
         kinds = [(e, _is_dir(e)) for e in entries]
         files = {e.name for e, is_dir in kinds if not is_dir}
@@ -111,16 +112,13 @@ def find_problem_folders(archive: Path, listing: Listing | None = None) -> list[
     return found
 
 
-def _listed(folder: str, listing: Listing | None) -> list[os.DirEntry[str]] | None:
-    """The entries of ``folder``: from ``listing`` where it has them, else listed now (None when
+def _entries(folder: str, listing: Listing | None) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``: from ``listing`` where it has them, else listed now (OSError when
     the folder cannot be listed)."""
     if listing is not None and folder in listing:
         return listing[folder]
-    try:
-        with os.scandir(folder) as scan:
-            return list(scan)
-    except OSError:
-        return None
+    with os.scandir(folder) as scan:
+        return list(scan)
 
 
 def _natural_name(entry: os.DirEntry[str]) -> tuple[tuple[int, int | str], ...]:
@@ -257,17 +255,9 @@ def load_entry(
 
 def _timelimit_stat(folder: Path, listed: Listing | None) -> os.stat_result | None:
     """What ``stat`` says of the folder's ``.timelimit``, if it has one."""
-    key = str(folder)
-    if listed is not None and key in listed:
-        found = [e for e in listed[key] if e.name == ".timelimit"]
-        if not found:
-            return None
-        try:
-            return found[0].stat()
-        except OSError:
-            return None
     try:
-        return (folder / ".timelimit").stat()
+        found = next((e for e in _entries(str(folder), listed) if e.name == ".timelimit"), None)
+        return found.stat() if found is not None else None
     except OSError:
         return None
 
@@ -417,12 +407,7 @@ def _list_files(
     pending = [("", str(folder))]
     while pending:
         prefix, directory = pending.pop(0)
-        if listed is not None and directory in listed:
-            entries = listed[directory]
-        else:
-            with os.scandir(directory) as scan:
-                entries = list(scan)
-        found = sorted((e for e in entries if not is_ignored(e.name)), key=_natural_name)
+        found = sorted((e for e in _entries(directory, listed) if not is_ignored(e.name)), key=_natural_name)
         subfolders = []
         for entry in found:
             rel = prefix + entry.name
