@@ -121,7 +121,16 @@ class Verifier:
         self.options = options
         self.cache = ResultCache(options.cache_dir / "verify.json")
         self.compiler = Compiler(options.cache_dir / "cpp")
-        self._settings = ""  # the part of every entry's key that is not the entry's (see ``_entry_key``)
+        # The part of every entry's key that is not the entry's (see ``_entry_key``).
+        self.settings = _json_list(
+            [
+                CACHE_VERSION,
+                options.interpreter,
+                _interpreter_version(options.interpreter),
+                repr((options.time_limit, options.memory, CXX_FLAGS)),
+                self.compiler.version,
+            ]
+        )
 
     def run(
         self, sources: list[EntrySource], archive: Path, progress: Progress | None = None, whole: bool = False
@@ -154,18 +163,7 @@ class Verifier:
     def _entry_key(self, source: EntrySource) -> str:
         """Everything an entry's verification depends on: what it reads of the entry (``_read_text``)
         and the interpreter, compiler and limits it runs with."""
-        if not self._settings:
-            options = self.options
-            self._settings = _json_list(
-                [
-                    CACHE_VERSION,
-                    options.interpreter,
-                    _interpreter_version(options.interpreter),
-                    repr((options.time_limit, options.memory, CXX_FLAGS)),
-                    self.compiler.version,
-                ]
-            )
-        return "entry:" + hashlib.sha256(f"{self._settings}\0{_read_text(source)}".encode()).hexdigest()
+        return "entry:" + hashlib.sha256(f"{self.settings}\0{_read_text(source)}".encode()).hexdigest()
 
     def _plan(self, sources: list[EntrySource], archive: Path) -> Plan:
         """The solvers of ``sources`` (C++ ones compiled, in parallel) and a job per solver and sample."""
@@ -566,8 +564,7 @@ class Compiler:
 
     def _precompile(self, target: Path) -> None:
         assert self.gxx is not None
-        self.folder.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="src-", dir=self.folder))
+        work = Path(tempfile.mkdtemp(prefix="src-", dir=self.folder))  # made by ``_compile``, the only caller
         try:
             (work / "all.h").write_text("#include <bits/stdc++.h>\n", encoding="utf-8")
             argv = [self.gxx, *CXX_FLAGS, "-x", "c++-header", "all.h", "-o", "all.h.gch"]
