@@ -33,30 +33,38 @@ from .report import BuildReport, report_from_summary, summary_of, verification_r
 from .search import BUNDLE, PagefindSession, SearchFeed, SearchIndex, build_search_index, search_records
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
+from .workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
 
 log = logging.getLogger(__name__)
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None, loaded: Loaded | None = None) -> BuildReport:
+def build_site(
+    options: BuildOptions,
+    progress: Progress | None = None,
+    loaded: Loaded | None = None,
+    pool: RenderPool | None = None,
+) -> BuildReport:
     """Build the archive into ``options.out``. Raises ``SiteError`` for problems that stop the build.
 
     When nothing the site is built from has changed since the published build, and the published
     files are as that build left them, the site is kept and the last report is returned again.
+    ``pool``: workers to render with, started before (the caller closes it).
     """
     if loaded is None:
         kept, loaded = kept_build(options)
         if kept is not None:
             return kept
-    with Builder(options, progress) as builder:
+    with Builder(options, progress, pool) as builder:
         return builder.build_all(loaded)
 
 
 class Builder:
     """The site, loaded, rendered and verified, kept between builds."""
 
-    def __init__(self, options: BuildOptions, progress: Progress | None = None) -> None:
+    def __init__(self, options: BuildOptions, progress: Progress | None = None, pool: RenderPool | None = None) -> None:
         self.options = options
         self.progress = progress
+        self.pool = pool  # workers started before the build, to render its entries with
         self.math = MathRenderer(options.root, options.cache)
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None
@@ -329,12 +337,11 @@ class Builder:
         todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             return self._fed(iter(()), cached, feed)
-        from .workers import PARALLEL_THRESHOLD, Job, Setup, render_entries
-
         if feed is not None and len(todo) >= PARALLEL_THRESHOLD:
             feed.start()
         jobs = [Job(s, k) for s, k in todo]
-        with closing(render_entries(jobs, self.options.workers, Setup(self.math, self.renders))) as fresh:
+        setup = Setup(self.math, self.renders)
+        with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
             entries = self._fed(fresh, cached, feed)
         self.math.save_cache()
         return entries
@@ -359,7 +366,7 @@ class Builder:
     def _card_bundle(self) -> dict[str, Entry]:
         """The cards of the last full build's entries, by render key, from one file: a thousand
         small files cost more to open than their contents cost to read."""
-        bundle = self.renders.get(CARDS)
+        bundle = self.renders.get(cards_key())
         return bundle if isinstance(bundle, dict) else {}
 
     def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> bool:
@@ -369,7 +376,7 @@ class Builder:
         cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in lasting}
         if cards.keys() == bundle.keys():
             return False
-        self.renders.put(CARDS, cards)
+        self.renders.put(cards_key(), cards)
         return True
 
     def _forget_old_renders(self, sources: list[EntrySource], index: SearchIndex) -> None:
@@ -377,7 +384,7 @@ class Builder:
         for months would otherwise keep every entry as it ever was. (Called when the entries
         changed: else so did nothing in the cache.)"""
         keys = {self.content_keys[s.path] for s in sources}
-        keep = {*keys, CARDS}
+        keep = {*keys, cards_key()}
         if index.key:
             keep.add(index.key)
         elif index.problem is None:
@@ -502,9 +509,6 @@ class Builder:
             solver_processes=self.solver_processes,
             written=written,
         )
-
-
-CARDS = "cards-v1"  # the cards of the last full build, in one file
 
 
 def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:

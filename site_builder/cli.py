@@ -14,6 +14,7 @@ from .errors import Diagnostic, SiteError
 from .freshness import kept_build
 from .report import BuildReport
 from .scaffold import create_entry
+from .workers import EarlyStart
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,12 +134,13 @@ def _build(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     try:
-        report, loaded = kept_build(options)
+        report, loaded = kept_build(options, reading=early)
         if report is None:
             from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
 
-            report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded)
+            report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded, early.pool)
     except SiteError as e:
         print(f"{e}", file=sys.stderr)
         print("Build failed; the previous site was left as it was.", file=sys.stderr)
@@ -146,6 +148,8 @@ def _build(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("Interrupted; the previous site was left as it was.", file=sys.stderr)
         return 130
+    finally:
+        early.close()
     _print_report(report, options.display(options.out), args.timings)
     if report.errors or (args.strict and report.diagnostics):
         return 1

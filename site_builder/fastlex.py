@@ -139,6 +139,12 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _MARKS = [(chr(c), chr(c + 1)) for c in range(0xE000, 0xF8FF, 2)]
 
 
+def prepare(lexer: Lexer) -> None:
+    """Build the lexer's tables (its alternations are still compiled at their first use)."""
+    if supports(lexer):
+        _states(type(lexer), _types(lexer))
+
+
 def html(lexer: Lexer, text: str) -> str:
     """The highlighted HTML of ``text``: escaped, with a ``<span class>`` per run of one CSS class."""
     text = _prepared(text, lexer.ensurenl)

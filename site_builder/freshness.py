@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -125,9 +126,12 @@ def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
     return inputs if isinstance(inputs, str) and stamps.get("probe") == probe.key() else None
 
 
-def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded | None]:
+def kept_build(
+    options: BuildOptions, reading: Callable[[Probe], None] | None = None
+) -> tuple[BuildReport | None, Loaded | None]:
     """If the published site is current for the inputs as they are, the last build's report again
-    (and no ``Loaded``); else no report, and the inputs as read.
+    (and no ``Loaded``); else no report, and the inputs as read. ``reading`` is called just before
+    the archive is read, if it is.
 
     This module imports no renderer, so a build that changes nothing starts quickly. It does not
     even read the archive when its stamp is that of the last full read."""
@@ -139,6 +143,8 @@ def kept_build(options: BuildOptions) -> tuple[BuildReport | None, Loaded | None
     summary = output.current_summary(options, inputs) if inputs is not None else None
     timings = {"probe": time.perf_counter() - started}
     if summary is None:
+        if reading is not None:
+            reading(probe)
         loaded = load_inputs(options, probe)
         timings["load"] = loaded.seconds
         summary = output.current_summary(options, loaded.inputs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from functools import lru_cache
 
 from pygments.formatters.html import HtmlFormatter
@@ -13,7 +14,7 @@ from pygments.util import ClassNotFound
 from . import fastlex
 from .languages import language_for, language_name
 
-__all__ = ["highlighted", "language_for", "language_name", "render_block", "render_file", "stylesheet"]
+__all__ = ["highlighted", "language_for", "language_name", "prepare", "render_block", "render_file", "stylesheet"]
 
 LIGHT_STYLE, DARK_STYLE = fastlex.STYLES
 
@@ -24,6 +25,12 @@ def _lexer(language: str) -> Lexer:
         return get_lexer_by_name(language, stripnl=False, ensurenl=True)
     except ClassNotFound:
         return get_lexer_by_name("text", stripnl=False, ensurenl=True)
+
+
+def prepare(languages: Iterable[str]) -> None:
+    """Make the lexers of ``languages`` and their tables now, not while the first text waits."""
+    for language in languages:
+        fastlex.prepare(_lexer(language))
 
 
 def highlighted(text: str, language: str) -> str:

@@ -127,6 +127,19 @@ class MathRenderer:
                     self.fresh[snippet_key(*snippet)] = value
         return results
 
+    def warm_up(self) -> None:
+        """Read the cache, and start Temml with one snippet whose result is dropped: Node loads and
+        compiles Temml at its first snippet, for a quarter of a second. (If that fails, the first
+        real snippet starts Temml again, and says why it fails.)"""
+        self.store  # noqa: B018 - read now
+        if not self.available:
+            return
+        try:
+            self._run_batch([("x^2", False)])
+        except (OSError, RuntimeError, ValueError) as e:
+            log.info("Temml did not start: %s", e)
+            self.close()
+
     def take_fresh(self) -> dict[str, dict[str, str]]:
         """In a worker: the results rendered since the last call, for the builder's cache."""
         fresh, self.fresh = self.fresh or {}, {}

@@ -69,6 +69,9 @@ class PickleStore:
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
             return None  # corrupt or from an older layout: render again
 
+    def has(self, key: str) -> bool:
+        return self._path(key).is_file()
+
     def put(self, key: str, value: Any) -> None:
         self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 

@@ -5,22 +5,36 @@ own, and stores the finished entry in the render cache itself; the builder gets 
 in order, as they are done, with the math results the workers rendered for its math cache. So the
 builder is free while the workers run (it feeds the search index meanwhile), and no stage waits
 for all the entries but those that need all of them.
+
+A worker's first entry costs it most of a second more than the others: importing the renderers,
+building the lexers' tables, starting Node and Temml. ``EarlyStart`` starts the workers while the
+builder reads the archive, on one core, when many entries will need rendering: the other core
+pays that cost meanwhile. This module imports no renderer itself, so that the workers do it.
 """
 
 from __future__ import annotations
 
+import logging
 import pickle
-from collections.abc import Generator
-from concurrent.futures import ProcessPoolExecutor
+import signal
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .content import fill_entry_math, math_snippets, render_entry
+from .languages import language_for
 from .math import MathRenderer
 from .model import Entry, EntrySource
-from .store import PickleStore
+from .store import PickleStore, renderer_fingerprint
+
+if TYPE_CHECKING:
+    from .config import BuildOptions
+    from .freshness import Probe
+
+log = logging.getLogger(__name__)
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
+# The files every entry shows, whose lexers a worker prepares before its first entry.
+USUAL_FILES = ("solution.cpp", "solution.py", "statement.md", "solution.tex", "problem.yaml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,50 +55,113 @@ class _Done:
     math: dict[str, Any]  # snippet key -> result, for the snippets this worker rendered
 
 
-def render_entries(jobs: list[Job], workers: int, setup: Setup) -> Generator[Entry, None, None]:
-    """The finished entries of ``jobs``, in order, each as soon as it (and those before it) is done.
+def cards_key() -> str:
+    """The render cache's key of the bundle of the last full build's cards (see ``Entry.card``):
+    one per renderer, so that with a new renderer there is none, and every entry is rendered again."""
+    return f"cards-{renderer_fingerprint()[:16]}"
+
+
+class RenderPool:
+    """Worker processes that render jobs, started (and preparing, see ``_start_worker``) at once."""
+
+    def __init__(self, workers: int, setup: Setup) -> None:
+        from concurrent.futures import ProcessPoolExecutor  # (its import costs a build that renders nothing)
+
+        self.workers = workers
+        self.executor = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(setup,))
+        self.executor.submit(int)  # forked now, all of them (not at the first job)
+
+    def render(self, jobs: list[Job], math: MathRenderer) -> Iterator[Entry]:
+        """The finished entries of ``jobs``, in order; the math they rendered goes into ``math``'s cache."""
+        chunk = max(1, min(8, len(jobs) // (self.workers * 8)))  # small: no worker idles long at the end
+        for done in self.executor.map(_render_in_worker, jobs, chunksize=chunk):
+            yield _received(done, math)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+class EarlyStart:
+    """``kept_build``'s hook before it reads the archive: starts a ``RenderPool`` when the render
+    cache has no cards of this renderer (a first build, an emptied cache, a new renderer or new
+    libraries) and the archive has enough entries for workers to pay. The build takes ``pool``;
+    closing this closes it."""
+
+    def __init__(self, options: BuildOptions) -> None:
+        self.options = options
+        self.pool: RenderPool | None = None
+
+    def __call__(self, probe: Probe) -> None:
+        from .archive import find_problem_folders
+
+        options = self.options
+        renders = PickleStore(options.cache / "render")
+        if options.workers <= 1 or renders.has(cards_key()):
+            return
+        if len(find_problem_folders(options.archive, probe.stamp.listing)) < PARALLEL_THRESHOLD:
+            return
+        self.pool = RenderPool(options.workers, Setup(MathRenderer(options.root, options.cache), renders))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+def render_entries(
+    jobs: list[Job], workers: int, setup: Setup, pool: RenderPool | None = None
+) -> Generator[Entry, None, None]:
+    """The finished entries of ``jobs``, in order, each as soon as it (and those before it) is done:
+    by ``pool`` if there is one, else by workers started now, or here when they would not pay.
 
     ``setup.math`` is the builder's renderer: the math a worker renders goes into its cache.
     """
-    setup.math.store  # noqa: B018 - read the math cache now, so that forked workers share it
+    if pool is not None:
+        yield from pool.render(jobs, setup.math)
+        return
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from (_finished(setup, job)[0] for job in jobs)
         return
-    chunk = max(1, min(8, len(jobs) // (workers * 8)))  # small: no worker idles long at the end
-    # Forked workers inherit the jobs (the entries' files, megabytes): each task is just a number.
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(setup, jobs))
+    setup.math.store  # noqa: B018 - read the math cache now, so that forked workers share it
+    own = RenderPool(workers, setup)
     try:
-        done = pool.map(_render_in_worker, range(len(jobs)), chunksize=chunk)
-        yield from (_received(result, setup) for result in done)
+        yield from own.render(jobs, setup.math)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        own.close()
 
 
-def _received(done: _Done, setup: Setup) -> Entry:
+def _received(done: _Done, math: MathRenderer) -> Entry:
     for key, value in done.math.items():
-        setup.math.store.put(key, value)
+        math.store.put(key, value)
     entry: Entry = pickle.loads(done.entry)
     return entry
 
 
-_WORKER: tuple[Setup, list[Job]] | None = None  # in a worker process: what its tasks share, and the jobs
+_SETUP: Setup | None = None  # in a worker process: what its jobs share
 
 
-def _start_worker(setup: Setup, jobs: list[Job]) -> None:
-    global _WORKER
+def _start_worker(setup: Setup) -> None:
+    """A worker's start: prepare what its first entry would otherwise pay for."""
+    global _SETUP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the builder's: it stops the workers
     setup.math.detach()  # the builder's Temml process, if it has one, is not this worker's
-    _WORKER = setup, jobs
+    _SETUP = setup
+    from .highlight import prepare
+
+    prepare({language for name in USUAL_FILES if (language := language_for(name))})
+    setup.math.warm_up()
 
 
-def _render_in_worker(index: int) -> _Done:
-    assert _WORKER is not None
-    setup, jobs = _WORKER
-    data = _finished(setup, jobs[index])[1]
-    return _Done(data, setup.math.take_fresh())
+def _render_in_worker(job: Job) -> _Done:
+    assert _SETUP is not None
+    data = _finished(_SETUP, job)[1]
+    return _Done(data, _SETUP.math.take_fresh())
 
 
 def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
+    from .content import fill_entry_math, math_snippets, render_entry
+
     entry = render_entry(job.source)
     entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
     data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, ArchiveMaker, options_for
+from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from sitecheck import check_site, scan_page
 
 from site_builder.archive import find_problem_folders
@@ -17,6 +17,8 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.config import BuildOptions
 from site_builder.errors import TemplateError
+from site_builder.freshness import kept_build, probe_inputs
+from site_builder.workers import EarlyStart, cards_key
 
 
 def entry_folders() -> list[Path]:
@@ -313,7 +315,7 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     # Neighbours' pages come from the bundle of cards and from whole entries; a whole entry that
     # is gone from the cache is rendered again.
     for whole in (options.cache / "render").rglob("*.pickle"):
-        if whole.name != "cards-v1.pickle" and not whole.name.startswith("search-"):
+        if whole.name != f"{cards_key()}.pickle" and not whole.name.startswith("search-"):
             whole.unlink()
     assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
     assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
@@ -321,7 +323,7 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     # others' were deleted above), the bundle of cards and one search index.
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
     assert sum(name.startswith("search-") for name in kept) == 1
-    assert "cards-v1.pickle" in kept and len(kept) == 2 + 1 + 1, kept
+    assert f"{cards_key()}.pickle" in kept and len(kept) == 2 + 1 + 1, kept
 
 
 def test_the_manifest_knows_every_published_file_by_the_digest_of_its_bytes(
@@ -350,16 +352,52 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     parallel = options_for(archive, tmp_path / "two" / "site", jobs=2)
     serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
     assert build_site(parallel).published and build_site(serial).published
-    files = sorted(p.relative_to(serial.out) for p in serial.out.rglob("*") if p.is_file())
-    assert any(p.parts[0] == "pagefind" for p in files) and len(files) > 40
-    assert files == sorted(p.relative_to(parallel.out) for p in parallel.out.rglob("*") if p.is_file())
-    for path in files:
-        assert (parallel.out / path).read_bytes() == (serial.out / path).read_bytes(), path
+    _assert_same_sites(serial.out, parallel.out)
     # The workers' math went into the builder's math cache, their entries into the render cache.
     (math_cache,) = parallel.cache.glob("math-*.json")
     assert len(json.loads(math_cache.read_text())) == 40
     assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + 2  # entries, cards, search
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
+
+
+def _assert_same_sites(one: Path, other: Path) -> None:
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert any(p.parts[0] == "pagefind" for p in files) and len(files) > 40
+    assert files == sorted(p.relative_to(other) for p in other.rglob("*") if p.is_file())
+    for path in files:
+        assert (other / path).read_bytes() == (one / path).read_bytes(), path
+
+
+def test_workers_started_while_the_archive_is_read_build_the_same_site(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """With no cards of this renderer in the render cache, the workers start (and get ready) before
+    the archive is read, and the build renders with them. Once the cards are there, they do not;
+    nor for an archive too small for workers, nor with one job."""
+    archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
+    early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)
+    serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
+    early = EarlyStart(early_options)
+    try:
+        report, loaded = kept_build(early_options, reading=early)
+        assert report is None and early.pool is not None
+        assert build_site(early_options, loaded=loaded, pool=early.pool).published
+    finally:
+        early.close()
+    assert build_site(serial).published
+    _assert_same_sites(serial.out, early_options.out)
+    (math_cache,) = early_options.cache.glob("math-*.json")
+    assert len(json.loads(math_cache.read_text())) == 40  # the workers' math, and nothing of their warm-up
+
+    for options in (early_options, options_for(archive, tmp_path / "three" / "site", jobs=1)):
+        again = EarlyStart(options)
+        again(probe_inputs(options))
+        assert again.pool is None
+    write_tree(tmp_path / "small", {f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(3)})
+    small = options_for(tmp_path / "small", tmp_path / "small-site" / "site", jobs=2)
+    again = EarlyStart(small)
+    again(probe_inputs(small))
+    assert again.pool is None
 
 
 def test_site_errors_come_back_whole_from_a_worker_process() -> None:
