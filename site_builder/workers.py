@@ -14,7 +14,6 @@ pays that cost meanwhile. This module imports no renderer itself, so that the wo
 
 from __future__ import annotations
 
-import logging
 import pickle
 import signal
 from collections.abc import Generator, Iterator
@@ -29,8 +28,6 @@ from .store import PickleStore, renderer_fingerprint
 if TYPE_CHECKING:
     from .config import BuildOptions
     from .freshness import Probe
-
-log = logging.getLogger(__name__)
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
 # The files every entry shows, whose lexers a worker prepares before its first entry.
