@@ -20,6 +20,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .archive import find_problem_folders
 from .languages import language_for
 from .math import MathRenderer
 from .model import Entry, EntrySource
@@ -89,8 +90,6 @@ class EarlyStart:
         self.pool: RenderPool | None = None
 
     def __call__(self, probe: Probe) -> None:
-        from .archive import find_problem_folders
-
         options = self.options
         renders = PickleStore(options.cache / "render")
         if options.workers <= 1 or renders.has(cards_key()):
