@@ -81,10 +81,11 @@ def entry_url(entry: Entry) -> str:
 
 def files_summary(entry: Entry) -> str:
     """ "TeX · Python · C++": the write-up's format and the solvers' languages, for entry tables
-    (a function, not a template macro: track and tag pages show it thousands of times)."""
+    (a function, not a template macro: track and tag pages show it thousands of times). The
+    space before each dot does not break, so a wrapped cell never starts a line with a dot."""
     parts = [entry.solution.file.rsplit(".", 1)[1].replace("tex", "TeX").replace("md", "MD")] if entry.solution else []
     parts += [language_name(s.language) for s in entry.solvers]
-    return " · ".join(dict.fromkeys(parts))
+    return "\u00a0· ".join(dict.fromkeys(parts))
 
 
 def entry_heading(site: Site, entry: Entry) -> str:
