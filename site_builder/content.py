@@ -35,7 +35,9 @@ def render_entry(source: EntrySource) -> Entry:
     ]
     statement = statements[0] if statements else None
     solution = _document(source, layout.writeup, "", extras, diagnostics) if layout.writeup else None
-    summary_html = html.escape(meta.summary) if meta.summary else (solution.summary_html if solution else None)
+    # A summary taken from the write-up is its first paragraph, which the page shows anyway: it
+    # describes the page (meta description, search) but is not repeated above the statement.
+    summary_html = html.escape(meta.summary) if meta.summary else None
     summary_text = meta.summary or (
         plain_text(solution.summary_html, list(solution.math)) if solution and solution.summary_html else None
     )
@@ -190,22 +192,17 @@ def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -
         return replace(
             document,
             html=fill_math(document.html, rendered),
-            summary_html=fill_math(document.summary_html, rendered) if document.summary_html else None,
             toc=tuple(replace(h, html=fill_math(h.html, rendered)) for h in document.toc),
         )
 
     statement, solution = fill(entry.statement), fill(entry.solution)
     translations = tuple(d for d in (fill(t) for t in entry.translations) if d is not None)
-    summary = entry.summary_html
-    if solution is not None and entry.solution is not None and summary == entry.solution.summary_html:
-        summary = solution.summary_html
     unique = tuple(dict.fromkeys(problems))
     return replace(
         entry,
         statement=statement,
         solution=solution,
         translations=translations,
-        summary_html=summary,
         diagnostics=entry.diagnostics + unique,
     )
 

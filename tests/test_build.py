@@ -83,6 +83,26 @@ def test_nested_lists_render_nested_on_a_real_page(built: Path) -> None:
     assert any('<ol class="enum-2" type="a">' in page and '<ul class="items-1">' in page for page in pages)
 
 
+def test_a_summary_is_shown_under_the_title_only_when_the_author_wrote_one(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    first = "Sort the boxes by width, then take the heaviest chain."
+    archive = make_archive(
+        {
+            "t/A-taken/solution.md": f"## Idea\n\n{first}\n\nMore.\n",
+            "t/B-given/problem.yaml": "summary: Boxes in boxes.\n",
+            "t/B-given/solution.md": f"## Idea\n\n{first}\n",
+        }
+    )
+    build_site(options_for(archive, tmp_path / "site"))
+    taken = (tmp_path / "site/t/A-taken/index.html").read_text(encoding="utf-8")
+    head, body = taken.split("</head>")
+    assert f'<meta name="description" content="{first}">' in head
+    assert 'class="summary"' not in body and body.count(f"<p>{first}</p>") == 1  # in the write-up only
+    given = (tmp_path / "site/t/B-given/index.html").read_text(encoding="utf-8")
+    assert '<p class="summary">Boxes in boxes.</p>' in given and given.count(f"<p>{first}</p>") == 1
+
+
 def _project_copy(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     shutil.copytree(ROOT / "templates", root / "templates")
