@@ -57,7 +57,16 @@ MODERN_KEYS = (
     "allow_file_writing",
     "constants",
 )
-LICENSES = ("unknown", "public domain", "cc0", "cc by", "cc by-sa", "educational", "permission")
+# The format's license values, and how a page names them.
+LICENSES = {
+    "unknown": "Unknown",
+    "public domain": "Public domain",
+    "cc0": "CC0",
+    "cc by": "CC BY",
+    "cc by-sa": "CC BY-SA",
+    "educational": "Educational use",
+    "permission": "Used with permission",
+}
 CREDIT_ROLES = (
     ("authors", "Authors"),
     ("contributors", "Contributors"),
@@ -107,6 +116,8 @@ def parse_package_metadata(
     license_name = _text(data, "license", path, lines)
     if license_name is not None and license_name.lower() not in LICENSES:
         warn("license", f"unknown license {license_name!r} (known: {', '.join(LICENSES)})")
+    elif license_name is not None:
+        license_name = LICENSES[license_name.lower()]
     validation, interactive = _validation(data)
     checker, args, flag_warnings = _checker(data, lines, path, test_group)
     warnings += flag_warnings

@@ -68,7 +68,7 @@ def test_legacy_problem_yaml() -> None:
     assert meta.package == "legacy" and meta.title == "Ferry Fares"
     assert meta.credits == (("Authors", ("Ada Park", "Ben Ode", "Cy Lund")),)
     assert (meta.source, meta.source_url) == ("Autumn Cup 2025", "https://example.org/autumn")
-    assert (meta.license, meta.rights_owner) == ("cc by", "Archive Committee")
+    assert (meta.license, meta.rights_owner) == ("CC BY", "Archive Committee")  # as a page names it
     assert meta.tags == ("geometry", "binary-search")
     # The default validator is case-insensitive unless told otherwise (as Kattis's is).
     assert meta.checker == Checker(case_sensitive=False, float_absolute=1e-6, float_relative=1e-6)
@@ -269,7 +269,7 @@ def test_a_2025_09_package_publishes_as_an_entry(make_archive: ArchiveMaker, tmp
     # Beamer slides: the frame title is a section of the editorial; overlays leave no trace.
     editorial = page[page.index('id="editorial"') : page.index('id="code"')]
     assert re.search(r'<h3 id="observation">Observation', editorial) and "&lt;1-&gt;" not in editorial
-    for text in ("Ada Park", "Ben Ode", "Cy Lund", "cc by-sa, © Archive Committee", "format 2025-09"):
+    for text in ("Ada Park", "Ben Ode", "Cy Lund", "CC BY-SA, © Archive Committee", "format 2025-09"):
         assert text in page
     assert '<a href="https://example.org/spring" rel="external">Spring Contest 2025</a>' in page
     assert (out / "icpc/2025/A-lanterns/output_validator/pairs.py").read_text() == PAIRS
