@@ -59,8 +59,10 @@ def search_records(site: Site) -> list[Record]:
 
 
 def search_record(entry: Entry, track_title: str) -> Record:
-    """The entry's heading (track, year, label and title), then its searchable text."""
-    parts = [" ".join(entry.tags), entry.source or "", entry.summary_text or "", entry.search_text]
+    """The entry's heading (track, year, label and title), then its searchable text: the words
+    the page shows, each once (a summary taken from the write-up is in the write-up's text)."""
+    summary = entry.summary_text if entry.summary_html else None
+    parts = [" ".join(entry.tags), entry.source or "", summary or "", entry.search_text]
     return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from site_builder import search
@@ -145,3 +147,11 @@ def test_the_text_of_a_write_up_leaves_out_the_headings_links() -> None:
 def test_a_record_reads_as_sentences_with_its_heading_first() -> None:
     record = Record("cf/B-ferry/index.html", "Codeforces 2024 \u00b7 B. River Ferry", "greedy sorting\nCarry all cars")
     assert search._content(record) == "Codeforces 2024: B. River Ferry. greedy sorting. Carry all cars."
+
+
+def test_a_record_has_a_summary_once() -> None:
+    writeup = "Idea Sort the boxes by width. More."
+    taken = replace(_entry("t/A-taken", writeup), summary_text="Sort the boxes by width.")
+    given = replace(_entry("t/B-given", writeup), summary_html="Boxes in boxes.", summary_text="Boxes in boxes.")
+    assert search.search_record(taken, "T").text == f"graphs\n{writeup}"  # taken from the write-up: in it already
+    assert search.search_record(given, "T").text == f"graphs\nBoxes in boxes.\n{writeup}"
