@@ -36,6 +36,7 @@ RESERVED_IDS = frozenset(
 _SLOT = re.compile(r'<math-slot n="(\d+)"></math-slot>')
 # A tag, or a heading's "#" link whole: plain text shows neither.
 _TAG = re.compile(r'<a class="anchor" [^>]*>#</a>|<[^>]+>')
+_HEADING = re.compile(r"<h[1-6][ >].*?</h[1-6]>", re.DOTALL)
 _SAFE_SCHEME = re.compile(r"^(https?:|mailto:|#|[^:/?#]*(?:[/?#]|$))", re.I)
 
 
@@ -146,6 +147,15 @@ def heading_link(anchor: str) -> str:
 
 
 def plain_text(html_text: str, math: list[MathSnippet]) -> str:
-    """Readable plain text of an HTML fragment (without the headings' "#" links); math as its TeX source."""
+    """Readable plain text of an HTML fragment (without the headings' "#" links, each heading a
+    sentence); math as its TeX source."""
     text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
+    text = _HEADING.sub(_as_sentence, text)
     return " ".join(html.unescape(_TAG.sub("", text)).split())  # str.split's blanks are re's \s
+
+
+def _as_sentence(heading: re.Match[str]) -> str:
+    """A heading with a full stop after it, unless it ends in one: a search excerpt that takes it
+    with the paragraph after it reads "Reformulation. Pupils are ...", not "Reformulation Pupils"."""
+    words = html.unescape(_TAG.sub("", heading.group())).rstrip()
+    return heading.group() + "." if words and words[-1] not in ".!?:" else heading.group()

@@ -132,16 +132,18 @@ def test_an_abandoned_feed_stops_pagefind(sessions: list[_Session]) -> None:
     assert sessions[0].closed
 
 
-def test_the_text_of_a_write_up_leaves_out_the_headings_links() -> None:
+def test_the_text_of_a_write_up_leaves_out_the_headings_links_and_ends_each_heading() -> None:
     from site_builder.document import plain_text
     from site_builder.latex import render_latex
     from site_builder.markdown import render_markdown
 
     tex = render_latex("\\section{Idea}\nSort the $n$ boxes.\n", "x.tex")[0]
     md = render_markdown("## Idea\n\nSort the $n$ boxes.\n", "x.md")[0]
-    for document, text in ((tex, "1 Idea Sort the n boxes."), (md, "Idea Sort the n boxes.")):
+    for document, text in ((tex, "1 Idea. Sort the n boxes."), (md, "Idea. Sort the n boxes.")):
         assert "#</a>" in document.html  # the page has the link
         assert plain_text(document.html, list(document.math)) == text
+    asked = render_markdown("## Why not greedy?\n\nIt fails.\n", "x.md")[0]
+    assert plain_text(asked.html, []) == "Why not greedy? It fails."
 
 
 def test_a_record_reads_as_sentences_with_its_heading_first() -> None:
