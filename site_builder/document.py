@@ -36,7 +36,7 @@ RESERVED_IDS = frozenset(
 _SLOT = re.compile(r'<math-slot n="(\d+)"></math-slot>')
 # A tag, or a heading's "#" link whole: plain text shows neither.
 _TAG = re.compile(r'<a class="anchor" [^>]*>#</a>|<[^>]+>')
-_HEADING = re.compile(r"<h[1-6][ >].*?</h[1-6]>", re.DOTALL)
+_HEADING_END = re.compile(r"</h[1-6]>")
 _SAFE_SCHEME = re.compile(r"^(https?:|mailto:|#|[^:/?#]*(?:[/?#]|$))", re.I)
 
 
@@ -147,15 +147,10 @@ def heading_link(anchor: str) -> str:
 
 
 def plain_text(html_text: str, math: list[MathSnippet]) -> str:
-    """Readable plain text of an HTML fragment (without the headings' "#" links, each heading a
-    sentence); math as its TeX source."""
+    """Readable plain text of an HTML fragment (without the headings' "#" links); math as its TeX
+    source. Each heading ends a line: a search record reads each line as a sentence (so an excerpt
+    reads "Reformulation. Pupils are ...", not "Reformulation Pupils are ...")."""
     text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
-    text = _HEADING.sub(_as_sentence, text)
-    return " ".join(html.unescape(_TAG.sub("", text)).split())  # str.split's blanks are re's \s
-
-
-def _as_sentence(heading: re.Match[str]) -> str:
-    """A heading with a full stop after it, unless it ends in one: a search excerpt that takes it
-    with the paragraph after it reads "Reformulation. Pupils are ...", not "Reformulation Pupils"."""
-    words = html.unescape(_TAG.sub("", heading.group())).rstrip()
-    return heading.group() + "." if words and words[-1] not in ".!?:" else heading.group()
+    # (str.split's blanks are re's \s)
+    parts = (" ".join(html.unescape(_TAG.sub("", part)).split()) for part in _HEADING_END.split(text))
+    return "\n".join(part for part in parts if part)

@@ -298,4 +298,4 @@ def _content(record: Record) -> str:
     (The heading's middle dot becomes a colon: an excerpt may start at any word, and one starting
     "· B. River Ferry" reads as if something were cut off.)"""
     parts = [record.title.replace(" \u00b7 ", ": "), *(p.strip() for p in record.text.split("\n"))]
-    return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts if p)
+    return " ".join(p if p.endswith((".", "!", "?", ":")) else p + "." for p in parts if p)
