@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
-import subprocess
 import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import sandbox
 from .errors import Diagnostic, MetadataError, SiteError
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number
@@ -23,6 +24,8 @@ from .model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, Source
 from .package import is_package, parse_package_metadata
 from .snapshot import Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
+
+log = logging.getLogger(__name__)
 
 SAMPLE_DIRS = ("samples", "data/sample")
 MiB = 1024 * 1024
@@ -179,32 +182,45 @@ def load_stamp(archive: Path) -> Stamp:
     return Stamp(digest, newest, listing)
 
 
+GIT_LIMITS = sandbox.Limits(wall=60.0, memory=2048 * sandbox.MiB, output=256 * sandbox.MiB)
+# Settings that keep git from running anything a repository's own configuration names.
+GIT_SETTINGS = ("safe.directory=*", "log.showSignature=false", "core.fsmonitor=false", "core.pager=cat")
+
+
 def load_git_dates(archive: Path) -> dict[str, int]:
-    """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path."""
+    """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path.
+
+    git runs in the sandbox, shown the repository's ``.git`` folder alone and read-only: whatever
+    the archive's own configuration makes it run (a signature program, a monitor) runs there too."""
+    found = _repository(archive)
+    if found is None:
+        return {}
+    top, inside = found
+    where = f"repo/{inside}" if inside else "repo"
+    settings = [arg for setting in GIT_SETTINGS for arg in ("-c", setting)]
+    argv = ["git", *settings, "-C", where, "log", "--no-show-signature"]
+    argv += ["--format=%x00%ct", "--name-only", "--relative", "--no-renames", "--", "."]
     try:
-        result = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(archive),
-                "log",
-                "--format=%x00%ct",
-                "--name-only",
-                "--relative",
-                "--no-renames",
-                "--",
-                ".",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        result = sandbox.run(argv, None, GIT_LIMITS, mounts={"repo/.git": top / ".git"}, dirs=(where,))
+    except (OSError, ValueError):
+        log.debug("git could not run on %s", archive, exc_info=True)
         return {}
-    if result.returncode != 0:
+    if result.exit_code != 0 or result.output_exceeded:
         return {}
-    return parse_git_log(result.stdout)
+    return parse_git_log(result.stdout.decode("utf-8", "surrogateescape"))
+
+
+def _repository(archive: Path) -> tuple[Path, str] | None:
+    """The work tree whose ``.git`` folder holds ``archive``'s history, and ``archive``'s path in it."""
+    real = Path(os.path.realpath(archive))
+    for top in (real, *real.parents):
+        marker = top / ".git"
+        if marker.is_dir() and not marker.is_symlink():
+            inside = real.relative_to(top).as_posix()
+            return top, "" if inside == "." else inside
+        if marker.exists() or marker.is_symlink():
+            return None  # a worktree's or submodule's .git file: its history lives elsewhere
+    return None
 
 
 def parse_git_log(text: str) -> dict[str, int]:

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 from . import output
 from .archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
@@ -453,7 +452,6 @@ class Builder:
             jobs=self.options.workers,
             rerun=self.options.rerun,
             cache_dir=self.options.cache,
-            read_only=covering_folders((self.options.root, self.options.archive, self.options.out)),
             time_limit=self.config.time_limit,
         )
         if self.verifier is None or self.verifier.options != settings:
@@ -509,16 +507,6 @@ class Builder:
             solver_processes=self.solver_processes,
             written=written,
         )
-
-
-def covering_folders(folders: tuple[Path, ...]) -> tuple[Path, ...]:
-    """The folders, minus those inside another one: one read-only mount each, no more (mounts cost time)."""
-    resolved = sorted({f.resolve() for f in folders}, key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for folder in resolved:
-        if not any(folder.is_relative_to(parent) for parent in kept):
-            kept.append(folder)
-    return tuple(kept)
 
 
 def listing(entry: Entry) -> tuple[object, ...]:

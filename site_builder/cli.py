@@ -75,6 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    _sandbox_ready(strict=False)
 
     from .serve import DevServer  # the watcher and the renderers, only for this command
 
@@ -134,6 +135,8 @@ def _build(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if not _sandbox_ready(args.strict):
+        return 1
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     try:
         report, loaded = kept_build(options, reading=early)
@@ -154,6 +157,22 @@ def _build(args: argparse.Namespace) -> int:
     if report.errors or (args.strict and report.diagnostics):
         return 1
     return 0
+
+
+def _sandbox_ready(strict: bool) -> bool:
+    """Say how archive code (solvers, checkers, compilers, git) runs; refuse under ``--strict`` when unsandboxed."""
+    from .sandbox import isolation_level
+
+    level = isolation_level()
+    if level.isolated:
+        print(f"Sandbox: {level.describe()}.")
+        return True
+    print(f"WARNING: archive code runs without a sandbox: {level.describe()}.", file=sys.stderr)
+    if strict:
+        print("--strict: refusing to run archive code without a sandbox; nothing was built.", file=sys.stderr)
+        return False
+    print("WARNING: build only archives you trust here, or install bubblewrap.", file=sys.stderr)
+    return True
 
 
 class UpdatePrinter:

@@ -1,49 +1,66 @@
-"""Running one untrusted program under limits: the only place that starts solver and checker processes.
+"""Running one untrusted program under limits: the only place that starts archive code.
 
-Each run gets a fresh temporary working directory, a minimal environment, resource limits
-(CPU, address space, file size, core dumps, processes) and a wall-clock deadline; it is killed
-together with everything it started. On Linux, where namespaces work, the run also gets its own
-PID namespace (every descendant dies with it), an empty network namespace, and a mount namespace
-in which the project folders are read-only. As root, a pids cgroup caps its processes.
+Solvers, checkers, output validators, compilers and git all run through ``run``: under bubblewrap
+where this machine allows it (``isolation.py`` says what a run sees), with a minimal environment,
+rlimits (CPU, address space, file size, core dumps, processes), a cgroup capping processes and
+memory as root, and a wall-clock deadline; it is killed together with everything it started.
+
+The builder reads a run's results from pipes alone: standard output, the end of standard error,
+and ``collect``, one file of the working folder that a wrapper inside the sandbox copies to a pipe
+after the program ends. Nothing is read back from a place a run could write.
 
 Runs are started by launchers (``launcher.py``): small processes kept for the whole build, one per
-thread that runs programs, which set all of that up in a fork of themselves.
+thread that runs programs, so that a run costs a fork of a small process.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import itertools
+import errno
 import marshal
 import os
 import resource
 import selectors
 import shutil
-import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cgroup, isolation, seccomp
+from .isolation import Isolation, Spec
+
 MiB = 1024 * 1024
 KILL = b"kill"  # launcher.KILL: stop the current run
+STDERR_KEPT = 8192
+# The wrapper that copies a file of the working folder to descriptor 3 once the program has ended.
+COLLECT = '"$@"; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
+ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     wall: float = 10.0  # seconds
     memory: int = 1024 * MiB  # address space, bytes
-    output: int = 16 * MiB  # bytes of stdout read before the run is stopped
-    processes: int = 16  # besides the program itself (enforced for non-root users)
-    file_size: int = 16 * MiB  # largest file the program may write (stderr is a file)
+    output: int = 16 * MiB  # bytes of stdout (and of a collected file) read before the run is stopped
+    processes: int = 16  # besides the program itself
+    file_size: int = 16 * MiB  # largest file the program may write, and most standard error it may print
+    scratch: int = 64 * MiB  # its working folder's tmpfs (and /dev/shm's)
 
     @property
     def cpu(self) -> int:
@@ -60,97 +77,223 @@ class RunResult:
     stderr: str  # the last few KB
     timed_out: bool
     output_exceeded: bool
-
-
-@lru_cache(maxsize=1)
-def pids_controller() -> Path | None:
-    """The cgroup (v1) pids controller, where this process may create groups (root only)."""
-    base = Path("/sys/fs/cgroup/pids")
-    if os.geteuid() != 0 or not (base / "cgroup.procs").exists():
-        return None
-    probe = base / f"site-builder-probe-{os.getpid()}"
-    try:
-        probe.mkdir()
-        probe.rmdir()
-    except OSError:
-        return None
-    for stale in base.glob("site-builder-*-*"):  # left by a build that was killed
-        owner = stale.name.split("-")[2]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            _remove_group(stale)
-    return base
-
-
-_GROUPS = itertools.count()
-
-
-def _make_group(processes: int) -> Path | None:
-    """A pids cgroup for one launcher: it caps a run's processes and threads (root ignores RLIMIT_NPROC)."""
-    base = pids_controller()
-    if base is None:
-        return None
-    group = base / f"site-builder-{os.getpid()}-{next(_GROUPS)}"
-    try:
-        group.mkdir()
-        (group / "pids.max").write_text(f"{processes}\n")
-    except OSError:
-        return None
-    return group
-
-
-def _remove_group(group: Path) -> None:
-    """Kill whatever is left in the group, then remove it (the kernel needs a moment after the kills)."""
-    for _ in range(50):
-        try:
-            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-        except OSError:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        try:
-            group.rmdir()
-            return
-        except OSError:
-            time.sleep(0.01)
+    collected: bytes = b""  # the ``collect`` file, as the program left it ("" when there was none)
 
 
 class LauncherError(OSError):
     """The launcher process failed or stopped answering (a bug, or the machine is out of processes)."""
 
 
-class Launcher:
-    """One launcher process (``launcher.py``), which starts runs one at a time, with its cgroup as root.
+def isolation_level() -> Isolation:
+    """The isolation every run of this build gets (probed once)."""
+    return isolation.detect() if _LAUNCHERS.namespaces else Isolation("none", reason="turned off")
 
-    A run in a launcher's cgroup may have ``processes`` tasks besides its program, as the cgroup
-    also holds the launcher and the run's keeper.
+
+def isolated() -> bool:
+    """Whether runs here are sandboxed (bubblewrap: no network, nothing of the host's files)."""
+    return isolation_level().isolated
+
+
+def run(
+    argv: list[str],
+    stdin: bytes | None,
+    limits: Limits,
+    *,
+    files: dict[str, bytes] | None = None,
+    mounts: dict[str, Path] | None = None,
+    binds: tuple[Path, ...] = (),
+    dirs: tuple[str, ...] = (),
+    collect: str | None = None,
+) -> RunResult:
+    """Run ``argv`` in a fresh working folder holding ``files`` and ``mounts``.
+
+    ``mounts``: host files or folders (a compiled program, a repository) shown read-only under these names;
+    ``binds``: host folders shown read-only at their own paths (an interpreter's); ``dirs``: empty
+    writable folders to make; ``collect``: a file of the working folder to return (``collected``).
+    ``argv`` names files of the working folder as ``./name``.
     """
+    level = isolation_level()
+    if collect is not None:
+        argv = ["/bin/sh", "-c", COLLECT, collect, *argv]
+    opened: list[int] = []  # every descriptor this call makes, each closed once
+    try:
+        given = [_memfd(stdin or b"", opened)]
+        out_read, out_write = _pipe(opened)
+        err_read, err_write = _pipe(opened)
+        col_read, col_write = _pipe(opened)
+        given += [out_write, err_write, col_write]
+        with contextlib.ExitStack() as stack:
+            if level.isolated:
+                request = _isolated_request(level, argv, given, opened, files or {}, mounts or {}, binds, dirs, limits)
+            else:
+                workdir = stack.enter_context(_workdir(files or {}, mounts or {}, dirs))
+                request = {"argv": argv, "env": {**ENV, "HOME": workdir, "TMPDIR": workdir}, "cwd": workdir}
+            request["rlimits"] = _rlimits(limits)
+            with _LAUNCHERS.borrow(limits) as launcher:
+                started = time.perf_counter()
+                launcher.start(request, given, limits)
+                _close(given, opened)  # the run holds the only writing ends left, so its pipes end with it
+                streams = {out_read: limits.output, err_read: -limits.file_size, col_read: limits.output}
+                ended = launcher.follow(streams, limits, started)
+                wall = time.perf_counter() - started
+    finally:
+        _close(list(opened), opened)
+    return _result(ended, wall, out_read, err_read, col_read)
 
-    def __init__(self, processes: int, namespaces: bool = True) -> None:
-        self.processes = processes
-        self.group = _make_group(processes + 3)
+
+def _result(ended: _Ended, wall: float, out: int, err: int, collected: int) -> RunResult:
+    status = ended.status
+    code = os.waitstatus_to_exitcode(status)
+    # bubblewrap reports a program killed by signal N as exit code 128 + N, as shells do.
+    signal_number = -code if code < 0 else (code - 128 if 128 < code <= 128 + 64 else None)
+    return RunResult(
+        exit_code=None if signal_number is not None else code,
+        signal=signal_number,
+        wall=wall,
+        cpu=ended.cpu,
+        stdout=ended.read[out],
+        stderr=ended.read[err][-STDERR_KEPT:].decode("utf-8", "replace"),
+        timed_out=ended.timed_out,
+        output_exceeded=ended.output_exceeded,
+        collected=ended.read[collected],
+    )
+
+
+def _isolated_request(
+    level: Isolation,
+    argv: list[str],
+    given: list[int],
+    opened: list[int],
+    files: dict[str, bytes],
+    mounts: dict[str, Path],
+    binds: tuple[Path, ...],
+    dirs: tuple[str, ...],
+    limits: Limits,
+) -> dict[str, Any]:
+    """The launcher's request for a sandboxed run; appends the descriptors bubblewrap reads to ``given``."""
+    copied = []
+    for name, data in files.items():
+        given.append(_memfd(data, opened))
+        copied.append((_safe_name(name), len(given) - 1, 0o444))
+    given.append(_memfd(seccomp.no_user_namespaces(), opened))
+    spec = Spec(
+        files=tuple(copied),
+        binds=(
+            *((str(p), str(p)) for p in binds),
+            *((str(path), f"{isolation.WORK}/{_safe_name(name)}") for name, path in mounts.items()),
+        ),
+        dirs=tuple(_safe_name(d) for d in dirs),
+        scratch=limits.scratch,
+        seccomp_fd=len(given) - 1,
+    )
+    env = {**ENV, "HOME": isolation.WORK, "TMPDIR": isolation.WORK}
+    return {"argv": isolation.command(level, argv, spec), "env": env}
+
+
+def _safe_name(name: str) -> str:
+    """A path inside the working folder; never absolute, never ``..``, never an option."""
+    parts = name.split("/")
+    if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"not a plain relative path: {name!r}")
+    return name
+
+
+@contextlib.contextmanager
+def _workdir(files: dict[str, bytes], mounts: dict[str, Path], dirs: tuple[str, ...]) -> Iterator[str]:
+    """Without isolation: a temporary folder holding the run's files, removed afterwards."""
+    workdir = Path(tempfile.mkdtemp(prefix="site-builder-run-"))
+    try:
+        for name, data in files.items():
+            target = workdir / _safe_name(name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for name in dirs:
+            (workdir / _safe_name(name)).mkdir(parents=True, exist_ok=True)
+        for name, path in mounts.items():
+            (workdir / _safe_name(name)).parent.mkdir(parents=True, exist_ok=True)
+            (workdir / name).symlink_to(path)
+        yield str(workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _memfd(data: bytes, opened: list[int]) -> int:
+    """A descriptor reading ``data`` from the start: an anonymous file, on no disk and in no folder."""
+    fd = os.memfd_create("site-builder", os.MFD_CLOEXEC)
+    opened.append(fd)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _pipe(opened: list[int]) -> tuple[int, int]:
+    read, write = os.pipe2(os.O_CLOEXEC)
+    opened += (read, write)
+    return read, write
+
+
+def _close(fds: list[int], opened: list[int]) -> None:
+    for fd in fds:
+        if fd in opened:
+            opened.remove(fd)
+            os.close(fd)
+
+
+def _rlimits(limits: Limits) -> list[tuple[int, int]]:
+    rlimits = [
+        (resource.RLIMIT_CPU, limits.cpu),
+        (resource.RLIMIT_AS, limits.memory),
+        (resource.RLIMIT_FSIZE, limits.file_size),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
+        rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
+    return rlimits
+
+
+def read_regular(path: Path, cap: int) -> bytes:
+    """At most ``cap`` bytes of the regular file ``path``: a link, FIFO or device is an OSError, never a hang."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks, size = [], 0
+        while size < cap and (chunk := os.read(fd, min(1 << 20, cap - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+class Launcher:
+    """One launcher process (``launcher.py``), which starts runs one at a time, in its cgroup as root."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.group = cgroup.make_group(*_group_limits(limits))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("launcher.py")), str(theirs.fileno())]
-        argv += ["--cgroup", str(self.group)] if self.group else []
+        for folder in self.group.folders if self.group else ():
+            argv += ["--cgroup", str(folder)]
         self.process = subprocess.Popen(
-            [*argv, *([] if namespaces else ["--no-namespaces"])],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
         )
         theirs.close()
         self.sock = ours
         try:
-            self.isolated = bool(self._receive(30.0)["isolated"])
+            self._receive(30.0)
         except BaseException:
             self.close()
             raise
 
-    def start(self, request: dict[str, Any], fds: list[int], processes: int) -> None:
-        """Start one run with at most ``processes`` besides its program; ``fds``: its stdin, stdout, stderr."""
-        if processes != self.processes and self.group is not None:
-            (self.group / "pids.max").write_text(f"{processes + 3}\n")
-            self.processes = processes
+    def start(self, request: dict[str, Any], fds: list[int], limits: Limits) -> None:
+        """Start one run; ``fds`` become its descriptors 0, 1, 2, ..."""
+        if _group_limits(limits) != _group_limits(self.limits) and self.group is not None:
+            self.group.limit(*_group_limits(limits))
+        self.limits = limits
         try:
             socket.send_fds(self.sock, [marshal.dumps(request)], fds)
         except OSError as error:
@@ -159,14 +302,18 @@ class Launcher:
         if "error" in answer:
             raise LauncherError(f"the sandbox's launcher could not start {request['argv']}: {answer['error']}")
 
-    def follow(self, stdout: int, limits: Limits, started: float) -> _Ended:
-        """Read standard output until the launcher reports the end; stop the run when it must be stopped."""
-        chunks: list[bytes] = []
-        size = 0
-        ended = _Ended()
+    def follow(self, streams: dict[int, int], limits: Limits, started: float) -> _Ended:
+        """Read the run's pipes until the launcher reports the end; stop the run when it must be stopped.
+
+        ``streams``: the most bytes to read from each pipe; a negative number keeps reading but
+        stops the run past that many (standard error, of which the end is kept)."""
+        ended = _Ended(read={fd: b"" for fd in streams})
+        chunks: dict[int, list[bytes]] = {fd: [] for fd in streams}
+        sizes = dict.fromkeys(streams, 0)
         deadline = started + limits.wall
         with selectors.DefaultSelector() as selector:
-            selector.register(stdout, selectors.EVENT_READ)
+            for fd in streams:
+                selector.register(fd, selectors.EVENT_READ)
             selector.register(self.sock, selectors.EVENT_READ)
             while len(selector.get_map()):
                 events = selector.select(timeout=max(0.0, deadline - time.perf_counter()))
@@ -180,16 +327,23 @@ class Launcher:
                         ended.status, ended.cpu = self._end()
                         selector.unregister(self.sock)
                         continue
-                    chunk = os.read(stdout, 1 << 16)
+                    fd = int(key.fd)
+                    chunk = os.read(fd, 1 << 16)
                     if not chunk:
-                        selector.unregister(stdout)
-                    elif not ended.stopped:
-                        chunks.append(chunk)
-                        size += len(chunk)
-                        if size > limits.output:
-                            ended.output_exceeded = self._stop(ended)
-                            deadline = time.perf_counter() + 10.0
-        ended.stdout = b"".join(chunks)[: limits.output]
+                        selector.unregister(fd)
+                        continue
+                    if ended.stopped:
+                        continue
+                    sizes[fd] += len(chunk)
+                    chunks[fd].append(chunk)
+                    if streams[fd] < 0 and sizes[fd] > 2 * STDERR_KEPT:  # keep only the end
+                        kept = b"".join(chunks[fd])[-STDERR_KEPT:]
+                        chunks[fd] = [kept]
+                    if sizes[fd] > abs(streams[fd]):
+                        ended.output_exceeded = self._stop(ended)
+                        deadline = time.perf_counter() + 10.0
+        for fd, cap in streams.items():
+            ended.read[fd] = b"".join(chunks[fd])[: max(cap, 0) or None]
         return ended
 
     def _stop(self, ended: _Ended) -> bool:
@@ -224,16 +378,22 @@ class Launcher:
             self.process.kill()
             self.process.wait()
         if self.group is not None:
-            _remove_group(self.group)
+            self.group.remove()
+
+
+def _group_limits(limits: Limits) -> tuple[int, int]:
+    """A launcher's cgroup: the run's processes, plus the launcher, bubblewrap's two and the collecting
+    shell; its memory, plus both tmpfs and room for the launcher and bubblewrap."""
+    return limits.processes + 5, limits.memory + 2 * limits.scratch + 64 * MiB
 
 
 @dataclass(slots=True)
 class _Ended:
-    """How a run ended, as the launcher and the standard output told it."""
+    """How a run ended, as the launcher and the pipes told it."""
 
     status: int = 0
     cpu: float = 0.0
-    stdout: bytes = b""
+    read: dict[int, bytes] = field(default_factory=dict)
     stopped: bool = False
     timed_out: bool = False
     output_exceeded: bool = False
@@ -243,7 +403,7 @@ class _Launchers:
     """Idle launchers, reused by whichever thread runs next; closed when the program exits."""
 
     def __init__(self, namespaces: bool = True) -> None:
-        self.namespaces = namespaces  # False: as where namespaces are not available (tests)
+        self.namespaces = namespaces  # False: as where no sandbox can be had (tests)
         self.lock = threading.Lock()
         self.idle: list[Launcher] = []
         self.started: list[Launcher] = []
@@ -257,7 +417,7 @@ class _Launchers:
             self._drop(launcher)  # it died while idle (killed from outside)
             launcher = None
         if launcher is None:
-            launcher = Launcher(limits.processes, self.namespaces)
+            launcher = Launcher(limits)
             with self.lock:
                 self.started.append(launcher)
         try:
@@ -281,110 +441,6 @@ class _Launchers:
 
 
 _LAUNCHERS = _Launchers()
-
-
-def isolated() -> bool:
-    """Whether runs here get their own namespaces (and so no network and read-only project folders)."""
-    with _LAUNCHERS.borrow(Limits()) as launcher:
-        return launcher.isolated
-
-
-def _rlimits(limits: Limits, isolated: bool) -> list[tuple[int, int]]:
-    rlimits = [
-        (resource.RLIMIT_CPU, limits.cpu),
-        (resource.RLIMIT_AS, limits.memory),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_CORE, 0),
-    ]
-    if os.geteuid() != 0 or not isolated:
-        rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
-    return rlimits
-
-
-@lru_cache(maxsize=16)
-def _mounts(read_only: tuple[Path, ...]) -> tuple[str, ...]:
-    """The folders to make read-only; never one that holds the working directories, which must stay writable."""
-    runs_in = Path(tempfile.gettempdir()).resolve()
-    return tuple(str(p) for p in read_only if p.is_dir() and not runs_in.is_relative_to(p.resolve()))
-
-
-def run(
-    argv: list[str],
-    stdin: Path | None,
-    limits: Limits,
-    *,
-    files: dict[str, bytes] | None = None,
-    read_only: tuple[Path, ...] = (),
-    stdin_file: str | None = None,
-) -> tuple[RunResult, Path]:
-    """Run ``argv`` in a fresh working directory holding ``files``; returns the result and the directory.
-
-    Standard input comes from ``stdin`` or from ``stdin_file``, one of ``files``. The caller removes
-    the directory (``cleanup``) after reading anything the program wrote.
-    """
-    workdir = Path(tempfile.mkdtemp(prefix="site-builder-run-"))
-    for name, data in (files or {}).items():
-        target = workdir / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    if stdin_file is not None:
-        stdin = workdir / stdin_file
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir),
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONIOENCODING": "utf-8",
-    }
-    stderr_path = workdir / ".stderr"
-    with _LAUNCHERS.borrow(limits) as launcher:
-        request = {
-            "argv": argv,
-            "cwd": str(workdir),
-            "env": env,
-            "rlimits": _rlimits(limits, launcher.isolated),
-            "read_only": _mounts(read_only) if launcher.isolated else (),
-        }
-        read_end, write_end = os.pipe()
-        try:
-            with open(stdin or os.devnull, "rb") as given, open(stderr_path, "wb") as err:
-                started = time.perf_counter()
-                try:
-                    launcher.start(request, [given.fileno(), write_end, err.fileno()], limits.processes)
-                finally:
-                    os.close(write_end)  # the program holds the only writing end left
-            ended = launcher.follow(read_end, limits, started)
-        finally:
-            os.close(read_end)
-        wall = time.perf_counter() - started
-    code = os.waitstatus_to_exitcode(ended.status)
-    result = RunResult(
-        exit_code=code if code >= 0 else None,
-        signal=-code if code < 0 else None,
-        wall=wall,
-        cpu=ended.cpu,
-        stdout=ended.stdout,
-        stderr=_tail(stderr_path),
-        timed_out=ended.timed_out,
-        output_exceeded=ended.output_exceeded,
-    )
-    return result, workdir
-
-
-def cleanup(workdir: Path) -> None:
-    shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _tail(path: Path, size: int = 8192) -> str:
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, path.stat().st_size - size))
-            return handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _running_processes() -> int:

@@ -124,10 +124,12 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     write_atomic(path, json.dumps(data, sort_keys=True).encode("utf-8"))
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write through a temporary file and a rename, so readers never see half a file. (The dev
     server's threads may write one file at once: each writes its own temporary file.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     tmp.write_bytes(data)
+    if mode is not None:
+        tmp.chmod(mode)
     os.replace(tmp, path)

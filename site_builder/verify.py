@@ -7,6 +7,7 @@ can change them, so a rebuild where nothing relevant changed starts no process a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -36,7 +37,7 @@ from .sandbox import Limits, RunResult
 from .store import JsonStore, write_atomic
 
 SHOWN_OUTPUT = 64 * 1024
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
 CXX_FLAGS = ("-O2", "-std=c++17")
 STDCXX = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<bits/stdc\+\+\.h>", re.MULTILINE)
 Progress = Callable[[int, int], None]
@@ -49,7 +50,6 @@ class VerifyOptions:
     jobs: int = 2
     rerun: bool = False
     cache_dir: Path = Path(".cache")
-    read_only: tuple[Path, ...] = ()
     time_limit: float = 10.0
     memory: int = 1024 * sandbox.MiB
 
@@ -61,6 +61,7 @@ class Solver:
     source: str
     argv: tuple[str, ...]  # run inside the working directory holding the source
     note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
+    program: Path | None = None  # a compiled solver, shown to the run as ``./program``
 
     @property
     def hash(self) -> str:
@@ -86,6 +87,7 @@ class ValidatorProgram:
     digest: str  # of every file and argument, for the verdict cache
     note: str = ""  # why it cannot run
     broken: bool = False  # the note is the package's fault (a compile error), not this machine's
+    program: Path | None = None  # a compiled validator, shown to the run as ``./validator``
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,7 @@ class Verifier:
     def __init__(self, options: VerifyOptions) -> None:
         self.options = options
         self.cache = ResultCache(options.cache_dir / "verify.json")
-        self.compiler = Compiler(options.cache_dir / "cpp")
+        self.compiler = Compiler(options.cache_dir / "cpp", options.rerun)
         # The part of every entry's key that is not the entry's (see ``_entry_key``).
         self.settings = _json_list(
             [
@@ -289,13 +291,37 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         if item is None or item.text is None:
             continue
         files = _solver_files(name, item.text)
-        if language_for(name) == "python":
-            argv = (options.interpreter, *files)  # the source's own file name
+        if unsafe := _unsafe_name(files):
+            solvers.append(Solver(name, language_for(name) or "", item.text, (), unsafe))
+        elif language_for(name) == "python":
+            argv = (python_runtime(options.interpreter)[0], *files)  # the source's own file name
             solvers.append(Solver(name, "python", item.text, argv, interactive))
-            continue
-        binary, note = compiler.compile_files(files) if not interactive else (None, interactive)
-        solvers.append(Solver(name, "cpp", item.text, (str(binary),) if binary else (), note))
+        else:
+            binary, note = compiler.compile_files(files) if not interactive else (None, interactive)
+            solvers.append(Solver(name, "cpp", item.text, (PROGRAM,) if binary else (), note, binary))
     return solvers
+
+
+PROGRAM = "./program"
+
+
+def _unsafe_name(files: dict[str, str]) -> str:
+    """Why these archive files cannot be handed to a program: a name that reads as an option."""
+    bad = sorted(n for n in files if n.rsplit("/", 1)[-1].startswith(("-", "@")))
+    return f"not run: a file name may not start with '-' or '@' ({', '.join(bad)})" if bad else ""
+
+
+@lru_cache(maxsize=8)
+def python_runtime(interpreter: str) -> tuple[str, tuple[Path, ...]]:
+    """The interpreter as a run starts it (its real path), and the folders outside ``/usr`` that it
+    needs, which the sandbox shows read-only: its prefix, and a virtual environment's base."""
+    real = Path(os.path.realpath(interpreter))
+    prefixes = {real.parent.parent}
+    if real == Path(os.path.realpath(sys.executable)):
+        prefixes.add(Path(os.path.realpath(sys.base_prefix)))
+    usr = Path("/usr")
+    binds = tuple(sorted(p for p in prefixes if p != usr and not p.is_relative_to(usr) and p != Path("/")))
+    return str(real), binds
 
 
 def _solver_files(name: str, text: str) -> dict[str, str]:
@@ -317,8 +343,11 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     args = source.meta.validator_args if source.meta.package else ()
     name = f"{spec.folder}/" if spec.folder else spec.main
     digest = hashlib.sha256(json.dumps([sorted(files.items()), args, spec.main]).encode()).hexdigest()
+    if unsafe := _unsafe_name(files):
+        return ValidatorProgram(name, (), (), args, digest, f"{name}: {unsafe}", True)
     if spec.language == "python":
-        return ValidatorProgram(name, (options.interpreter, spec.main), tuple(files.items()), args, digest)
+        argv = (python_runtime(options.interpreter)[0], spec.main)
+        return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
     if spec.language == "cpp":
         binary, note = compiler.compile_files(files)
         if binary is None and note == NO_COMPILER:
@@ -326,7 +355,7 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
             return ValidatorProgram(name, (), (), args, digest, note)
         if binary is None:
             return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
-        return ValidatorProgram(name, (str(binary),), (), args, digest)
+        return ValidatorProgram(name, ("./validator",), (), args, digest, program=binary)
     note = f"{name} is written in {spec.language}, which the build cannot run; outputs were not judged"
     return ValidatorProgram(name, (), (), args, digest, note)
 
@@ -371,16 +400,24 @@ def _text_digest(text: str) -> str:
 
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
-    files = {job.solver.filename: job.solver.source.encode()} if job.solver.language == "python" else {}
-    result, workdir = sandbox.run(
-        list(job.solver.argv),
-        job.archive_dir / job.sample.input_file,
+    solver = job.solver
+    files = {solver.filename: solver.source.encode()} if solver.language == "python" else {}
+    try:
+        stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
+    except OSError as error:
+        return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {job.sample.input_file}: {error.strerror}")
+    result = sandbox.run(
+        list(solver.argv),
+        stdin,
         job.limits,
         files=files,
-        read_only=options.read_only,
+        mounts={"program": solver.program} if solver.program else None,
+        binds=python_runtime(options.interpreter)[1] if solver.language == "python" else (),
     )
-    sandbox.cleanup(workdir)
     return judge(job, result, options)
+
+
+MAX_SAMPLE = 256 * sandbox.MiB
 
 
 def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
@@ -435,22 +472,19 @@ def _custom_check(
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
     files = {name: text.encode() for name, text in validator.files}
-    files.update(
-        {
-            "input": job.sample.input.encode(),
-            "answer": job.sample.answer.encode(),
-            "output": output,
-            "feedback/.keep": b"",
-        }
-    )
+    files.update({"input": job.sample.input.encode(), "answer": job.sample.answer.encode()})
     argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
-    result, workdir = sandbox.run(argv, None, job.limits, files=files, read_only=options.read_only, stdin_file="output")
-    try:
-        message = (workdir / "feedback" / "judgemessage.txt").read_text("utf-8", "replace").strip()[:2000]
-    except OSError:
-        message = ""
-    finally:
-        sandbox.cleanup(workdir)
+    result = sandbox.run(
+        argv,
+        output,
+        job.limits,
+        files=files,
+        mounts={"validator": validator.program} if validator.program else None,
+        binds=python_runtime(options.interpreter)[1] if validator.program is None else (),
+        dirs=("feedback",),
+        collect="feedback/judgemessage.txt",
+    )
+    message = result.collected[:8192].decode("utf-8", "replace").strip()[:2000]
     if result.exit_code == 42:
         return verdict("AC", message)
     if result.exit_code == 43:
@@ -464,8 +498,9 @@ def _custom_check(
 class Compiler:
     """Compiles C++ solvers once per source (and compiler version), into the cache."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, rerun: bool = False) -> None:
         self.folder = folder
+        self.rerun = rerun  # compile again what failed before
         self.gxx = shutil.which("g++")
         self.version = _command_version([self.gxx, "--version"]) if self.gxx else ""
         key = hashlib.sha256(json.dumps([self.version, CXX_FLAGS]).encode()).hexdigest()[:16]
@@ -481,7 +516,7 @@ class Compiler:
         if binary.is_file():
             return binary, ""
         error_file = binary.with_name("compile-error.txt")
-        if error_file.is_file():
+        if error_file.is_file() and not self.rerun:
             return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
         return self._compile(files, binary, error_file)
 
@@ -518,34 +553,35 @@ class Compiler:
         return self.folder / key / "program"
 
     def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
-        """Compile in a folder of this call's own, then rename the program (or write the error) into
-        place: builds sharing the cache (``make site`` beside ``make serve``) may compile it at once."""
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="src-", dir=binary.parent))
+        """Compile in the sandbox; the program comes back on a pipe and is renamed into place (builds
+        sharing the cache, ``make site`` beside ``make serve``, may compile it at once). What the
+        sandbox reports is the source's doing (an error, a time or memory limit) and is kept, for
+        ``--rerun`` to try again; a failure of this machine (the sandbox, the cache's disk) is not."""
+        sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
+        assert self.gxx is not None
+        headers = self._header_flags(files, sources)
+        argv = [self.gxx, *CXX_FLAGS, *headers, "-o", "program", *(f"./{name}" for name in sources)]
         try:
-            for name, text in files.items():
-                (work / name).write_text(text, encoding="utf-8")
-            sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
-            assert self.gxx is not None
+            result = sandbox.run(
+                argv,
+                None,
+                COMPILE_LIMITS,
+                files={name: text.encode() for name, text in files.items()},
+                binds=(self.headers,) if headers else (),
+                collect="program",
+            )
+        except OSError as error:
+            return None, f"could not compile: {error}"
+        if result.exit_code == 0 and result.collected and not result.output_exceeded:
             try:
-                done = subprocess.run(
-                    [self.gxx, *CXX_FLAGS, *self._header_flags(files, sources), "-o", "program", *sources],
-                    cwd=work,
-                    capture_output=True,
-                    text=True,
-                    timeout=120,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                return None, "compile error: g++ took longer than 120 s"
-            if done.returncode != 0:
-                message = done.stderr[-4000:]
-                write_atomic(error_file, message.encode("utf-8"))
-                return None, "compile error:\n" + message
-            os.replace(work / "program", binary)
+                write_atomic(binary, result.collected, mode=0o755)
+            except OSError as error:
+                return None, f"could not keep the compiled program in {binary.parent}: {error.strerror}"
             return binary, ""
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        message = _compile_failure(result)
+        with contextlib.suppress(OSError):
+            write_atomic(error_file, message.encode("utf-8"))
+        return None, "compile error:\n" + message
 
     def _header_flags(self, files: dict[str, str], sources: list[str]) -> list[str]:
         """``-I`` the precompiled ``<bits/stdc++.h>`` for sources that include it: g++ takes ~2 s to
@@ -564,7 +600,12 @@ class Compiler:
 
     def _precompile(self, target: Path) -> None:
         assert self.gxx is not None
-        work = Path(tempfile.mkdtemp(prefix="src-", dir=self.folder))  # made by ``_compile``, the only caller
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix="src-", dir=self.folder))
+        except OSError:
+            self._precompile_failed = True
+            return
         try:
             (work / "all.h").write_text("#include <bits/stdc++.h>\n", encoding="utf-8")
             argv = [self.gxx, *CXX_FLAGS, "-x", "c++-header", "all.h", "-o", "all.h.gch"]
@@ -580,6 +621,29 @@ class Compiler:
             log.debug("precompiling <bits/stdc++.h> failed", exc_info=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+COMPILE_LIMITS = Limits(
+    wall=60.0,
+    memory=2048 * sandbox.MiB,
+    output=256 * sandbox.MiB,
+    file_size=256 * sandbox.MiB,
+    scratch=512 * sandbox.MiB,
+)
+
+
+def _compile_failure(result: RunResult) -> str:
+    """Why a compile made no program, in g++'s words where it has any."""
+    if result.timed_out:
+        return f"g++ took longer than {COMPILE_LIMITS.wall:g} s (run the build with --rerun to try again)"
+    if result.output_exceeded:
+        return f"the program or g++'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
+    text = result.stderr[-4000:]
+    if result.signal is not None:
+        text += (
+            f"\ng++ was killed by signal {result.signal} (over {COMPILE_LIMITS.memory // sandbox.MiB} MiB of memory?)"
+        )
+    return text.strip() or f"g++ failed with exit code {result.exit_code} and no message"
 
 
 class ResultCache(JsonStore):

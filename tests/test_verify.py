@@ -48,7 +48,7 @@ EXPECTED = {
 
 def verify(archive: Path, tmp_path: Path, **kwargs: object) -> VerifyReport:
     sources, _ = load_archive(archive, "archive")
-    settings: dict[str, object] = {"read_only": (archive,), **kwargs}
+    settings: dict[str, object] = dict(kwargs)
     options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=2, **settings)  # type: ignore[arg-type]
     return verify_entries(sources, archive, options)
 
@@ -177,7 +177,7 @@ def test_a_run_over_the_whole_archive_forgets_verdicts_no_job_asked_for(
     make_archive: ArchiveMaker, tmp_path: Path
 ) -> None:
     archive = make_archive(entry("one", ADD))
-    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
     kept = tmp_path / "cache" / "verify.json"
 
     def run(whole: bool) -> tuple[int, int]:
@@ -200,7 +200,7 @@ def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_change
     cpp = '#include <cstdio>\nint main(){long long a,b;std::scanf("%lld %lld",&a,&b);std::printf("%lld\\n",a+b);}\n'
     write_up = {"solution.md": "## Idea\n\nAdd them.\n"}
     archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}) | entry("py", ADD, extra=write_up))
-    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
     kept = tmp_path / "cache" / "verify.json"
     planned: list[str] = []
     jobs = verifying._jobs
@@ -260,7 +260,7 @@ def test_a_run_over_the_whole_archive_deletes_programs_no_solver_needs(
 ) -> None:
     cpp = '#include <cstdio>\nint main(){std::puts("5");}\n'
     archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}))
-    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1, read_only=(archive,))
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
     programs = tmp_path / "cache" / "cpp"
 
     def run(whole: bool) -> list[str]:
@@ -304,33 +304,34 @@ def test_fork_bomb_is_contained(make_archive: ArchiveMaker, tmp_path: Path) -> N
     assert [pid for pid in leftovers if Path(f"/proc/{pid}/cwd").resolve().name.startswith("site-builder-run-")] == []
 
 
-def test_read_only_folders_never_cover_the_working_directories(make_archive: ArchiveMaker, tmp_path: Path) -> None:
-    """An output folder under /tmp must not make every run's working directory read-only."""
-    import tempfile
-
-    code = "open('scratch.txt', 'w').write('x')\nprint(5)\n"
+def test_a_solver_may_write_in_its_working_folder_and_tmp(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    code = "open('scratch.txt', 'w').write('x')\nopen('/tmp/more.txt', 'w').write('y')\nprint(5)\n"
     archive = make_archive(entry("scratch", code))
-    report = verify(archive, tmp_path, read_only=(Path(tempfile.gettempdir()), archive))
+    report = verify(archive, tmp_path)
     assert report.runs["t/A-scratch"][0].verdicts[0].code == "AC"
 
 
 def test_solver_has_no_network(make_archive: ArchiveMaker, tmp_path: Path) -> None:
-    """A solver that opens a socket gets an error instead of a connection (where namespaces are available)."""
+    """A solver cannot reach a server on the host's loopback: its network namespace has its own."""
+    import socket
+
     from site_builder.sandbox import isolated
 
     if not isolated():
-        pytest.skip("no network namespace on this machine (unshare is not available)")
-    code = (
-        "import socket\n"
-        "try:\n"
-        "    socket.create_connection(('127.0.0.1', 22), timeout=2)\n"
-        "    print('connected')\n"
-        "except OSError as e:\n"
-        "    print('refused', e.errno)\n"
-    )
-    archive = make_archive(entry("net", code, answer="refused 101\n"))
-    verdict = verify(archive, tmp_path).runs["t/A-net"][0].verdicts[0]
-    assert (verdict.code, verdict.output) == ("AC", "refused 101\n")  # ENETUNREACH: no interface at all
+        pytest.skip("no sandbox on this machine (bubblewrap is not available)")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+            "    print('connected')\n"
+            "except OSError as e:\n"
+            "    print('refused', e.errno)\n"
+        )
+        archive = make_archive(entry("net", code, answer="refused 111\n"))
+        verdict = verify(archive, tmp_path).runs["t/A-net"][0].verdicts[0]
+    assert (verdict.code, verdict.output) == ("AC", "refused 111\n")  # ECONNREFUSED: nobody listens there
 
 
 def test_verdict_keys_are_the_json_they_always_were() -> None:
@@ -365,13 +366,19 @@ def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
     from site_builder import verify
 
     calls: list[list[str]] = []
-    real_run = subprocess.run
+    real_run, real_sandboxed = subprocess.run, verify.sandbox.run
+    verify.sandbox.isolation_level()  # probed before recording starts
 
     def recording(argv: list[str], *args: object, **kwargs: object) -> object:
         calls.append([str(a) for a in argv])
         return real_run(argv, *args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(verify.subprocess, "run", recording)
+    def sandboxed(argv: list[str], *args: object, **kwargs: object) -> object:
+        calls.append([str(a) for a in argv])
+        return real_sandboxed(argv, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verify.subprocess, "run", recording)  # precompiling the header (no archive code)
+    monkeypatch.setattr(verify.sandbox, "run", sandboxed)  # compiling the sources
     compiler = verify.Compiler(tmp_path / "cpp")
     program = '#include <bits/stdc++.h>\nint main(){long long a,b; std::cin>>a>>b; std::cout<<a OP b<<"\\n";}\n'
     made = compiler.headers / "bits" / "stdc++.h.gch"

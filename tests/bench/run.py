@@ -204,9 +204,7 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
         return time.perf_counter() - started
 
     def run_ours(group) -> float:  # type: ignore[no-untyped-def]
-        options = VerifyOptions(
-            interpreter=PYTHON, jobs=workers, rerun=True, cache_dir=work / "verify-cache", read_only=(archive,)
-        )
+        options = VerifyOptions(interpreter=PYTHON, jobs=workers, rerun=True, cache_dir=work / "verify-cache")
         started = time.perf_counter()
         verify_entries(group, archive, options)
         return time.perf_counter() - started

@@ -1,0 +1,333 @@
+"""The red-team corpus: archives that attack the machine that builds them, and what must hold.
+
+Each test builds a small hostile archive as a contributor could write it and asserts that the host
+is untouched: no marker file outside the run, no host secret and no builder environment variable
+in any published file, a bounded build with the right verdict, no process left behind. The
+control tests run the same attacks without a sandbox, to show that each one is real.
+
+They run as whoever runs the tests: as root in CI, and as an unprivileged user where ``.ci/run``
+can make one (``SITE_BUILDER_REDTEAM_USER``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ArchiveMaker, options_for
+
+from site_builder import sandbox, verify
+from site_builder.build import build_site
+from site_builder.sandbox import Limits
+
+SECRET = f"redteam-secret-{uuid.uuid4().hex}"
+ADD_IN, ADD_ANS = "2 3\n", "5\n"
+
+pytestmark = pytest.mark.skipif(not sandbox.isolated(), reason="no sandbox here: bubblewrap is not available")
+
+
+@pytest.fixture
+def secret(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A credential in the builder's environment, as CI's deploy token is."""
+    monkeypatch.setenv("DEPLOY_TOKEN", SECRET)
+    return SECRET
+
+
+@pytest.fixture
+def markers(tmp_path: Path) -> Iterator[list[Path]]:
+    """Places a run must never write: beside the test, in the host's /tmp and /dev/shm."""
+    tag = uuid.uuid4().hex
+    paths = [tmp_path / "host" / f"marker-{tag}", Path(f"/tmp/redteam-{tag}"), Path(f"/dev/shm/redteam-{tag}")]
+    (tmp_path / "host").mkdir()
+    yield paths
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def host_secrets() -> list[str]:
+    """Text of the host's that must never be published: what of /etc/shadow this user can read."""
+    try:
+        lines = Path("/etc/shadow").read_text().splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if line.split(":")[1:2] not in ([""], ["*"], ["!"], ["!*"])] or lines[:1]
+
+
+def published_text(site: Path) -> bytes:
+    return b"\n".join(p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file() and not p.is_symlink())
+
+
+def build(archive: Path, tmp_path: Path) -> tuple[Path, float]:
+    out = tmp_path / "site"
+    started = time.perf_counter()
+    build_site(options_for(archive, out, verify=True))
+    return out, time.perf_counter() - started
+
+
+def entry(code: str, *, extra: dict[str, str] | None = None, name: str = "A-x") -> dict[str, str | bytes]:
+    base = f"t/{name}"
+    files: dict[str, str | bytes] = {
+        f"{base}/problem.yaml": "time_limit: 3\n",
+        f"{base}/solution.py": code,
+        f"{base}/samples/1.in": ADD_IN,
+        f"{base}/samples/1.ans": ADD_ANS,
+    }
+    files.update({f"{base}/{k}": v for k, v in (extra or {}).items()})
+    return files
+
+
+def verdicts(out: Path) -> dict[str, list[str]]:
+    import json
+
+    found: dict[str, list[str]] = {}
+    for result in json.loads((out / "verification.json").read_text())["results"]:
+        found.setdefault(f"{result['entry']}/{result['solver']}", []).append(result["verdict"])
+    return found
+
+
+# What a hostile solver tries, printed to standard output, which the entry page publishes.
+PROBE = textwrap.dedent(
+    """
+    import ctypes, glob, os, socket
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = []
+
+    def attempt(label, action):
+        try:
+            found.append(f"{label}: {action()!r}"[:4000])
+        except BaseException as error:
+            found.append(f"{label}: {type(error).__name__} {error}"[:400])
+
+    def call(result):
+        return (result, ctypes.get_errno())
+
+    attempt("uid", lambda: (os.getuid(), os.geteuid()))
+    attempt("caps", lambda: [l for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "NoNewPrivs"))])
+    attempt("environment", lambda: dict(os.environ))
+    for path in sorted(glob.glob("/proc/[0-9]*/environ")):
+        attempt(path, lambda path=path: open(path, "rb").read())
+    for path in ["/etc/shadow", "/etc/passwd", "/root/.bashrc", READ_PATHS]:
+        attempt("read " + path, lambda path=path: open(path, "rb").read())
+    for path in WRITE_PATHS:
+        attempt("write " + path, lambda path=path: open(path, "w").write("pwned"))
+    attempt("umount /usr", lambda: call(libc.umount2(b"/usr", 2)))
+    attempt("remount / rw", lambda: call(libc.mount(None, b"/", None, 0x20, None)))
+    attempt("user namespace", lambda: call(libc.unshare(0x10000000)))
+    for path in sorted(glob.glob("/proc/*/ns/mnt")):
+        attempt("setns " + path, lambda path=path: call(libc.setns(os.open(path, os.O_RDONLY), 0)))
+    attempt("connect", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=1))
+    attempt("listing /", lambda: sorted(os.listdir("/")))
+    print("\\n".join(found))
+    """
+)
+
+
+def probe(write: list[Path], read: list[Path], port: int) -> str:
+    return (
+        PROBE.replace("READ_PATHS]", ", ".join(repr(str(p)) for p in read) + "]")
+        .replace("WRITE_PATHS", repr([str(p) for p in write]))
+        .replace("PORT", str(port))
+    )
+
+
+def test_a_solver_reaches_nothing_of_the_host(
+    make_archive: ArchiveMaker, tmp_path: Path, secret: str, markers: list[Path]
+) -> None:
+    import socket
+
+    cache = tmp_path / ".cache"
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        archive = make_archive({})
+        writes = [*markers, archive / "t" / "A-x" / "pwned", cache / "pwned", Path.home() / f".pwned-{markers[0].name}"]
+        code = probe(writes, [archive / "t" / "A-x" / "samples" / "1.ans", cache], server.getsockname()[1])
+        make_archive(entry(code))
+        out, seconds = build(archive, tmp_path)
+    text = published_text(out)
+    page = (out / "t" / "A-x" / "index.html").read_text()
+    assert "user namespace: (-1, 1)" in page  # the probe ran, and EPERM met it
+    assert "umount /usr: (-1, 1)" in page and "remount / rw: (-1, 1)" in page
+    assert "connect: ConnectionRefusedError" in page
+    if os.geteuid() == 0:
+        assert "uid: (65534, 65534)" in page
+    assert r"CapEff:\t0000000000000000" in page and r"NoNewPrivs:\t1" in page
+    assert secret.encode() not in text
+    for line in host_secrets():
+        assert line.encode() not in text
+    for path in writes:
+        assert not path.exists(), f"the solver wrote {path}"
+    assert not any(cache.rglob("pwned"))
+    assert verdicts(out) == {"t/A-x/solution.py": ["WA"]}
+    assert seconds < 60
+
+
+def test_control_without_the_sandbox_the_probe_does_reach_the_host(
+    make_archive: ArchiveMaker, tmp_path: Path, secret: str, markers: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same attack where no sandbox can be had: it writes its markers and prints the secret."""
+    monkeypatch.setattr(sandbox, "_LAUNCHERS", sandbox._Launchers(namespaces=False))
+    archive = make_archive(entry(probe(markers[:1], [], 9)))
+    out, _ = build(archive, tmp_path)
+    assert markers[0].exists()
+    assert secret.encode() in published_text(out)
+
+
+def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
+    make_archive: ArchiveMaker, tmp_path: Path, markers: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    monkeypatch.setattr(verify, "COMPILE_LIMITS", Limits(wall=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20))
+    main = "int main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"
+    package = {
+        "t/P-pkg/problem.yaml": "problem_format_version: 2025-09\nname: Package\n",
+        "t/P-pkg/data/sample/1.in": ADD_IN,
+        "t/P-pkg/data/sample/1.ans": ADD_ANS,
+        "t/P-pkg/submissions/accepted/a.py": "a, b = map(int, input().split())\nprint(a + b)\n",
+        "t/P-pkg/output_validator/validator.cpp": "int main(){return 42;}\n",
+        "t/P-pkg/output_validator/@opts.cc": f"-wrapper /bin/sh,-c,touch\\ {markers[0]}\n",
+    }
+    cpp = {
+        "passwd": '#include "/etc/passwd"\n',
+        "shadow": 'asm(".incbin \\"/etc/shadow\\"");\n',
+        "zero": '#include "/dev/zero"\n',
+        "stdin": '#include "/dev/stdin"\n',
+        # Each constant is under g++'s operation limit; there are 5,000 of them, minutes of work.
+        "bomb": "#include <utility>\nconstexpr long f(long k){ long s = 0; for (long i = 0; i < 1000000; ++i)"
+        " s += (i ^ k) & 1; return s; }\ntemplate<long K> constexpr long v = f(K);\n"
+        "template<long... K> long total(std::integer_sequence<long, K...>) { return (v<K> + ...); }\n"
+        "long all = total(std::make_integer_sequence<long, 5000>{});\n",
+    }
+    files: dict[str, str | bytes] = dict(package)
+    for name, source in cpp.items():
+        files |= entry("print(5)\n", extra={"solution.cpp": "#include <iostream>\n" + source + main}, name=f"C-{name}")
+    archive = make_archive(files)
+    out, seconds = build(archive, tmp_path)
+    text = published_text(out)
+    assert not markers[0].exists()
+    assert "may not start with" in (out / "t" / "P-pkg" / "index.html").read_text()
+    passwd = Path("/etc/passwd").read_text().splitlines()[0]
+    assert passwd.encode() not in text.replace(b"/etc/passwd", b"")
+    for line in host_secrets():
+        assert line.encode() not in text
+    pages = {name: (out / "t" / f"C-{name}" / "index.html").read_text() for name in cpp}
+    assert "/etc/passwd: No such file or directory" in pages["passwd"]
+    assert "/etc/shadow" in pages["shadow"] and "redefinition" not in pages["shadow"]
+    assert "out of memory" in pages["zero"]
+    assert "g++ took longer than 8 s" in pages["bomb"]
+    assert "does not compile" not in pages["stdin"] and "compile error" not in pages["stdin"]  # stdin is empty
+    assert verdicts(out)["t/C-stdin/solution.cpp"] == ["AC"]
+    assert seconds < 120
+    assert alive("cc1plus") == []
+
+
+def alive(name: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True).stdout.split()
+    return [pid for pid in found if Path(f"/proc/{pid}/stat").exists()]
+
+
+def test_checker_feedback_comes_through_a_pipe_never_a_link_or_a_fifo(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    checker = textwrap.dedent(
+        """
+        import os, sys
+        kind = open(sys.argv[1]).read().split()[0]
+        path = os.path.join(sys.argv[3], "judgemessage.txt")
+        if kind == "2":
+            os.mkfifo(path)
+        else:
+            os.symlink("/etc/shadow", path)
+        sys.exit(42)
+        """
+    )
+    files: dict[str, str | bytes] = {}
+    for name, given in (("A-fifo", "2 3\n"), ("A-link", "1 4\n")):
+        files |= entry("a, b = map(int, input().split())\nprint(a + b)\n", extra={"checker.py": checker}, name=name)
+        files[f"t/{name}/samples/1.in"] = given
+    archive = make_archive(files)
+    out, seconds = build(archive, tmp_path)
+    found = verdicts(out)
+    assert found["t/A-link/solution.py"] == ["AC"]  # the link points at nothing the sandbox has
+    assert found["t/A-fifo/solution.py"] == ["CE"]  # the copy waits on the FIFO until the time limit
+    for line in host_secrets():
+        assert line.encode() not in published_text(out)
+    assert seconds < 60
+
+
+def test_git_obeys_nothing_the_archive_configures(
+    make_archive: ArchiveMaker, tmp_path: Path, markers: list[Path]
+) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    archive = make_archive(entry("print(5)\n"))
+    program = tmp_path / "host" / "gpg"
+    program.write_text(f"#!/bin/sh\ntouch {markers[0]}\n")
+    program.chmod(0o755)
+    git = ["git", "-C", str(archive), "-c", "user.name=x", "-c", "user.email=x@x"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    tree = subprocess.run([*git, "write-tree"], check=True, capture_output=True, text=True).stdout.strip()
+    signed = (
+        f"tree {tree}\nauthor x <x@x> 1700000000 +0000\ncommitter x <x@x> 1700000000 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nsigned\n"
+    )
+    made = subprocess.run(
+        [*git, "hash-object", "-t", "commit", "-w", "--stdin"], input=signed, check=True, capture_output=True, text=True
+    )
+    subprocess.run([*git, "update-ref", "HEAD", made.stdout.strip()], check=True)
+    subprocess.run([*git, "config", "log.showSignature", "true"], check=True)
+    subprocess.run([*git, "config", "gpg.program", str(program)], check=True)
+    # Control: git as the builder used to run it does run the program.
+    subprocess.run(["git", "-C", str(archive), "log", "-1"], capture_output=True, check=False)
+    assert markers[0].exists()
+    markers[0].unlink()
+    out, _ = build(archive, tmp_path)
+    assert not markers[0].exists()
+    assert (out / "t" / "A-x" / "index.html").is_file()
+
+
+def test_the_sandbox_leaves_no_process_and_no_run_folder(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    code = textwrap.dedent(
+        f"""
+        import os, subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "{tag}"], start_new_session=True)
+        if os.fork() == 0:
+            os.setsid()
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(120)", "{tag}"])
+        open("/tmp/left-{tag}", "w").write("x")
+        open("/dev/shm/left-{tag}", "w").write("x")
+        print(5)
+        """
+    )
+    before = set(Path("/tmp").glob("site-builder-run-*"))
+    archive = make_archive(entry(code))
+    out, _ = build(archive, tmp_path)
+    assert verdicts(out) == {"t/A-x/solution.py": ["AC"]}
+    found = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
+    assert [pid for pid in found if int(pid) != os.getpid()] == []
+    assert not Path(f"/tmp/left-{tag}").exists() and not Path(f"/dev/shm/left-{tag}").exists()
+    assert set(Path("/tmp").glob("site-builder-run-*")) == before
+
+
+def test_isolation_is_reported_and_strict_refuses_without_it(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive(entry("print(5)\n"))
+    argv = [sys.executable, "-m", "site_builder.cli", "build", "--archive", str(archive), "--out", str(tmp_path / "s")]
+    argv += ["--cache", str(tmp_path / "c"), "--strict"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    assert done.stdout.startswith("Sandbox: bubblewrap"), done.stdout + done.stderr
+    env = {**os.environ, "PATH": str(tmp_path / "empty")}  # no bwrap on the PATH
+    (tmp_path / "empty").mkdir()
+    argv[argv.index("--out") + 1] = str(tmp_path / "s2")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 1
+    assert "without a sandbox" in done.stderr and "bubblewrap (bwrap) is not installed" in done.stderr
+    assert not (tmp_path / "s2").exists()
