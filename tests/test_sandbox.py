@@ -152,7 +152,7 @@ def test_limits_and_environment_reach_the_program(launchers: sandbox._Launchers)
 
 def test_a_missing_program_is_a_failed_run_with_a_reason(launchers: sandbox._Launchers) -> None:
     result = sandbox.run(["no-such-program-here"], None, Limits(wall=2))
-    assert result.exit_code == 127
+    assert result.exit_code in (1, 127)  # bubblewrap's own failure, or setpriv's, or the launcher's
     assert "no-such-program-here" in result.stderr and "No such file" in result.stderr
 
 
