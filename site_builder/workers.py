@@ -14,8 +14,11 @@ pays that cost meanwhile. This module imports no renderer itself, so that the wo
 
 from __future__ import annotations
 
+import os
 import pickle
 import signal
+import threading
+import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -140,12 +143,26 @@ def _start_worker(setup: Setup) -> None:
     """A worker's start: prepare what its first entry would otherwise pay for."""
     global _SETUP
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the builder's: it stops the workers
+    _die_with_builder()
     setup.math.detach()  # the builder's Temml process, if it has one, is not this worker's
     _SETUP = setup
     from .highlight import prepare
 
     prepare({language for name in USUAL_FILES if (language := language_for(name))})
     setup.math.warm_up()
+
+
+def _die_with_builder() -> None:
+    """End this worker soon after the builder ends, however it ends (a SIGKILL runs no clean-up):
+    a worker left behind would also keep open every pipe it inherited, Pagefind's among them."""
+    builder = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == builder:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="builder-watch", daemon=True).start()
 
 
 def _render_in_worker(job: Job) -> _Done:
