@@ -196,12 +196,14 @@ def load_git_dates(archive: Path) -> dict[str, int]:
     if found is None:
         return {}
     top, inside = found
-    where = f"repo/{inside}" if inside else "repo"
+    repo = "/repo" if sandbox.isolated() else str(top)  # without a sandbox, where it is
+    where = f"{repo}/{inside}" if inside else repo
     settings = [arg for setting in GIT_SETTINGS for arg in ("-c", setting)]
     argv = ["git", *settings, "-C", where, "log", "--no-show-signature"]
     argv += ["--format=%x00%ct", "--name-only", "--relative", "--no-renames", "--", "."]
     try:
-        result = sandbox.run(argv, None, GIT_LIMITS, mounts={"repo/.git": top / ".git"}, dirs=(where,))
+        shown = sandbox.Toolchain(((str(top / ".git"), "/repo/.git"),), dirs=(where,))
+        result = sandbox.run(argv, None, GIT_LIMITS, toolchain=shown)
     except (OSError, ValueError):
         log.debug("git could not run on %s", archive, exc_info=True)
         return {}

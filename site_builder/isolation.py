@@ -1,17 +1,20 @@
-"""How runs are isolated on this machine, and the bubblewrap command line that isolates one.
+"""How runs are isolated on this machine, and the bubblewrap command line that makes a sandbox.
 
-Every program started on the archive's behalf runs under bubblewrap (``bwrap``, the sandbox
-Flatpak uses) with:
+Every program started on the archive's behalf runs in a sandbox made by bubblewrap (``bwrap``,
+the sandbox Flatpak uses). Each launcher keeps one, with ``launcher.py --inside`` as its first
+process, which starts the runs one at a time (``launcher.py`` says how a run is kept apart from
+the next). A sandbox has:
 
-- its own PID, network (no interfaces), IPC, UTS and cgroup namespaces, a private ``/proc``, a
-  minimal ``/dev``, its whole process tree killed with it;
+- its own PID, network (loopback only), IPC, UTS and cgroup namespaces, a private ``/proc``, a
+  minimal ``/dev``; everything in it dies with it;
 - a read-only view of the toolchains alone (``/usr``, the links and libraries beside it, a few
-  files of ``/etc``, and the interpreter folders the builder names), its inputs copied into a
-  size-capped tmpfs that is its working folder and ``/tmp``, another for ``/dev/shm``, and a
-  read-only root: nothing of the project, the caches, the output, the archive or any home folder;
-- no capabilities in any namespace and ``no_new_privs``: as root, bubblewrap drops to ``nobody``
-  (65534) before the program starts; as another user, the program keeps that user's id in a user
-  namespace of its own that may not make another; a seccomp filter refuses new user namespaces.
+  files of ``/etc``, and the interpreter folders the builder names), a size-capped tmpfs that is
+  the working folder ``/tmp``, another for ``/dev/shm``, and a read-only root: nothing of the
+  project, the caches, the output, the archive or any home folder;
+- no capabilities in any namespace and ``no_new_privs``: as root, the first process becomes
+  ``nobody`` (65534) with an empty bounding set before it starts any run; as another user, runs
+  keep that user's id in a user namespace of its own that may not make another; a seccomp filter
+  (``seccomp.py``) refuses new user namespaces and System V IPC.
 
 Where bubblewrap is missing or cannot start (no user namespaces for an ordinary user), runs are
 not isolated: the build says so at its start, and ``--strict`` refuses to run anything.
@@ -41,7 +44,6 @@ class Isolation:
 
     mode: str
     bwrap: str = ""
-    setpriv: str = ""
     reason: str = ""  # why runs are not isolated
 
     @property
@@ -58,37 +60,39 @@ class Isolation:
 
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """What one run sees besides the toolchains; fd numbers are the run's own (0-2 are its streams)."""
+    """What a sandbox shows besides the toolchains; fd numbers are its own (0-2 are its streams)."""
 
-    files: tuple[tuple[str, int, int], ...] = ()  # name in the working folder, fd to copy from, mode
     binds: tuple[tuple[str, str], ...] = ()  # host path, path in the sandbox (read-only)
-    dirs: tuple[str, ...] = ()  # writable folders in the working folder
+    links: tuple[tuple[str, str], ...] = ()  # target, absolute path of a symbolic link to make
+    made: tuple[tuple[str, int], ...] = ()  # absolute path of a read-only file to make, fd to copy from
+    dirs: tuple[str, ...] = ()  # absolute paths of read-only folders to make
     scratch: int = 64 << 20  # bytes in the working folder's tmpfs, and in /dev/shm's
     seccomp_fd: int = -1
 
 
 def command(isolation: Isolation, argv: list[str], spec: Spec) -> list[str]:
-    """The command line that runs ``argv`` in the working folder under ``isolation``."""
-    args = [isolation.bwrap, *_namespaces(isolation), "--die-with-parent", "--new-session"]
+    """The command line that runs ``argv`` as the first process of a new sandbox, in ``WORK``.
+
+    As root the process starts as root, with the capabilities to change its ids and drop the
+    others (``launcher.py --inside`` becomes nobody first thing); otherwise with none."""
+    args = [isolation.bwrap, *_namespaces(isolation), "--die-with-parent", "--new-session", "--as-pid-1"]
     args += _system()
     args += ["--proc", "/proc", "--dev", "/dev"]
     for where in (WORK, "/dev/shm"):
         args += ["--perms", "1777", "--size", str(spec.scratch), "--tmpfs", where]
-    made = {"/", WORK, "/usr", "/dev", "/proc"}
+    made = {"/", WORK, "/usr", "/dev", "/proc", "/dev/shm", "/etc"}
     for host, inside in spec.binds:
         args += [*_parents(inside, made), "--ro-bind", host, inside]
-    for name, fd, mode in spec.files:
-        args += [*_parents(f"{WORK}/{name}", made), "--perms", f"{mode:o}", "--file", str(fd), f"{WORK}/{name}"]
-    for name in spec.dirs:
-        args += [*_parents(f"{WORK}/{name}", made), "--perms", "0777", "--dir", f"{WORK}/{name}"]
+    for target, path in spec.links:
+        args += [*_parents(path, made), "--symlink", target, path]
+    for path, fd in spec.made:
+        args += [*_parents(path, made), "--perms", "0444", "--file", str(fd), path]
+    for path in spec.dirs:
+        args += [*_parents(path + "/", made), "--perms", "0755", "--dir", path]
     args += ["--chdir", WORK, "--remount-ro", "/"]
     if spec.seccomp_fd >= 0:
         args += ["--seccomp", str(spec.seccomp_fd)]
-    args.append("--")
-    if isolation.mode == "root":
-        args += [isolation.setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        args += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-    return args + argv
+    return [*args, "--", *argv]
 
 
 def _parents(path: str, made: set[str]) -> list[str]:
@@ -103,13 +107,9 @@ def _parents(path: str, made: set[str]) -> list[str]:
 
 def _namespaces(isolation: Isolation) -> list[str]:
     shared = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if isolation.mode == "root":  # bubblewrap as root: capabilities for setpriv alone, then none
-        return [
-            *shared,
-            "--cap-drop",
-            "ALL",
-            *(f for c in ("SETUID", "SETGID", "SETPCAP") for f in ("--cap-add", f"CAP_{c}")),
-        ]
+    if isolation.mode == "root":  # bubblewrap as root: capabilities to become nobody, then none
+        adds = [f for cap in ("SETUID", "SETGID", "SETPCAP") for f in ("--cap-add", f"CAP_{cap}")]
+        return [*shared, "--cap-drop", "ALL", *adds]
     return ["--unshare-user", "--disable-userns", *shared, "--cap-drop", "ALL"]
 
 
@@ -138,10 +138,7 @@ def detect() -> Isolation:
         return Isolation("none", reason="bubblewrap (bwrap) is not installed; apt-get install bubblewrap")
     if not seccomp.supported():
         return Isolation("none", reason=f"no seccomp filter for this machine ({os.uname().machine})")
-    setpriv = shutil.which("setpriv") or ""
-    if os.geteuid() == 0 and not setpriv:
-        return Isolation("none", reason="setpriv (util-linux) is not installed, so runs cannot drop root")
-    found = Isolation("root" if os.geteuid() == 0 else "user", bwrap, setpriv)
+    found = Isolation("root" if os.geteuid() == 0 else "user", bwrap)
     problem = _probe(found)
     return Isolation("none", reason=f"bubblewrap cannot start a sandbox here: {problem}") if problem else found
 

@@ -11,11 +11,20 @@ For a run the launcher forks a child that starts a session, takes the run's file
 cannot be. The launcher waits for it, kills its whole process group when told to (or when the
 builder's side goes away), and, a subreaper, kills and reaps whatever the run left behind.
 
-Standard library only; started as ``python -I -S launcher.py FD [--cgroup PATH]...``. Messages on
-the SOCK_SEQPACKET socket FD, in ``marshal`` format (both ends are this program's):
+Inside the sandbox the same program serves runs too (``--inside``): bubblewrap starts it once per
+launcher as the first process of the sandbox's PID namespace, and it starts each run there, so
+that a run costs a fork rather than a new sandbox. As root it first drops to ``nobody``; it is not
+dumpable, so no run can trace it or read its memory. Before a run it writes the run's files into
+its working folder; after it, it kills every other process of the namespace (``kill(-1)``, which
+spares only itself), reaps them, and empties ``/tmp`` and ``/dev/shm``: no process and no file of
+a run outlives it.
+
+Standard library only; started as ``python -I -S launcher.py FD [--cgroup PATH]... [--inside]``.
+Messages on the SOCK_SEQPACKET socket FD, in ``marshal`` format (both ends are this program's):
 
     launcher -> {"ready": True}                                      once, when ready
-    sandbox  -> {"argv", "env", "cwd", "rlimits"}                    with the run's descriptors
+    sandbox  -> {"argv", "env", "cwd", "rlimits", "streams",         with the run's descriptors:
+                 "files": [(name, mode)], "dirs": [name]}            streams, then one per file
     launcher -> {"pid": child} or {"error": text}
     sandbox  -> b"kill"                                              optional: stop the run now
     launcher -> {"status": wait status, "cpu": seconds}              when everything has ended
@@ -60,7 +69,7 @@ def _child(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
         if os.getppid() != parent:
             os._exit(137)
         os.setsid()
-        moved = [os.dup(fd) for fd in fds]  # above every target, so that no dup2 overwrites a source
+        moved = [os.dup(fd) for fd in fds[: request.get("streams", len(fds))]]  # above every target
         for target, fd in enumerate(moved):
             os.dup2(fd, target)
         os.closerange(len(moved), 1 << 16)
@@ -96,6 +105,79 @@ def _wait(child: int, sock: socket.socket) -> tuple[int, float]:
     _kill(child)  # the child is not reaped yet, so its process group cannot be anybody else's
     _, status, usage = os.wait4(child, 0)
     return status, usage.ru_utime + usage.ru_stime
+
+
+NOBODY = 65534
+PR_CAPBSET_DROP = 24
+PR_SET_DUMPABLE = 4
+SCRATCH = ("/tmp", "/dev/shm")
+
+
+def _become_nobody() -> None:
+    """Inside the sandbox as root: drop every capability for good, then become nobody."""
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:  # EINVAL: no such cap
+            raise OSError(ctypes.get_errno(), "cannot drop a capability")
+    os.setgroups([])
+    os.setresgid(NOBODY, NOBODY, NOBODY)
+    os.setresuid(NOBODY, NOBODY, NOBODY)
+    if os.getuid() != NOBODY or os.geteuid() != NOBODY:
+        raise OSError(1, "still root")
+
+
+def _prepare(request: dict[str, Any], fds: list[int]) -> None:
+    """Inside: the run's working folder, with its files and folders (names checked by the sandbox)."""
+    work = request["cwd"]
+    streams = request["streams"]
+    for name in request["dirs"]:
+        os.makedirs(os.path.join(work, name), 0o777, exist_ok=True)
+    for (name, mode), fd in zip(request["files"], fds[streams:], strict=True):
+        path = os.path.join(work, name)
+        os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+        out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            while chunk := os.read(fd, 1 << 20):
+                os.write(out, chunk)
+        finally:
+            os.close(out)
+        os.chmod(path, mode)
+
+
+def _end_everything() -> None:
+    """Inside: kill every process of the namespace but this one, reap them, empty the scratch folders."""
+    while True:
+        with contextlib.suppress(OSError):
+            os.kill(-1, signal.SIGKILL)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    for folder in SCRATCH:
+        _empty(folder)
+
+
+def _empty(folder: str, device: int | None = None) -> None:
+    """Remove everything in ``folder``, whatever modes a run gave it; never following a link, and
+    never into another file system (a toolchain folder shown there)."""
+    if device is None:
+        device = os.lstat(folder).st_dev
+    try:
+        entries = list(os.scandir(folder))
+    except PermissionError:
+        os.chmod(folder, 0o700)
+        entries = list(os.scandir(folder))
+    for entry in entries:
+        if entry.stat(follow_symlinks=False).st_dev != device:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                os.chmod(entry.path, 0o700)
+            _empty(entry.path, device)
+            with contextlib.suppress(OSError):  # it holds a mount point
+                os.rmdir(entry.path)
+        else:
+            os.unlink(entry.path)
 
 
 def _kill(child: int) -> None:
@@ -146,7 +228,7 @@ def _start(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
     return child
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, inside: bool = False) -> None:
     """Start one run per request until the sandbox's side closes the socket."""
     while True:
         try:
@@ -159,13 +241,26 @@ def serve(sock: socket.socket) -> None:
             for fd in fds:
                 os.close(fd)
             continue
-        child = _start(sock, marshal.loads(data), fds)
+        request = marshal.loads(data)
+        child = _prepared(sock, request, fds) if inside else _start(sock, request, fds)
         for fd in fds:
             os.close(fd)
         if child:
             status, cpu = _wait(child, sock)
-            _reap_all()
+            _end_everything() if inside else _reap_all()
             _send(sock, {"status": status, "cpu": cpu})
+        elif inside:
+            _end_everything()
+
+
+def _prepared(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
+    """Inside: the run's files written, then its child forked; 0 after reporting why there is none."""
+    try:
+        _prepare(request, fds)
+    except (OSError, ValueError) as error:
+        _send(sock, {"error": f"cannot write the run's files: {error}"})
+        return 0
+    return _start(sock, request, fds)
 
 
 def main(argv: list[str]) -> None:
@@ -176,10 +271,20 @@ def main(argv: list[str]) -> None:
         if arg == "--cgroup":
             with open(os.path.join(argv[index + 1], "cgroup.procs"), "w") as handle:
                 handle.write("0")
-    _call(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+    inside = "--inside" in argv
+    if inside:
+        if os.getuid() == 0:
+            _become_nobody()
+        _call(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))  # no run may trace it or read its memory
+        for number in RESET_SIGNALS:  # the namespace's first process: signals from within it are ignored
+            signal.signal(number, signal.SIG_DFL)
+        for folder in SCRATCH:
+            _empty(folder)
+    else:
+        _call(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _send(sock, {"ready": True})
-    serve(sock)
+    serve(sock, inside)
 
 
 if __name__ == "__main__":

@@ -30,8 +30,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,22 @@ class RunResult:
     collected: bytes = b""  # the ``collect`` file, as the program left it ("" when there was none)
 
 
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """What runs need besides ``/usr``: host folders or files shown read-only (host path, path in the
+    sandbox), files (bytes) or symbolic links (a target) made at absolute paths outside the working
+    folder, and empty read-only folders. Runs with the same toolchain share launchers."""
+
+    binds: tuple[tuple[str, str], ...] = ()
+    made: tuple[tuple[str, bytes | str], ...] = ()
+    dirs: tuple[str, ...] = ()
+
+    @staticmethod
+    def showing(*folders: Path) -> Toolchain:
+        """Host folders shown read-only at their own paths."""
+        return Toolchain(tuple((str(f), str(f)) for f in folders))
+
+
 class LauncherError(OSError):
     """The launcher process failed or stopped answering (a bug, or the machine is out of processes)."""
 
@@ -99,22 +116,24 @@ def run(
     stdin: bytes | None,
     limits: Limits,
     *,
-    files: dict[str, bytes] | None = None,
-    mounts: dict[str, Path] | None = None,
-    binds: tuple[Path, ...] = (),
+    files: Mapping[str, bytes | tuple[bytes, int]] | None = None,
+    toolchain: Toolchain = Toolchain(),
     dirs: tuple[str, ...] = (),
     collect: str | None = None,
 ) -> RunResult:
-    """Run ``argv`` in a fresh working folder holding ``files`` and ``mounts``.
+    """Run ``argv`` in a fresh working folder holding ``files``: bytes, or (bytes, mode) such as a
+    compiled program's ``(data, 0o555)``.
 
-    ``mounts``: host files or folders (a compiled program, a repository) shown read-only under these names;
-    ``binds``: host folders shown read-only at their own paths (an interpreter's); ``dirs``: empty
-    writable folders to make; ``collect``: a file of the working folder to return (``collected``).
-    ``argv`` names files of the working folder as ``./name``.
+    ``toolchain``: an interpreter's or compiler's folders and files (ignored without isolation);
+    ``dirs``: empty writable folders to make; ``collect``: a file of the working folder to return
+    (``collected``). ``argv`` names files of the working folder as ``./name``.
     """
     level = isolation_level()
     if collect is not None:
         argv = ["/bin/sh", "-c", COLLECT, collect, *argv]
+    named = {
+        _safe_name(name): (data, 0o444) if isinstance(data, bytes) else data for name, data in (files or {}).items()
+    }
     opened: list[int] = []  # every descriptor this call makes, each closed once
     try:
         given = [_memfd(stdin or b"", opened)]
@@ -123,13 +142,19 @@ def run(
         col_read, col_write = _pipe(opened)
         given += [out_write, err_write, col_write]
         with contextlib.ExitStack() as stack:
+            request: dict[str, Any] = {"argv": argv, "rlimits": _rlimits(limits), "streams": len(given)}
             if level.isolated:
-                request = _isolated_request(level, argv, given, opened, files or {}, mounts or {}, binds, dirs, limits)
+                request |= {"cwd": isolation.WORK, "env": {**ENV, "HOME": isolation.WORK, "TMPDIR": isolation.WORK}}
+                request |= {
+                    "files": [(name, mode) for name, (_, mode) in named.items()],
+                    "dirs": [_safe_name(d) for d in dirs],
+                }
+                given += [_memfd(data, opened) for data, _ in named.values()]
             else:
-                workdir = stack.enter_context(_workdir(files or {}, mounts or {}, dirs))
-                request = {"argv": argv, "env": {**ENV, "HOME": workdir, "TMPDIR": workdir}, "cwd": workdir}
-            request["rlimits"] = _rlimits(limits)
-            with _LAUNCHERS.borrow(limits) as launcher:
+                workdir = stack.enter_context(_workdir(named, dirs))
+                request |= {"cwd": workdir, "env": {**ENV, "HOME": workdir, "TMPDIR": workdir}}
+            key = (toolchain if level.isolated else Toolchain(), limits.scratch)
+            with _LAUNCHERS.borrow(limits, key) as launcher:
                 started = time.perf_counter()
                 launcher.start(request, given, limits)
                 _close(given, opened)  # the run holds the only writing ends left, so its pipes end with it
@@ -138,14 +163,15 @@ def run(
                 wall = time.perf_counter() - started
     finally:
         _close(list(opened), opened)
-    return _result(ended, wall, out_read, err_read, col_read)
+    return _result(ended, wall, (out_read, err_read, col_read), collect is not None)
 
 
-def _result(ended: _Ended, wall: float, out: int, err: int, collected: int) -> RunResult:
-    status = ended.status
-    code = os.waitstatus_to_exitcode(status)
-    # bubblewrap reports a program killed by signal N as exit code 128 + N, as shells do.
-    signal_number = -code if code < 0 else (code - 128 if 128 < code <= 128 + 64 else None)
+def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bool) -> RunResult:
+    """``wrapped``: the program ran under the collecting shell, which reports a program killed by
+    signal N as exit code 128 + N."""
+    out, err, collected = pipes
+    code = os.waitstatus_to_exitcode(ended.status)
+    signal_number = -code if code < 0 else (code - 128 if wrapped and 128 < code <= 128 + 64 else None)
     return RunResult(
         exit_code=None if signal_number is not None else code,
         signal=signal_number,
@@ -159,37 +185,6 @@ def _result(ended: _Ended, wall: float, out: int, err: int, collected: int) -> R
     )
 
 
-def _isolated_request(
-    level: Isolation,
-    argv: list[str],
-    given: list[int],
-    opened: list[int],
-    files: dict[str, bytes],
-    mounts: dict[str, Path],
-    binds: tuple[Path, ...],
-    dirs: tuple[str, ...],
-    limits: Limits,
-) -> dict[str, Any]:
-    """The launcher's request for a sandboxed run; appends the descriptors bubblewrap reads to ``given``."""
-    copied = []
-    for name, data in files.items():
-        given.append(_memfd(data, opened))
-        copied.append((_safe_name(name), len(given) - 1, 0o444))
-    given.append(_memfd(seccomp.no_user_namespaces(), opened))
-    spec = Spec(
-        files=tuple(copied),
-        binds=(
-            *((str(p), str(p)) for p in binds),
-            *((str(path), f"{isolation.WORK}/{_safe_name(name)}") for name, path in mounts.items()),
-        ),
-        dirs=tuple(_safe_name(d) for d in dirs),
-        scratch=limits.scratch,
-        seccomp_fd=len(given) - 1,
-    )
-    env = {**ENV, "HOME": isolation.WORK, "TMPDIR": isolation.WORK}
-    return {"argv": isolation.command(level, argv, spec), "env": env}
-
-
 def _safe_name(name: str) -> str:
     """A path inside the working folder; never absolute, never ``..``, never an option."""
     parts = name.split("/")
@@ -199,19 +194,17 @@ def _safe_name(name: str) -> str:
 
 
 @contextlib.contextmanager
-def _workdir(files: dict[str, bytes], mounts: dict[str, Path], dirs: tuple[str, ...]) -> Iterator[str]:
+def _workdir(files: dict[str, tuple[bytes, int]], dirs: tuple[str, ...]) -> Iterator[str]:
     """Without isolation: a temporary folder holding the run's files, removed afterwards."""
     workdir = Path(tempfile.mkdtemp(prefix="site-builder-run-"))
     try:
-        for name, data in files.items():
-            target = workdir / _safe_name(name)
+        for name, (data, mode) in files.items():
+            target = workdir / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+            target.chmod(mode)
         for name in dirs:
             (workdir / _safe_name(name)).mkdir(parents=True, exist_ok=True)
-        for name, path in mounts.items():
-            (workdir / _safe_name(name)).parent.mkdir(parents=True, exist_ok=True)
-            (workdir / name).symlink_to(path)
         yield str(workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -268,39 +261,92 @@ def read_regular(path: Path, cap: int) -> bytes:
         os.close(fd)
 
 
-class Launcher:
-    """One launcher process (``launcher.py``), which starts runs one at a time, in its cgroup as root."""
+LAUNCHER = Path(__file__).with_name("launcher.py")
+INSIDE = "/opt/site-builder/launcher.py"  # where the sandbox shows it
 
-    def __init__(self, limits: Limits) -> None:
+
+class Launcher:
+    """One launcher process (``launcher.py``), in its cgroup as root, and, where runs are isolated,
+    the sandbox it keeps: bubblewrap, with ``launcher.py --inside`` as its first process, which
+    starts the runs one at a time. ``key``: the toolchain the sandbox shows, and its scratch size."""
+
+    def __init__(self, limits: Limits, key: tuple[Toolchain, int]) -> None:
         self.limits = limits
         self.group = cgroup.make_group(*_group_limits(limits))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        argv = [sys.executable, "-I", "-S", str(Path(__file__).with_name("launcher.py")), str(theirs.fileno())]
+        argv = [sys.executable, "-I", "-S", str(LAUNCHER), str(theirs.fileno())]
         for folder in self.group.folders if self.group else ():
             argv += ["--cgroup", str(folder)]
         self.process = subprocess.Popen(
             argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
         )
         theirs.close()
-        self.sock = ours
+        self.outer = self.sock = ours
         try:
             self._receive(30.0)
+            level = isolation_level()
+            if level.isolated:
+                self.sock = self._sandbox(level, *key)
         except BaseException:
             self.close()
             raise
 
+    def _sandbox(self, level: Isolation, toolchain: Toolchain, scratch: int) -> socket.socket:
+        """Start the sandbox, as one long run of the outer launcher; the socket to the launcher inside."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        opened: list[int] = []
+        try:
+            errors = _memfd(b"", opened)
+            given = [_memfd(b"", opened), _memfd(b"", opened), errors, theirs.fileno()]
+            made, links = [], []
+            for path, content in (*_launcher_toolchain().made, *toolchain.made):
+                if isinstance(content, str):
+                    links.append((content, path))
+                else:
+                    given.append(_memfd(content, opened))
+                    made.append((path, len(given) - 1))
+            given.append(_memfd(seccomp.no_user_namespaces(), opened))
+            binds = dict.fromkeys((*_launcher_toolchain().binds, *toolchain.binds))
+            spec = Spec(tuple(binds), tuple(links), tuple(made), toolchain.dirs, scratch, len(given) - 1)
+            python = os.path.realpath(sys.executable)
+            argv = isolation.command(level, [python, "-I", "-S", INSIDE, "3", "--inside"], spec)
+            request = {"argv": argv, "env": {"PATH": ENV["PATH"]}, "rlimits": [], "streams": len(given)}
+            self._send_run(request, given)
+            theirs.close()
+            ours.settimeout(30.0)
+            try:
+                ready = ours.recv(1 << 16)
+            except OSError:
+                ready = b""
+            ours.settimeout(None)
+            if not ready:
+                os.lseek(errors, 0, os.SEEK_SET)
+                why = os.read(errors, 4096).decode("utf-8", "replace").strip() or "no reason given"
+                raise LauncherError(f"the sandbox did not start: {why}")
+            return ours
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+            _close(list(opened), opened)
+
     def start(self, request: dict[str, Any], fds: list[int], limits: Limits) -> None:
-        """Start one run; ``fds`` become its descriptors 0, 1, 2, ..."""
+        """Start one run; ``fds`` become its descriptors 0, 1, 2, ... (the first ``streams`` of them)."""
         if _group_limits(limits) != _group_limits(self.limits) and self.group is not None:
             self.group.limit(*_group_limits(limits))
         self.limits = limits
+        self._send_run(request, fds, self.sock)
+
+    def _send_run(self, request: dict[str, Any], fds: list[int], sock: socket.socket | None = None) -> None:
+        sock = sock or self.outer
         try:
-            socket.send_fds(self.sock, [marshal.dumps(request)], fds)
+            socket.send_fds(sock, [marshal.dumps(request)], fds)
         except OSError as error:
             raise LauncherError(f"the sandbox's launcher has gone: {error}") from error
-        answer = self._receive(10.0)
+        answer = self._receive(10.0, sock)
         if "error" in answer:
-            raise LauncherError(f"the sandbox's launcher could not start {request['argv']}: {answer['error']}")
+            raise LauncherError(f"the sandbox's launcher could not start {request['argv'][0]}: {answer['error']}")
 
     def follow(self, streams: dict[int, int], limits: Limits, started: float) -> _Ended:
         """Read the run's pipes until the launcher reports the end; stop the run when it must be stopped.
@@ -356,22 +402,24 @@ class Launcher:
         message = self._receive(0.0)
         return int(message["status"]), float(message["cpu"])
 
-    def _receive(self, timeout: float) -> dict[str, Any]:
-        self.sock.settimeout(timeout or None)
+    def _receive(self, timeout: float, sock: socket.socket | None = None) -> dict[str, Any]:
+        sock = sock or self.sock
+        sock.settimeout(timeout or None)
         try:
-            data = self.sock.recv(1 << 16)
+            data = sock.recv(1 << 16)
         except OSError as error:
             raise LauncherError(f"the sandbox's launcher did not answer: {error}") from error
         finally:
-            self.sock.settimeout(None)
+            sock.settimeout(None)
         if not data:
             raise LauncherError(f"the sandbox's launcher has gone (exit code {self.process.poll()})")
         message: dict[str, Any] = marshal.loads(data)
         return message
 
     def close(self) -> None:
-        """End the launcher (it stops when its socket closes) and remove its cgroup."""
+        """End the sandbox and the launcher (each stops when its socket closes); remove the cgroup."""
         self.sock.close()
+        self.outer.close()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -379,6 +427,15 @@ class Launcher:
             self.process.wait()
         if self.group is not None:
             self.group.remove()
+
+
+@lru_cache(maxsize=1)
+def _launcher_toolchain() -> Toolchain:
+    """What the launcher inside needs: this interpreter's folders outside ``/usr``, and itself."""
+    prefixes = {Path(os.path.realpath(sys.executable)).parent.parent, Path(os.path.realpath(sys.base_prefix))}
+    usr = Path("/usr")
+    shown = sorted(p for p in prefixes if p != Path("/") and p != usr and not p.is_relative_to(usr))
+    return Toolchain((*((str(p), str(p)) for p in shown), (str(LAUNCHER), INSIDE)))
 
 
 def _group_limits(limits: Limits) -> tuple[int, int]:
@@ -405,19 +462,20 @@ class _Launchers:
     def __init__(self, namespaces: bool = True) -> None:
         self.namespaces = namespaces  # False: as where no sandbox can be had (tests)
         self.lock = threading.Lock()
-        self.idle: list[Launcher] = []
+        self.idle: dict[tuple[Toolchain, int], list[Launcher]] = {}
         self.started: list[Launcher] = []
         atexit.register(self.close)
 
     @contextlib.contextmanager
-    def borrow(self, limits: Limits) -> Iterator[Launcher]:
+    def borrow(self, limits: Limits, key: tuple[Toolchain, int] = (Toolchain(), 0)) -> Iterator[Launcher]:
         with self.lock:
-            launcher = self.idle.pop() if self.idle else None
+            idle = self.idle.setdefault(key, [])
+            launcher = idle.pop() if idle else None
         if launcher is not None and launcher.process.poll() is not None:
             self._drop(launcher)  # it died while idle (killed from outside)
             launcher = None
         if launcher is None:
-            launcher = Launcher(limits)
+            launcher = Launcher(limits, key)
             with self.lock:
                 self.started.append(launcher)
         try:
@@ -426,7 +484,7 @@ class _Launchers:
             self._drop(launcher)  # it may be in the middle of a run
             raise
         with self.lock:
-            self.idle.append(launcher)
+            self.idle.setdefault(key, []).append(launcher)
 
     def _drop(self, launcher: Launcher) -> None:
         with self.lock:
@@ -435,7 +493,7 @@ class _Launchers:
 
     def close(self) -> None:
         with self.lock:
-            launchers, self.started, self.idle = self.started, [], []
+            launchers, self.started, self.idle = self.started, [], {}
         for launcher in launchers:
             launcher.close()
 

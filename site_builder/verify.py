@@ -33,7 +33,7 @@ from .errors import Diagnostic, Level
 from .languages import language_for, suffix
 from .layout import CPP_SUFFIXES
 from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
-from .sandbox import Limits, RunResult
+from .sandbox import Limits, RunResult, Toolchain
 from .store import JsonStore, write_atomic
 
 SHOWN_OUTPUT = 64 * 1024
@@ -303,6 +303,7 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
 
 
 PROGRAM = "./program"
+PCH = "/opt/pch"  # where compiles see the precompiled <bits/stdc++.h>
 
 
 def _unsafe_name(files: dict[str, str]) -> str:
@@ -311,17 +312,30 @@ def _unsafe_name(files: dict[str, str]) -> str:
     return f"not run: a file name may not start with '-' or '@' ({', '.join(bad)})" if bad else ""
 
 
+VENV = "/opt/python"  # where a run's Python finds itself: a virtual environment with no packages
+
+
+def python_runtime(interpreter: str) -> tuple[str, Toolchain]:
+    """How a run starts ``interpreter``, and what the sandbox shows it: the folders outside ``/usr``
+    it needs (its prefix, and a virtual environment's base), and a virtual environment of its own
+    made in the sandbox, so that it starts as a judge's Python does, without the packages and
+    ``.pth`` files of the build machine's site-packages. Without isolation, its real path."""
+    return _python_runtime(interpreter, sandbox.isolated())
+
+
 @lru_cache(maxsize=8)
-def python_runtime(interpreter: str) -> tuple[str, tuple[Path, ...]]:
-    """The interpreter as a run starts it (its real path), and the folders outside ``/usr`` that it
-    needs, which the sandbox shows read-only: its prefix, and a virtual environment's base."""
+def _python_runtime(interpreter: str, isolated: bool) -> tuple[str, Toolchain]:
     real = Path(os.path.realpath(interpreter))
+    if not isolated:
+        return str(real), Toolchain()
     prefixes = {real.parent.parent}
     if real == Path(os.path.realpath(sys.executable)):
         prefixes.add(Path(os.path.realpath(sys.base_prefix)))
     usr = Path("/usr")
     binds = tuple(sorted(p for p in prefixes if p != usr and not p.is_relative_to(usr) and p != Path("/")))
-    return str(real), binds
+    config = f"home = {real.parent}\ninclude-system-site-packages = false\n".encode()
+    made = ((f"{VENV}/pyvenv.cfg", config), (f"{VENV}/bin/python3", str(real)))
+    return f"{VENV}/bin/python3", Toolchain(Toolchain.showing(*binds).binds, made)
 
 
 def _solver_files(name: str, text: str) -> dict[str, str]:
@@ -401,23 +415,29 @@ def _text_digest(text: str) -> str:
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
-    files = {solver.filename: solver.source.encode()} if solver.language == "python" else {}
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
+        files = _program_files(solver.program, "program") or {solver.filename: solver.source.encode()}
     except OSError as error:
-        return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {job.sample.input_file}: {error.strerror}")
+        return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     result = sandbox.run(
         list(solver.argv),
         stdin,
         job.limits,
         files=files,
-        mounts={"program": solver.program} if solver.program else None,
-        binds=python_runtime(options.interpreter)[1] if solver.language == "python" else (),
+        toolchain=python_runtime(options.interpreter)[1] if solver.language == "python" else Toolchain(),
     )
     return judge(job, result, options)
 
 
 MAX_SAMPLE = 256 * sandbox.MiB
+MAX_PROGRAM = 512 * sandbox.MiB
+
+
+def _program_files(program: Path | None, name: str) -> dict[str, bytes | tuple[bytes, int]]:
+    """A compiled program, as the run's executable file ``name`` (the builder wrote it: the cache is
+    no run's to see or write)."""
+    return {name: (sandbox.read_regular(program, MAX_PROGRAM), 0o555)} if program else {}
 
 
 def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
@@ -471,16 +491,19 @@ def _custom_check(
     assert job.sample.answer is not None
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
-    files = {name: text.encode() for name, text in validator.files}
+    files: dict[str, bytes | tuple[bytes, int]] = {name: text.encode() for name, text in validator.files}
     files.update({"input": job.sample.input.encode(), "answer": job.sample.answer.encode()})
+    try:
+        files.update(_program_files(validator.program, "validator"))
+    except OSError as error:
+        return verdict("CE", f"cannot read the compiled {validator.name}: {error.strerror}")
     argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
     result = sandbox.run(
         argv,
         output,
         job.limits,
         files=files,
-        mounts={"validator": validator.program} if validator.program else None,
-        binds=python_runtime(options.interpreter)[1] if validator.program is None else (),
+        toolchain=python_runtime(options.interpreter)[1] if validator.program is None else Toolchain(),
         dirs=("feedback",),
         collect="feedback/judgemessage.txt",
     )
@@ -567,7 +590,7 @@ class Compiler:
                 None,
                 COMPILE_LIMITS,
                 files={name: text.encode() for name, text in files.items()},
-                binds=(self.headers,) if headers else (),
+                toolchain=Toolchain(((str(self.headers), PCH),)) if headers else Toolchain(),
                 collect="program",
             )
         except OSError as error:
@@ -596,7 +619,7 @@ class Compiler:
                 self._precompile(made)
             finally:
                 self._precompiling.release()
-        return ["-I", str(self.headers)] if made.is_file() else []
+        return ["-I", PCH if sandbox.isolated() else str(self.headers)] if made.is_file() else []
 
     def _precompile(self, target: Path) -> None:
         assert self.gxx is not None

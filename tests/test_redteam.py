@@ -173,7 +173,10 @@ def test_control_without_the_sandbox_the_probe_does_reach_the_host(
 ) -> None:
     """The same attack where no sandbox can be had: it writes its markers and prints the secret."""
     monkeypatch.setattr(sandbox, "_LAUNCHERS", sandbox._Launchers(namespaces=False))
-    archive = make_archive(entry(probe(markers[:1], [], 9)))
+    code = (
+        f"import os\nopen({str(markers[0])!r}, 'w').write('x')\nprint(open(f'/proc/{{os.getppid()}}/environ').read())\n"
+    )
+    archive = make_archive(entry(code))
     out, _ = build(archive, tmp_path)
     assert markers[0].exists()
     assert secret.encode() in published_text(out)
@@ -331,3 +334,85 @@ def test_isolation_is_reported_and_strict_refuses_without_it(tmp_path: Path, mak
     assert done.returncode == 1
     assert "without a sandbox" in done.stderr and "bubblewrap (bwrap) is not installed" in done.stderr
     assert not (tmp_path / "s2").exists()
+
+
+def test_a_run_leaves_nothing_for_the_next_in_the_same_sandbox() -> None:
+    """Runs share their launcher's sandbox one at a time: the next finds no process, file, IPC
+    object of the one before, and none can trace or read the sandbox's first process."""
+    exe, toolchain = verify.python_runtime(sys.executable)
+    first = textwrap.dedent(
+        """
+        import ctypes, os, subprocess, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        open("/tmp/left", "w").write("x")
+        open("/dev/shm/left", "w").write("x")
+        os.makedirs("/tmp/locked/deep")
+        os.chmod("/tmp/locked", 0)
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+        print("shm", libc.shmget(0, 4096, 0o1666), ctypes.get_errno())
+        print("trace", libc.ptrace(16, 1, None, None), ctypes.get_errno())  # PTRACE_ATTACH to the first process
+        try:
+            open("/proc/1/mem", "rb")
+        except OSError as error:
+            print("mem", error.errno)
+        """
+    )
+    second = (
+        "import os\nprocesses = sorted(p for p in os.listdir('/proc') if p.isdigit())\n"
+        "print(sorted(os.listdir('/tmp')), os.listdir('/dev/shm'), processes == sorted(['1', str(os.getpid())]))\n"
+    )
+    limits = Limits(wall=10)
+    one = sandbox.run([exe, "main.py"], None, limits, files={"main.py": first.encode()}, toolchain=toolchain)
+    two = sandbox.run([exe, "main.py"], None, limits, files={"main.py": second.encode()}, toolchain=toolchain)
+    assert one.stdout.decode().split("\n")[:3] == ["shm -1 1", "trace -1 1", "mem 13"], one
+    assert two.stdout.decode() == "['main.py'] [] True\n", two  # the first process, and this one
+
+
+def _carrying(marker: str) -> list[int]:
+    """Processes whose environment holds ``marker``: everything a build started, but its sandboxes."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _sandboxes() -> set[int]:
+    found = subprocess.run(["pgrep", "-x", "bwrap"], capture_output=True, text=True).stdout.split()
+    return {int(pid) for pid in found}
+
+
+@pytest.mark.parametrize("delay", [1.5, 4.0])
+def test_a_killed_build_leaves_no_process_behind(tmp_path: Path, make_archive: ArchiveMaker, delay: float) -> None:
+    """SIGKILL runs no clean-up: workers, Pagefind, Temml, launchers and sandboxes must end by themselves."""
+    files: dict[str, str | bytes] = {}
+    for number in range(20):  # enough entries for the workers to start while the archive is read
+        files |= entry("import time\ntime.sleep(1)\nprint(5)\n", name=f"A-e{number:02}")
+        files[f"t/A-e{number:02}/solution.md"] = f"# Entry {number}\n\nSome $x^{number}$ text.\n"
+    archive = make_archive(files)
+    marker = f"redteam-{uuid.uuid4().hex}"
+    before = _sandboxes()
+    argv = [sys.executable, "-m", "site_builder.cli", "build", "--archive", str(archive)]
+    argv += ["--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")]
+    builder = subprocess.Popen(
+        argv,
+        env={**os.environ, "SITE_BUILDER_REDTEAM": marker},
+        cwd=Path(__file__).parent.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(delay)
+    assert builder.poll() is None, "the build ended before it could be killed"
+    assert len(_carrying(marker)) > 1, "the build started nothing to leave behind"
+    builder.kill()
+    builder.wait()
+    for _ in range(100):
+        if not _carrying(marker) and _sandboxes() <= before:
+            break
+        time.sleep(0.1)
+    assert _carrying(marker) == []
+    assert _sandboxes() <= before

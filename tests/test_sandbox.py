@@ -31,9 +31,9 @@ def launchers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 def run(code: str, limits: Limits | None = None, stdin: bytes = b"", args: tuple[str, ...] = ()) -> RunResult:
-    exe, binds = python_runtime(sys.executable)
+    exe, toolchain = python_runtime(sys.executable)
     return sandbox.run(
-        [exe, "main.py", *args], stdin, limits or Limits(wall=5), files={"main.py": code.encode()}, binds=binds
+        [exe, "main.py", *args], stdin, limits or Limits(wall=5), files={"main.py": code.encode()}, toolchain=toolchain
     )
 
 

@@ -191,10 +191,15 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
     sources = [replace_cpp(s) for s in sources]
     workers = os.cpu_count() or 2
 
+    # Bare runs use a virtual environment without packages, as the sandbox's Python is (so that
+    # neither pays for the site-packages of the machine's Python nor of the project's).
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(work / "bare-venv")], check=True)
+    bare_python = str(work / "bare-venv" / "bin" / "python")
+
     def bare(job) -> None:  # type: ignore[no-untyped-def]
         folder, sample = job
         with open(folder / sample.input_file, "rb") as given:
-            subprocess.run([PYTHON, "solution.py"], stdin=given, stdout=subprocess.DEVNULL, cwd=folder, check=True)
+            subprocess.run([bare_python, "solution.py"], stdin=given, stdout=subprocess.DEVNULL, cwd=folder, check=True)
 
     def run_bare(group) -> float:  # type: ignore[no-untyped-def]
         jobs = [(archive / s.path, sample) for s in group for sample in s.samples]
@@ -220,11 +225,32 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
         ratios.append(ours / plain)
     samples = sum(len(s.samples) for s in sources)
     return {
+        **sandbox_start(),
         "verify_samples": samples,
         "verify_samples_per_s": samples / ours_s,
         "bare_samples_per_s": samples / bare_s,
         "verify_overhead_ratio": ours_s / bare_s,
         "verify_overhead_slice_ratios": [round(r, 3) for r in ratios],
+    }
+
+
+def sandbox_start(runs: int = 40) -> dict[str, object]:
+    """What the sandbox adds to a run: ``true`` through ``sandbox.run``, and bare, in ms (medians)."""
+    from site_builder import sandbox
+
+    sandbox.run(["true"], None, sandbox.Limits())  # the launcher's start and the sandbox's probe
+    ours, bare = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        sandbox.run(["true"], None, sandbox.Limits())
+        ours.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        subprocess.run(["true"], check=True)
+        bare.append(time.perf_counter() - started)
+    return {
+        "sandbox": sandbox.isolation_level().describe(),
+        "sandbox_true_ms": statistics.median(ours) * 1000,
+        "bare_true_ms": statistics.median(bare) * 1000,
     }
 
 
@@ -337,6 +363,7 @@ def format_result(r: dict[str, object]) -> str:
             f"    saved {PACED:.1f} s apart, into the search refresh: {r['reload_paced_ms']:.0f} ms (median)",
             f"  make serve start-up, warm caches:            {r['serve_startup_warm_s']:.2f} s",
             f"  verification: {r['verify_samples_per_s']:.1f} samples/s vs bare {r['bare_samples_per_s']:.1f}/s -> overhead {r['verify_overhead_ratio']:.2f}x",
+            f"    a run's start: `true` takes {r['sandbox_true_ms']:.1f} ms in the sandbox, {r['bare_true_ms']:.1f} ms bare ({r['sandbox']})",
             f"  floors: python -c pass {r['python_startup_ms']:.1f} ms, Pygments on one C++ file {r['pygments_cpp_file_ms']:.1f} ms, one Temml call {r['temml_call_ms']:.2f} ms",
         ]
     )
