@@ -602,6 +602,8 @@ class Compiler:
                 return None, f"could not keep the compiled program in {binary.parent}: {error.strerror}"
             return binary, ""
         message = _compile_failure(result)
+        for name in sources:  # as the author wrote it: paul.cpp, not ./paul.cpp
+            message = message.replace(f"./{name}:", f"{name}:")
         with contextlib.suppress(OSError):
             write_atomic(error_file, message.encode("utf-8"))
         return None, "compile error:\n" + message
