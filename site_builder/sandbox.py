@@ -186,7 +186,7 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
 
 
 def _safe_name(name: str) -> str:
-    """A path inside the working folder; never absolute, never ``..``, never an option."""
+    """A path inside the working folder: never absolute, never with ``..`` or an empty part."""
     parts = name.split("/")
     if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
         raise ValueError(f"not a plain relative path: {name!r}")
