@@ -19,20 +19,20 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
-from . import output
-from .archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
-from .catalog import link_site, neighbours
-from .config import BuildOptions, SiteConfig
 from .errors import Diagnostic, SiteError
-from .freshness import Loaded, kept_build, load_inputs
-from .math import MathRenderer
 from .model import Entry, EntrySource, Site
-from .render import Output, PageRenderer, entry_url
-from .report import BuildReport, report_from_summary, summary_of, verification_rows
-from .search import BUNDLE, PagefindSession, SearchFeed, SearchIndex, build_search_index, search_records
+from .publish import output
+from .publish.catalog import link_site, neighbours
+from .publish.freshness import Loaded, kept_build, load_inputs
+from .publish.pages import Output, PageRenderer, entry_url
+from .publish.report import BuildReport, report_from_summary, summary_of, verification_rows
+from .publish.search import BUNDLE, PagefindSession, SearchFeed, SearchIndex, build_search_index, search_records
+from .render.math import MathRenderer
+from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
+from .source.archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
+from .source.config import BuildOptions, SiteConfig
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
-from .verify import Progress, Verifier, VerifyOptions, verification_diagnostics
-from .workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
+from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnostics
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,12 @@ import sys
 import time
 from pathlib import Path
 
-from .config import make_options
 from .errors import Diagnostic, SiteError
-from .freshness import kept_build
-from .report import BuildReport
+from .publish.freshness import kept_build
+from .publish.report import BuildReport
+from .render.workers import EarlyStart
 from .scaffold import create_entry
-from .workers import EarlyStart
+from .source.config import make_options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     _sandbox_ready(strict=False)
 
-    from .serve import DevServer  # the watcher and the renderers, only for this command
+    from .serve.server import DevServer  # the watcher and the renderers, only for this command
 
     server = DevServer(options, args.host, args.port, report=UpdatePrinter())
     try:
@@ -161,7 +161,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _sandbox_ready(strict: bool) -> bool:
     """Say how archive code (solvers, checkers, compilers, git) runs; refuse under ``--strict`` when unsandboxed."""
-    from .sandbox import isolation_level
+    from .sandbox.runner import isolation_level
 
     level = isolation_level()
     if level.isolated:

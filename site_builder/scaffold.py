@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from .archive import infer_folder_name
 from .errors import SiteError
+from .source.archive import infer_folder_name
 
 TEX = r"""\documentclass{article}
 \usepackage{amsmath,amsthm}

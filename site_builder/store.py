@@ -19,13 +19,13 @@ from typing import Any
 
 # The modules whose code decides how an entry renders: a change to any of them invalidates the cache.
 RENDERER_MODULES = (
-    "content.py",
-    "document.py",
-    "fastlex.py",
-    "highlight.py",
-    "latex.py",
-    "latex_parser.py",
-    "markdown.py",
+    "render/content.py",
+    "render/document.py",
+    "render/fastlex.py",
+    "render/highlight.py",
+    "render/latex.py",
+    "render/latex_parser.py",
+    "render/markdown.py",
     "model.py",
     "errors.py",
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from site_builder.config import BuildOptions, make_options
+from site_builder.source.config import BuildOptions, make_options
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from conftest import ROOT, write_tree
 
-from site_builder.config import make_options
-from site_builder.serve import DevServer
+from site_builder.serve.server import DevServer
+from site_builder.source.config import make_options
 
 
 @pytest.fixture

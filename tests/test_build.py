@@ -12,13 +12,13 @@ import pytest
 from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from sitecheck import check_site, scan_page
 
-from site_builder.archive import find_problem_folders
 from site_builder.build import build_site
 from site_builder.cli import main
-from site_builder.config import BuildOptions
 from site_builder.errors import TemplateError
-from site_builder.freshness import kept_build, probe_inputs
-from site_builder.workers import EarlyStart, cards_key
+from site_builder.publish.freshness import kept_build, probe_inputs
+from site_builder.render.workers import EarlyStart, cards_key
+from site_builder.source.archive import find_problem_folders
+from site_builder.source.config import BuildOptions
 
 
 def entry_folders() -> list[Path]:
@@ -220,7 +220,7 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
 
 
 def test_an_unreadable_math_cache_is_discarded_with_a_warning(tmp_path: Path, make_archive: ArchiveMaker) -> None:
-    from site_builder.math import MathRenderer
+    from site_builder.render.math import MathRenderer
 
     archive = make_archive({"t/A-x/solution.md": "# X\n\nThe sum $a+b$.\n"})
     options = options_for(archive, tmp_path / "site", verify=False)
@@ -234,8 +234,8 @@ def test_an_unreadable_math_cache_is_discarded_with_a_warning(tmp_path: Path, ma
 def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder import archive as archive_module
-    from site_builder import freshness
+    from site_builder.publish import freshness
+    from site_builder.source import archive as archive_module
 
     archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})
     out = tmp_path / "site"
@@ -275,7 +275,7 @@ def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
 def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder.render import PageRenderer
+    from site_builder.publish.pages import PageRenderer
 
     rendered: list[str] = []
     pages: list[str] = []  # every page rendered, entry pages and the others
@@ -328,7 +328,7 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert changed("t/B-eb/solution.md", "# Title B\n\nNewer.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
     assert "<!-- changed -->" in (options.out / "t/A-ea/index.html").read_text()
     # After the dev server wrote in place and described the folder again, pages are still kept.
-    from site_builder.output import record_published
+    from site_builder.publish.output import record_published
 
     record_published(options)
     assert changed("t/D-ed/solution.md", "# Title D\n\nLast.\n") == ["t/D-ed"]

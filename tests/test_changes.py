@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.changes import ChangeKind, classify
-from site_builder.serve import plan_rebuild
+from site_builder.serve.changes import ChangeKind, classify
+from site_builder.serve.server import plan_rebuild
 
 FOLDERS = frozenset({"icpc/2022/X-quartets", "cf/A-top"})
 
@@ -59,7 +59,7 @@ def test_plan_coalesces_a_burst() -> None:
 def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -> None:
     from conftest import write_tree
 
-    from site_builder.serve import new_problem_folders
+    from site_builder.serve.server import new_problem_folders
 
     write_tree(
         tmp_path,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.latex import render_latex
-from site_builder.markdown import render_markdown
 from site_builder.model import Sample
+from site_builder.render.latex import render_latex
+from site_builder.render.markdown import render_markdown
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(GOLDEN.glob("latex/*.tex")) + sorted(GOLDEN.glob("markdown/*.md"))

@@ -13,7 +13,7 @@ from pygments.lexer import RegexLexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Name, Punctuation, Whitespace
 
-from site_builder import fastlex, highlight
+from site_builder.render import fastlex, highlight
 
 TRICKY = {
     "python": [

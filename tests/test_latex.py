@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from site_builder.errors import LatexError
-from site_builder.latex import render_latex
+from site_builder.render.latex import render_latex
 
 
 @pytest.mark.parametrize(

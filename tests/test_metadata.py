@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from site_builder.errors import MetadataError
-from site_builder.metadata import parse_metadata
 from site_builder.model import Checker
+from site_builder.source.metadata import parse_metadata
 
 
 def test_all_keys() -> None:

@@ -11,10 +11,10 @@ from conftest import ArchiveMaker, options_for
 
 from site_builder.build import build_site
 from site_builder.errors import MetadataError
-from site_builder.layout import native_layout, package_layout
 from site_builder.model import Checker, Metadata
-from site_builder.package import is_package, parse_package_metadata
-from site_builder.yamlfile import parse_yaml_mapping
+from site_builder.source.layout import native_layout, package_layout
+from site_builder.source.package import is_package, parse_package_metadata
+from site_builder.source.yamlfile import parse_yaml_mapping
 
 HAS_GXX = shutil.which("g++") is not None
 

@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker, options_for
 
-from site_builder import sandbox, verify
 from site_builder.build import build_site
-from site_builder.sandbox import Limits
+from site_builder.sandbox import runner as sandbox
+from site_builder.sandbox.runner import Limits
+from site_builder.verify import jobs as verify
 
 SECRET = f"redteam-secret-{uuid.uuid4().hex}"
 ADD_IN, ADD_ANS = "2 3\n", "5\n"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import sandbox
-from site_builder.sandbox import Limits, RunResult
-from site_builder.verify import python_runtime
+from site_builder.sandbox import runner as sandbox
+from site_builder.sandbox.runner import Limits, RunResult
+from site_builder.verify.jobs import python_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -161,7 +161,7 @@ def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path)
     script = textwrap.dedent(f"""
         import os, sys, threading, time
         sys.path.insert(0, {str(ROOT)!r})
-        from site_builder import sandbox
+        from site_builder.sandbox import runner as sandbox
         code = b"import time\\ntime.sleep(60)\\n"
         args = ([sys.executable, "main.py", "{marker}"], None, sandbox.Limits(wall=60))
         threading.Thread(target=sandbox.run, args=args, kwargs={{"files": {{"main.py": code}}}}, daemon=True).start()

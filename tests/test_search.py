@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from site_builder import search
-from site_builder.config import SiteConfig
 from site_builder.model import Entry
-from site_builder.search import Record, SearchFeed, build_search_index
+from site_builder.publish import search
+from site_builder.publish.search import Record, SearchFeed, build_search_index
+from site_builder.source.config import SiteConfig
 
 needs_pagefind = pytest.mark.skipif(not search.pagefind_available(), reason="needs pagefind-bin")
 
@@ -133,9 +133,9 @@ def test_an_abandoned_feed_stops_pagefind(sessions: list[_Session]) -> None:
 
 
 def test_the_text_of_a_write_up_leaves_out_the_headings_links_and_ends_each_heading() -> None:
-    from site_builder.document import plain_text
-    from site_builder.latex import render_latex
-    from site_builder.markdown import render_markdown
+    from site_builder.render.document import plain_text
+    from site_builder.render.latex import render_latex
+    from site_builder.render.markdown import render_markdown
 
     tex = render_latex("\\section{Idea}\nSort the $n$ boxes.\n", "x.tex")[0]
     md = render_markdown("## Idea\n\nSort the $n$ boxes.\n", "x.md")[0]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write_tree
 
-from site_builder.config import make_options
-from site_builder.serve import RELOAD_PATH, DevServer
+from site_builder.serve.server import RELOAD_PATH, DevServer
+from site_builder.source.config import make_options
 
 GOOD = "\\section{Idea}\nThe first version of the idea.\n"
 
@@ -367,8 +367,8 @@ def test_a_start_that_kept_every_page_sets_up_the_renderers_before_the_first_sav
 ) -> None:
     """Nothing was rendered at the start; the warm-up renders one entry, the one with the most
     kinds of file, so that the author's first save does not pay for setting up lexers."""
-    from site_builder import content
     from site_builder.build import build_site
+    from site_builder.render import content
 
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     shutil.copytree(ROOT / "static", tmp_path / "static")
@@ -394,8 +394,8 @@ def test_a_start_that_kept_every_page_sets_up_the_renderers_before_the_first_sav
 def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder import search
     from site_builder.build import Builder
+    from site_builder.publish import search
 
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     shutil.copytree(ROOT / "static", tmp_path / "static")
@@ -428,7 +428,7 @@ def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
 def test_each_update_prints_only_the_messages_the_author_has_not_seen(capsys: pytest.CaptureFixture[str]) -> None:
     from site_builder.cli import UpdatePrinter
     from site_builder.errors import Diagnostic
-    from site_builder.report import BuildReport
+    from site_builder.publish.report import BuildReport
 
     old = Diagnostic("archive/t/A-one/problem.yaml", 2, "unknown key 'tilte'", "warning")
     other = Diagnostic("archive/t/B-two", 0, "problem package lacks samples", "warning")

@@ -6,8 +6,8 @@ import time
 
 from conftest import ArchiveMaker
 
-from site_builder.archive import load_archive
-from site_builder.snapshot import SETTLED_NS, Snapshot
+from site_builder.source.archive import load_archive
+from site_builder.source.snapshot import SETTLED_NS, Snapshot
 
 
 def test_a_folder_is_remembered_only_when_its_files_have_settled(make_archive: ArchiveMaker) -> None:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from conftest import ArchiveMaker
 
-from site_builder import verify as verifying
-from site_builder.archive import load_archive
 from site_builder.model import EntrySource
-from site_builder.verify import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
+from site_builder.source.archive import load_archive
+from site_builder.verify import jobs as verifying
+from site_builder.verify.jobs import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -315,7 +315,7 @@ def test_solver_has_no_network(make_archive: ArchiveMaker, tmp_path: Path) -> No
     """A solver cannot reach a server on the host's loopback: its network namespace has its own."""
     import socket
 
-    from site_builder.sandbox import isolated
+    from site_builder.sandbox.runner import isolated
 
     if not isolated():
         pytest.skip("no sandbox on this machine (bubblewrap is not available)")
@@ -338,7 +338,7 @@ def test_verdict_keys_are_the_json_they_always_were() -> None:
     """Cached verdicts stay valid: the key text is exactly ``json.dumps`` of its parts."""
     import json
 
-    from site_builder.verify import _json_list
+    from site_builder.verify.jobs import _json_list
 
     for parts in (["2", "python", None, 'é"\\\n\x00 😀'], [], [None], ["Limits(wall=2.0, memory=None)"]):
         assert _json_list(parts) == json.dumps(parts)
@@ -349,7 +349,7 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
     """``make site`` beside ``make serve`` share the cache: each compiles in a folder of its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from site_builder.verify import Compiler
+    from site_builder.verify.jobs import Compiler
 
     files = {"solution.cpp": '#include <cstdio>\nint main(){std::puts("5");}\n'}
     with ThreadPoolExecutor(4) as pool:
@@ -363,7 +363,7 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
 def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder import verify
+    from site_builder.verify import jobs as verify
 
     calls: list[list[str]] = []
     real_run, real_sandboxed = subprocess.run, verify.sandbox.run

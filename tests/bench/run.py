@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate  # noqa: E402
 
-from site_builder.config import make_options  # noqa: E402
-from site_builder.math import MathRenderer  # noqa: E402
-from site_builder.serve import RELOAD_PATH, DevServer  # noqa: E402
+from site_builder.render.math import MathRenderer  # noqa: E402
+from site_builder.serve.server import RELOAD_PATH, DevServer  # noqa: E402
+from site_builder.source.config import make_options  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -184,8 +184,8 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
     back, in alternating order: both see the same machine, which on a shared VM drifts by tens of
     percent over the minutes a whole pass takes.
     """
-    from site_builder.archive import load_archive
-    from site_builder.verify import VerifyOptions, verify_entries
+    from site_builder.source.archive import load_archive
+    from site_builder.verify.jobs import VerifyOptions, verify_entries
 
     sources, _ = load_archive(archive, "archive")
     sources = [replace_cpp(s) for s in sources]
@@ -236,7 +236,7 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
 
 def sandbox_start(runs: int = 40) -> dict[str, object]:
     """What the sandbox adds to a run: ``true`` through ``sandbox.run``, and bare, in ms (medians)."""
-    from site_builder import sandbox
+    from site_builder.sandbox import runner as sandbox
 
     sandbox.run(["true"], None, sandbox.Limits())  # the launcher's start and the sandbox's probe
     ours, bare = [], []

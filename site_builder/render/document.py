@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .model import Heading, MathSnippet, Sample
+from ..model import Heading, MathSnippet, Sample
 
 # Ids the page templates use themselves; headings of documents must not take them.
 RESERVED_IDS = frozenset(

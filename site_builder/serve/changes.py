@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .archive import is_ignored
+from ..source.archive import is_ignored
 
 ENTRY_MARKERS = ("problem.yaml",)
 

@@ -12,9 +12,9 @@ import difflib
 import re
 from typing import Any
 
-from .errors import Diagnostic, MetadataError
+from ..errors import Diagnostic, MetadataError
+from ..model import Checker, Metadata
 from .metadata import parse_checker_flags, positive_number
-from .model import Checker, Metadata
 
 PACKAGE_DIRS = ("problem_statement/", "statement/", "submissions/", "output_validator/", "output_validators/")
 # Keys only a package's problem.yaml has; our own format's keys are listed in metadata.KEYS.

@@ -20,16 +20,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import Diagnostic
+from ..model import EntrySource
+from ..render.math import MathRenderer
+from ..source.archive import Stamp, load_archive, load_git_dates, load_stamp
+from ..source.config import BuildOptions, SiteConfig, load_site_config
+from ..source.snapshot import SETTLED_NS, Snapshot
+from ..store import LIBRARIES as RENDERER_LIBRARIES
+from ..store import JsonStore, PickleStore, library_versions, write_json
 from . import output
-from .archive import Stamp, load_archive, load_git_dates, load_stamp
-from .config import BuildOptions, SiteConfig, load_site_config
-from .errors import Diagnostic
-from .math import MathRenderer
-from .model import EntrySource
 from .report import BuildReport, report_from_summary
-from .snapshot import SETTLED_NS, Snapshot
-from .store import LIBRARIES as RENDERER_LIBRARIES
-from .store import JsonStore, PickleStore, library_versions, write_json
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -189,7 +189,8 @@ def program_fingerprint(options: BuildOptions) -> str:
     """This program's code, templates and static files, and the libraries whose output ends up in
     pages: any change to them changes every page."""
     digest = hashlib.sha256(library_versions(RENDERER_LIBRARIES + LIBRARIES).encode())
-    for folder, pattern in ((Path(__file__).parent, "*.py"), (options.templates, "*"), (options.static, "*")):
+    code = Path(__file__).parent.parent  # site_builder/, every subpackage
+    for folder, pattern in ((code, "*.py"), (options.templates, "*"), (options.static, "*")):
         if folder.is_dir():
             for path in sorted(folder.rglob(pattern)):
                 if path.is_file():

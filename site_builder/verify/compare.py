@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .model import Checker
+from ..model import Checker
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,11 @@ from urllib.parse import urlsplit
 
 import jinja2
 
+from ..errors import TemplateError
+from ..model import Entry, Site, Track
+from ..render.document import slugify
+from ..source.languages import language_name
 from .catalog import neighbours
-from .document import slugify
-from .errors import TemplateError
-from .languages import language_name
-from .model import Entry, Site, Track
 
 RECENT = 10
 

@@ -23,11 +23,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ..model import Entry, Site
+from ..source.config import SiteConfig
+from ..store import PickleStore
 from .catalog import RESERVED_TRACKS, track_title
-from .config import SiteConfig
-from .model import Entry, Site
-from .render import Output, entry_url, heading
-from .store import PickleStore
+from .pages import Output, entry_url, heading
 
 log = logging.getLogger(__name__)
 BUNDLE = "pagefind"

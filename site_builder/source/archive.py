@@ -16,11 +16,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import sandbox
-from .errors import Diagnostic, MetadataError, SiteError
+from ..errors import Diagnostic, MetadataError, SiteError
+from ..model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
+from ..sandbox import runner as sandbox
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number
-from .model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
 from .package import is_package, parse_package_metadata
 from .snapshot import Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping

@@ -25,12 +25,12 @@ from urllib.parse import unquote, urlsplit
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from .archive import is_ignored, is_problem_dir
-from .build import Builder, BuildReport
+from ..build import Builder, BuildReport
+from ..errors import SiteError
+from ..source.archive import is_ignored, is_problem_dir
+from ..source.config import BuildOptions
+from ..source.languages import suffix
 from .changes import Change, ChangeKind, classify
-from .config import BuildOptions
-from .errors import SiteError
-from .languages import suffix
 
 log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
@@ -233,7 +233,7 @@ class DevServer:
     def _warm_up(self) -> None:
         """Render one entry in memory, and drop it: the start kept every page, so nothing has set up
         the renderers and lexers yet, and the first save would (~0.8 s, then ~20 ms a save)."""
-        from .content import render_entry
+        from ..render.content import render_entry
 
         sources = list(self.builder.sources.values())
         if sources and not self.stopping.is_set():

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import lru_cache
 
-from .archive import natural_key
-from .config import SiteConfig
-from .document import slugify
-from .errors import Diagnostic
-from .model import Entry, Site, Tag, Track
+from ..errors import Diagnostic
+from ..model import Entry, Site, Tag, Track
+from ..render.document import slugify
+from ..source.archive import natural_key
+from ..source.config import SiteConfig
 
 RESERVED_TRACKS = frozenset({"tags", "static", "404.html", "sitemap.xml", "index.html"})
 

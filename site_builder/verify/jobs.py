@@ -27,14 +27,14 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import sandbox
+from ..errors import Diagnostic, Level
+from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
+from ..sandbox import runner as sandbox
+from ..sandbox.runner import Limits, RunResult, Toolchain
+from ..source.languages import language_for, suffix
+from ..source.layout import CPP_SUFFIXES
+from ..store import JsonStore, write_atomic
 from .compare import compare_output
-from .errors import Diagnostic, Level
-from .languages import language_for, suffix
-from .layout import CPP_SUFFIXES
-from .model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
-from .sandbox import Limits, RunResult, Toolchain
-from .store import JsonStore, write_atomic
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..model import Layout, Metadata, Validator
 from .languages import language_for, suffix
-from .model import Layout, Metadata, Validator
 
 WRITEUPS = ("solution.tex", "solution.md")
 STATEMENTS = ("statement.md", "statement.tex", "statement.txt")

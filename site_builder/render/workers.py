@@ -23,15 +23,15 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .archive import find_problem_folders
-from .languages import language_for
+from ..model import Entry, EntrySource
+from ..source.archive import find_problem_folders
+from ..source.languages import language_for
+from ..store import PickleStore, renderer_fingerprint
 from .math import MathRenderer
-from .model import Entry, EntrySource
-from .store import PickleStore, renderer_fingerprint
 
 if TYPE_CHECKING:
-    from .config import BuildOptions
-    from .freshness import Probe
+    from ..publish.freshness import Probe
+    from ..source.config import BuildOptions
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
 # The files every entry shows, whose lexers a worker prepares before its first entry.

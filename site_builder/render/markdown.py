@@ -19,9 +19,9 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from ..model import Document, Heading, Sample
 from . import highlight
 from .document import Collector, heading_link, is_local_path, substitute_constants
-from .model import Document, Heading, Sample
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 

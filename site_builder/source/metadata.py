@@ -6,8 +6,8 @@ import difflib
 import math
 from typing import Any
 
-from .errors import Diagnostic, MetadataError
-from .model import Checker, Metadata
+from ..errors import Diagnostic, MetadataError
+from ..model import Checker, Metadata
 from .yamlfile import parse_yaml_mapping
 
 KEYS = ("title", "label", "source", "year", "tags", "rating", "summary", "time_limit", "checker", "status")

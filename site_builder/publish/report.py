@@ -6,8 +6,8 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import Diagnostic
-from .model import Site
+from ..errors import Diagnostic
+from ..model import Site
 
 
 class VerificationRow(NamedTuple):

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .store import JsonStore
+from ..store import JsonStore
 
 log = logging.getLogger(__name__)
 WORKER = Path(__file__).with_name("math_worker.cjs")

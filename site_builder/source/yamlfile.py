@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from .errors import SiteError
+from ..errors import SiteError
 
 # libyaml's C parser where PyYAML has it (about ten times faster) for the common, valid case;
 # the pure-Python parser for files with errors, for its clearer messages (same lines either way).

@@ -8,13 +8,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from ..errors import Diagnostic, SiteError
+from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile
 from . import highlight
 from .document import fill_math, math_fallback, plain_text
-from .errors import Diagnostic, SiteError
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
-from .model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
 Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .model import TrackInfo
+from ..errors import ConfigError
+from ..model import TrackInfo
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "time_limit", "tracks")

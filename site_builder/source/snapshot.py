@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .model import EntrySource
+from ..model import EntrySource
 
 SETTLED_NS = 2_000_000_000  # two seconds: the coarsest timestamps in use (FAT) tick that slowly
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import BuildOptions
-from .errors import BuildError
-from .store import JsonStore, write_atomic, write_json
+from ..errors import BuildError
+from ..source.config import BuildOptions
+from ..store import JsonStore, write_atomic, write_json
 
 if TYPE_CHECKING:
-    from .render import Output
+    from .pages import Output
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +140,8 @@ def record_published(options: BuildOptions) -> None:
 
 def _static_files(options: BuildOptions) -> dict[str, bytes]:
     """static/ from the project, the generated Pygments stylesheet, and Temml's font."""
-    from . import highlight  # Pygments: imported only by builds that write (a kept site never does)
-    from .math import MathRenderer
+    from ..render import highlight  # Pygments: imported only by builds that write (a kept site never does)
+    from ..render.math import MathRenderer
 
     files: dict[str, bytes] = {}
     if options.static.is_dir():

@@ -13,11 +13,11 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..errors import LatexError
+from ..model import Document, Heading, Sample
 from . import highlight
 from .document import Collector, heading_link, is_local_path, safe_url
-from .errors import LatexError
 from .latex_parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim, parse_latex, take_option
-from .model import Document, Heading, Sample
 
 THEOREMS = {
     "theorem": "Theorem",

@@ -1,0 +1,1 @@
+"""Publishing: pages, search, the writer, and whether the published site is current."""

@@ -1,0 +1,1 @@
+"""Running archive code: the bubblewrap sandbox, its launchers, limits and seccomp filter."""

@@ -1,0 +1,1 @@
+"""The dev server: HTTP, watching the archive, rebuilding and live reload."""
