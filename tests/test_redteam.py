@@ -27,7 +27,8 @@ from conftest import ArchiveMaker, options_for
 from site_builder.build import build_site
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits
-from site_builder.verify import jobs as verify
+from site_builder.verify import compiler
+from site_builder.verify.runtimes import python_runtime
 
 SECRET = f"redteam-secret-{uuid.uuid4().hex}"
 ADD_IN, ADD_ANS = "2 3\n", "5\n"
@@ -188,7 +189,9 @@ def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
 ) -> None:
     if shutil.which("g++") is None:
         pytest.skip("needs g++")
-    monkeypatch.setattr(verify, "COMPILE_LIMITS", Limits(wall=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20))
+    monkeypatch.setattr(
+        compiler, "COMPILE_LIMITS", Limits(wall=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20)
+    )
     main = "int main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"
     package = {
         "t/P-pkg/problem.yaml": "problem_format_version: 2025-09\nname: Package\n",
@@ -340,7 +343,7 @@ def test_isolation_is_reported_and_strict_refuses_without_it(tmp_path: Path, mak
 def test_a_run_leaves_nothing_for_the_next_in_the_same_sandbox() -> None:
     """Runs share their launcher's sandbox one at a time: the next finds no process, file, IPC
     object of the one before, and none can trace or read the sandbox's first process."""
-    exe, toolchain = verify.python_runtime(sys.executable)
+    exe, toolchain = python_runtime(sys.executable)
     first = textwrap.dedent(
         """
         import ctypes, os, subprocess, sys

@@ -16,7 +16,7 @@ import pytest
 
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
-from site_builder.verify.jobs import python_runtime
+from site_builder.verify.runtimes import python_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 

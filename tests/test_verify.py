@@ -349,7 +349,7 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
     """``make site`` beside ``make serve`` share the cache: each compiles in a folder of its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from site_builder.verify.jobs import Compiler
+    from site_builder.verify.compiler import Compiler
 
     files = {"solution.cpp": '#include <cstdio>\nint main(){std::puts("5");}\n'}
     with ThreadPoolExecutor(4) as pool:
@@ -363,7 +363,7 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
 def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder.verify import jobs as verify
+    from site_builder.verify import compiler as verify
 
     calls: list[list[str]] = []
     real_run, real_sandboxed = subprocess.run, verify.sandbox.run

@@ -7,39 +7,31 @@ can change them, so a rebuild where nothing relevant changed starts no process a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
 import logging
-import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Diagnostic, Level
 from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, RunResult, Toolchain
-from ..source.languages import language_for, suffix
-from ..source.layout import CPP_SUFFIXES
-from ..store import JsonStore, write_atomic
+from ..source.languages import language_for
+from .cache import Recalled, ResultCache
 from .compare import compare_output
+from .compiler import CXX_FLAGS, NO_COMPILER, Compiler, text_digest
+from .runtimes import interpreter_version, python_runtime
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
-CXX_FLAGS = ("-O2", "-std=c++17")
-STDCXX = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<bits/stdc\+\+\.h>", re.MULTILINE)
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
 
@@ -69,7 +61,7 @@ class Solver:
 
     @property
     def digest(self) -> str:
-        return _text_digest(self.source)
+        return text_digest(self.source)
 
     @property
     def filename(self) -> str:
@@ -128,7 +120,7 @@ class Verifier:
             [
                 CACHE_VERSION,
                 options.interpreter,
-                _interpreter_version(options.interpreter),
+                interpreter_version(options.interpreter),
                 repr((options.time_limit, options.memory, CXX_FLAGS)),
                 self.compiler.version,
             ]
@@ -215,20 +207,6 @@ class Verifier:
         return len(todo)
 
 
-@dataclass(frozen=True, slots=True)
-class Recalled:
-    """An entry's verification as the cache keeps it whole: its runs, the keys of their verdicts, and
-    the folders of the programs compiled for it (a full build keeps those, and prunes the rest)."""
-
-    runs: tuple[SolverRun, ...]
-    keys: tuple[tuple[str, ...], ...]  # by run, the key of each verdict
-    programs: tuple[str, ...]
-
-    @property
-    def jobs(self) -> tuple[str, ...]:
-        return tuple(key for keys in self.keys for key in keys)
-
-
 @dataclass
 class Plan:
     """What verifying entries takes, by entry: its compiled programs' folders, its solvers, its jobs."""
@@ -266,7 +244,6 @@ def _read_text(source: EntrySource) -> str:
     return repr((source.path, source.meta, layout, files, samples))
 
 
-NO_COMPILER = "g++ not found: the C++ solver was not checked"
 INTERACTIVE_NOTE = "not run: an interactive problem needs its validator to talk to the solver"
 
 
@@ -303,39 +280,12 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
 
 
 PROGRAM = "./program"
-PCH = "/opt/pch"  # where compiles see the precompiled <bits/stdc++.h>
 
 
 def _unsafe_name(files: dict[str, str]) -> str:
     """Why these archive files cannot be handed to a program: a name that reads as an option."""
     bad = sorted(n for n in files if n.rsplit("/", 1)[-1].startswith(("-", "@")))
     return f"not run: a file name may not start with '-' or '@' ({', '.join(bad)})" if bad else ""
-
-
-VENV = "/opt/python"  # where a run's Python finds itself: a virtual environment with no packages
-
-
-def python_runtime(interpreter: str) -> tuple[str, Toolchain]:
-    """How a run starts ``interpreter``, and what the sandbox shows it: the folders outside ``/usr``
-    it needs (its prefix, and a virtual environment's base), and a virtual environment of its own
-    made in the sandbox, so that it starts as a judge's Python does, without the packages and
-    ``.pth`` files of the build machine's site-packages. Without isolation, its real path."""
-    return _python_runtime(interpreter, sandbox.isolated())
-
-
-@lru_cache(maxsize=8)
-def _python_runtime(interpreter: str, isolated: bool) -> tuple[str, Toolchain]:
-    real = Path(os.path.realpath(interpreter))
-    if not isolated:
-        return str(real), Toolchain()
-    prefixes = {real.parent.parent}
-    if real == Path(os.path.realpath(sys.executable)):
-        prefixes.add(Path(os.path.realpath(sys.base_prefix)))
-    usr = Path("/usr")
-    binds = tuple(sorted(p for p in prefixes if p != usr and not p.is_relative_to(usr) and p != Path("/")))
-    config = f"home = {real.parent}\ninclude-system-site-packages = false\n".encode()
-    made = ((f"{VENV}/pyvenv.cfg", config), (f"{VENV}/bin/python3", str(real)))
-    return f"{VENV}/bin/python3", Toolchain(Toolchain.showing(*binds).binds, made)
 
 
 def _solver_files(name: str, text: str) -> dict[str, str]:
@@ -385,14 +335,14 @@ def _jobs(
         repr(source.meta.checker),
         validator.digest if validator else None,
         validator.note if validator else None,
-        _interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
+        interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
     for sample in source.samples:
-        answer = "null" if sample.answer is None else _QUOTED(_text_digest(sample.answer))
-        text = f"{head}{_QUOTED(_text_digest(sample.input))}, {answer}{tail}"
+        answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
+        text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
         jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key))
     return jobs
@@ -404,12 +354,6 @@ _QUOTED = json.encoder.encode_basestring_ascii  # the C encoder json.dumps uses
 def _json_list(parts: list[str | None]) -> str:
     """``json.dumps(parts)``, the same text, without building an encoder per call (5,000 keys a build)."""
     return "[" + ", ".join("null" if p is None else _QUOTED(p) for p in parts) + "]"
-
-
-@lru_cache(maxsize=8192)
-def _text_digest(text: str) -> str:
-    """Keys hold digests of sources and samples, not their texts (hashing is cheaper than encoding)."""
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
@@ -516,230 +460,6 @@ def _custom_check(
     return verdict(
         "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
     )
-
-
-class Compiler:
-    """Compiles C++ solvers once per source (and compiler version), into the cache."""
-
-    def __init__(self, folder: Path, rerun: bool = False) -> None:
-        self.folder = folder
-        self.rerun = rerun  # compile again what failed before
-        self.gxx = shutil.which("g++")
-        self.version = _command_version([self.gxx, "--version"]) if self.gxx else ""
-        key = hashlib.sha256(json.dumps([self.version, CXX_FLAGS]).encode()).hexdigest()[:16]
-        self.headers = folder / f"pch-{key}"  # <bits/stdc++.h> precompiled, for this g++ and flags
-        self._precompiling = threading.Lock()
-        self._precompile_failed = False
-
-    def compile_files(self, files: dict[str, str]) -> tuple[Path | None, str]:
-        """Compile every C++ source among ``files`` (headers beside them) into one program, once."""
-        if self.gxx is None:
-            return None, NO_COMPILER
-        binary = self._binary(files)
-        if binary.is_file():
-            return binary, ""
-        error_file = binary.with_name("compile-error.txt")
-        if error_file.is_file() and not self.rerun:
-            return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
-        return self._compile(files, binary, error_file)
-
-    def compiled(self, files: dict[str, str]) -> Path | None:
-        """The program built from ``files`` before, if there is one (without compiling)."""
-        if self.gxx is None:
-            return None
-        binary = self._binary(files)
-        return binary if binary.is_file() else None
-
-    def folder_name(self, files: dict[str, str]) -> str:
-        """The name of the folder that holds the program of ``files`` (see ``keep_only``)."""
-        return self._binary(files).parent.name
-
-    def keep_only(self, folders: set[str], settled: float = 3600.0) -> None:
-        """Delete every compiled program but those in ``folders`` (a full build's), unless it was
-        made in the last ``settled`` seconds: another build sharing the cache may be about to run it."""
-        if self.gxx is None or not self.folder.is_dir():
-            return
-        keep = folders | {self.headers.name}
-        before = time.time() - settled
-        for folder in self.folder.iterdir():
-            if folder.name not in keep and folder.is_dir() and folder.stat().st_mtime < before:
-                shutil.rmtree(folder, ignore_errors=True)
-
-    def _binary(self, files: dict[str, str]) -> Path:
-        """Where the program of ``files`` is kept: named by the sources (by digest), g++ and its flags."""
-        named = sorted((name, _text_digest(text)) for name, text in files.items())
-        return self._binary_of(tuple(named))
-
-    @lru_cache(maxsize=4096)  # noqa: B019 (one compiler per verifier; the cache holds paths only)
-    def _binary_of(self, named: tuple[tuple[str, str], ...]) -> Path:
-        key = hashlib.sha256(json.dumps([named, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
-        return self.folder / key / "program"
-
-    def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
-        """Compile in the sandbox; the program comes back on a pipe and is renamed into place (builds
-        sharing the cache, ``make site`` beside ``make serve``, may compile it at once). What the
-        sandbox reports is the source's doing (an error, a time or memory limit) and is kept, for
-        ``--rerun`` to try again; a failure of this machine (the sandbox, the cache's disk) is not."""
-        sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
-        assert self.gxx is not None
-        headers = self._header_flags(files, sources)
-        argv = [self.gxx, *CXX_FLAGS, *headers, "-o", "program", *(f"./{name}" for name in sources)]
-        try:
-            result = sandbox.run(
-                argv,
-                None,
-                COMPILE_LIMITS,
-                files={name: text.encode() for name, text in files.items()},
-                toolchain=Toolchain(((str(self.headers), PCH),)) if headers else Toolchain(),
-                collect="program",
-            )
-        except OSError as error:
-            return None, f"could not compile: {error}"
-        if result.exit_code == 0 and result.collected and not result.output_exceeded:
-            try:
-                write_atomic(binary, result.collected, mode=0o755)
-            except OSError as error:
-                return None, f"could not keep the compiled program in {binary.parent}: {error.strerror}"
-            return binary, ""
-        message = _compile_failure(result)
-        for name in sources:  # as the author wrote it: paul.cpp, not ./paul.cpp
-            message = message.replace(f"./{name}:", f"{name}:")
-        with contextlib.suppress(OSError):
-            write_atomic(error_file, message.encode("utf-8"))
-        return None, "compile error:\n" + message
-
-    def _header_flags(self, files: dict[str, str], sources: list[str]) -> list[str]:
-        """``-I`` the precompiled ``<bits/stdc++.h>`` for sources that include it: g++ takes ~2 s to
-        read that header and a fraction of that to load it precompiled, and the program is the same
-        byte for byte. It is made once per g++ and flags, by the first compile that wants it; the
-        compiles meanwhile go without (g++ itself falls back to the header where it cannot use it)."""
-        if not any(STDCXX.search(files[name]) for name in sources):
-            return []
-        made = self.headers / "bits" / "stdc++.h.gch"
-        if not made.is_file() and not self._precompile_failed and self._precompiling.acquire(blocking=False):
-            try:
-                self._precompile(made)
-            finally:
-                self._precompiling.release()
-        return ["-I", PCH if sandbox.isolated() else str(self.headers)] if made.is_file() else []
-
-    def _precompile(self, target: Path) -> None:
-        assert self.gxx is not None
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix="src-", dir=self.folder))
-        except OSError:
-            self._precompile_failed = True
-            return
-        try:
-            (work / "all.h").write_text("#include <bits/stdc++.h>\n", encoding="utf-8")
-            argv = [self.gxx, *CXX_FLAGS, "-x", "c++-header", "all.h", "-o", "all.h.gch"]
-            done = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=300, check=False)
-            if done.returncode == 0:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(work / "all.h.gch", target)
-            else:
-                self._precompile_failed = True
-                log.debug("precompiling <bits/stdc++.h> failed: %s", done.stderr[-2000:])
-        except (OSError, subprocess.TimeoutExpired):
-            self._precompile_failed = True
-            log.debug("precompiling <bits/stdc++.h> failed", exc_info=True)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-
-
-COMPILE_LIMITS = Limits(
-    wall=60.0,
-    memory=2048 * sandbox.MiB,
-    output=256 * sandbox.MiB,
-    file_size=256 * sandbox.MiB,
-    scratch=512 * sandbox.MiB,
-)
-
-
-def _compile_failure(result: RunResult) -> str:
-    """Why a compile made no program, in g++'s words where it has any."""
-    if result.timed_out:
-        return f"g++ took longer than {COMPILE_LIMITS.wall:g} s (run the build with --rerun to try again)"
-    if result.output_exceeded:
-        return f"the program or g++'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
-    text = result.stderr[-4000:]
-    if result.signal is not None:
-        text += (
-            f"\ng++ was killed by signal {result.signal} (over {COMPILE_LIMITS.memory // sandbox.MiB} MiB of memory?)"
-        )
-    return text.strip() or f"g++ failed with exit code {result.exit_code} and no message"
-
-
-class ResultCache(JsonStore):
-    """Verdicts by job key, in one JSON file; an unreadable file is discarded with a warning."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, "verification cache")
-
-    def verdict(self, key: str) -> Verdict | None:
-        item = self.get(key)
-        if not isinstance(item, dict):
-            return None
-        try:
-            return Verdict(**item)
-        except TypeError:
-            return None
-
-    def record(self, key: str, verdict: Verdict) -> None:
-        self.put(key, asdict(verdict))
-
-    def recall(self, key: str) -> Recalled | None:
-        """An entry's verification, kept whole under ``key``, with every verdict it names still kept."""
-        item = self.get(key)
-        if not isinstance(item, dict):
-            return None
-        try:
-            runs, keys = [], []
-            for solver, language, source_hash, note, jobs in item["runs"]:
-                verdicts = [self.verdict(job) for job in jobs]
-                if any(v is None for v in verdicts):
-                    return None  # pruned, or from an older layout: verify it job by job
-                runs.append(SolverRun(solver, language, source_hash, tuple(v for v in verdicts if v), note))
-                keys.append(tuple(jobs))
-            return Recalled(tuple(runs), tuple(keys), tuple(item["programs"]))
-        except (TypeError, ValueError, KeyError):
-            return None
-
-    def remember(self, key: str, done: Recalled) -> None:
-        """Keep an entry's verification whole (its verdicts are kept by their own keys)."""
-        runs = [
-            [r.solver, r.language, r.source_hash, r.note, list(k)] for r, k in zip(done.runs, done.keys, strict=True)
-        ]
-        value = {"runs": runs, "programs": list(done.programs)}
-        if self.get(key) != value:
-            self.put(key, value)
-
-    def keep_only(self, keys: set[str]) -> None:
-        """Forget every verdict but those of ``keys`` (which all have one by now)."""
-        if len(self.data) != len(keys):
-            self.data = {key: value for key, value in self.data.items() if key in keys}
-            self.dirty = True
-
-
-_VERSIONS: dict[str, str] = {}
-
-
-def _interpreter_version(interpreter: str) -> str:
-    if interpreter not in _VERSIONS:
-        if os.path.realpath(interpreter) == os.path.realpath(sys.executable):
-            _VERSIONS[interpreter] = sys.version.splitlines()[0]  # this interpreter: no process needed
-        else:
-            _VERSIONS[interpreter] = _command_version([interpreter, "-c", "import sys; print(sys.version)"])
-    return _VERSIONS[interpreter]
-
-
-def _command_version(argv: list[str | None]) -> str:
-    try:
-        done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
 
 
 def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
