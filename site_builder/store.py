@@ -23,8 +23,7 @@ RENDERER_MODULES = (
     "render/document.py",
     "render/fastlex.py",
     "render/highlight.py",
-    "render/latex.py",
-    "render/latex_parser.py",
+    "render/latex/*.py",
     "render/markdown.py",
     "model.py",
     "errors.py",
@@ -36,8 +35,9 @@ LIBRARIES = ("pygments", "markdown-it-py", "mdit-py-plugins")
 def renderer_fingerprint() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).parent
-    for name in RENDERER_MODULES:
-        digest.update((here / name).read_bytes())
+    for pattern in RENDERER_MODULES:
+        for path in sorted(here.glob(pattern)):
+            digest.update(path.read_bytes())
     digest.update(library_versions(LIBRARIES).encode())
     return digest.hexdigest()
 

@@ -385,9 +385,21 @@ def _carrying(marker: str) -> list[int]:
     return found
 
 
-def _sandboxes() -> set[int]:
+def _sandboxes(of: int) -> set[int]:
+    """The bubblewrap processes started, at any depth, by process ``of``."""
     found = subprocess.run(["pgrep", "-x", "bwrap"], capture_output=True, text=True).stdout.split()
-    return {int(pid) for pid in found}
+    return {int(pid) for pid in found if of in _ancestors(int(pid))}
+
+
+def _ancestors(pid: int) -> list[int]:
+    chain = []
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+        chain.append(pid)
+    return chain
 
 
 @pytest.mark.parametrize("delay", [1.5, 4.0])
@@ -399,7 +411,6 @@ def test_a_killed_build_leaves_no_process_behind(tmp_path: Path, make_archive: A
         files[f"t/A-e{number:02}/solution.md"] = f"# Entry {number}\n\nSome $x^{number}$ text.\n"
     archive = make_archive(files)
     marker = f"redteam-{uuid.uuid4().hex}"
-    before = _sandboxes()
     argv = [sys.executable, "-m", "site_builder.cli", "build", "--archive", str(archive)]
     argv += ["--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")]
     builder = subprocess.Popen(
@@ -412,11 +423,24 @@ def test_a_killed_build_leaves_no_process_behind(tmp_path: Path, make_archive: A
     time.sleep(delay)
     assert builder.poll() is None, "the build ended before it could be killed"
     assert len(_carrying(marker)) > 1, "the build started nothing to leave behind"
+    sandboxes = _sandboxes(of=builder.pid)
+    assert sandboxes or delay < 3, "by now the build verifies, in sandboxes"
     builder.kill()
     builder.wait()
     for _ in range(100):
-        if not _carrying(marker) and _sandboxes() <= before:
+        if not _carrying(marker) and not _alive(sandboxes):
             break
         time.sleep(0.1)
     assert _carrying(marker) == []
-    assert _sandboxes() <= before
+    assert _alive(sandboxes) == set()
+
+
+def _alive(pids: set[int]) -> set[int]:
+    return {pid for pid in pids if Path(f"/proc/{pid}").exists() and _state(pid) != "Z"}
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import LatexError
+from ...errors import LatexError
 
 MAX_DEPTH = 60
 VERBATIM_ENVS = frozenset({"verbatim", "verbatim*", "lstlisting", "minted", "comment", "Verbatim"})

@@ -1,0 +1,90 @@
+"""LaTeX write-ups and statements to HTML: one small function per construct, in families, registered in tables.
+
+``render_latex(text, path)`` parses with ``parser.py`` and renders the tree with ``core.py``, whose registries of
+commands and environments the families fill: ``text``, ``links``, ``figures``, ``lists``, ``theorems``, ``tables``,
+``beamer``, ``statements`` (problem packages), ``inputs`` and ``layout``. Paragraphs are split on blank lines; block
+constructs (lists, sections, tables, theorems) close the paragraph before them. Unknown macros and environments
+stay visible and produce warnings with their line.
+"""
+
+from __future__ import annotations
+
+from ...model import Document, Sample
+from ..document import Collector
+from . import beamer, figures, layout, links, lists, statements, tables, text, theorems
+from . import inputs as included
+from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, THEOREM, Context, _plain, render_blocks
+from .parser import Cmd, Env, Node, parse_latex
+from .text import _footnotes
+from .theorems import THEOREMS, _theorem
+
+for family in (text, links, figures, lists, theorems, tables, beamer, statements, included, layout):
+    COMMANDS.update(getattr(family, "COMMANDS", {}))
+    BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))
+    ENVIRONMENTS.update(getattr(family, "ENVIRONMENTS", {}))
+THEOREM["theorem"] = _theorem
+
+__all__ = ["render_latex"]
+
+
+def render_latex(
+    text: str,
+    path: str,
+    *,
+    assets: frozenset[str] = frozenset(),
+    id_prefix: str = "",
+    asset_base: str = "",
+    samples: tuple[Sample, ...] = (),
+    constants: dict[str, str] | None = None,
+    inputs: dict[str, str] | None = None,
+) -> tuple[Document, list[tuple[int, str]]]:
+    """Render a LaTeX document or fragment. Returns the document and its warnings (line, message).
+
+    ``assets`` are the image files beside the document (``asset_base`` is their folder on the page).
+    A problem package's statement may place its ``samples`` with ``\\nextsample`` and
+    ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``. ``inputs`` are the
+    other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline (nothing outside the folder).
+
+    Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
+    other input that has no sensible rendering.
+    """
+    nodes = parse_latex(text, path)
+    ctx = Context(
+        doc=Collector(path=path, id_prefix=id_prefix, samples=samples),
+        assets=assets,
+        asset_base=asset_base,
+        constants=constants or {},
+        inputs=inputs or {},
+    )
+    ctx.theorems = {name: (title, name) for name, title in THEOREMS.items()}
+    body = _split_preamble(nodes, ctx)
+    html_text = render_blocks(body, ctx, top=True) + _footnotes(ctx)
+    document = Document(
+        file=path.rsplit("/", 1)[-1],
+        html=html_text,
+        toc=tuple(ctx.doc.toc),
+        title=ctx.title,
+        summary_html=ctx.summary,
+        math=tuple(ctx.doc.math),
+    )
+    return document, ctx.doc.warnings
+
+
+def _split_preamble(nodes: list[Node], ctx: Context) -> list[Node]:
+    """Read \\newtheorem and \\title from the preamble; return the body of the document."""
+    for i, node in enumerate(nodes):
+        if isinstance(node, Env) and node.name == "document":
+            for item in nodes[:i]:
+                if isinstance(item, Cmd):
+                    _preamble_command(item, ctx)
+            return node.children
+    return nodes
+
+
+def _preamble_command(cmd: Cmd, ctx: Context) -> None:
+    if cmd.name == "newtheorem":
+        name = _plain(cmd.arg(0))
+        shared = cmd.option()
+        ctx.theorems[name] = (_plain(cmd.arg(1)), None if cmd.star else (_plain(shared) if shared else name))
+    elif cmd.name == "title":
+        ctx.title = _plain(cmd.arg(0))

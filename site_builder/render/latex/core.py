@@ -1,0 +1,235 @@
+"""The core of the LaTeX renderer: blocks and paragraphs, inline content, sections, and the
+registries of commands and environments that the construct families (the other modules) fill."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...model import Heading
+from .. import highlight
+from ..document import Collector, heading_link
+from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
+from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SYMBOLS
+
+# Filled by the construct families (see ``__init__.py``): a name's handler.
+COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # inline commands
+BLOCK_COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # commands that stand as blocks
+ENVIRONMENTS: dict[str, Callable[[Env, Context], str]] = {}
+# The handler of every theorem-like environment the document declares (not a name a document can use).
+THEOREM: dict[str, Callable[[Env, Context], str]] = {}
+
+
+SECTION_LEVELS = {"part": 1, "chapter": 1, "section": 1, "subsection": 2, "subsubsection": 3}
+
+
+HEADING_OFFSET = 2  # \section is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
+
+
+@dataclass(slots=True)
+class Context:
+    """State of one rendering: the document's path, collected headings, math, counters and warnings."""
+
+    doc: Collector
+    assets: frozenset[str]
+    asset_base: str = ""
+    constants: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
+    input_stack: list[str] = field(default_factory=list)
+    frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
+    theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
+    counters: dict[str, int] = field(default_factory=dict)
+    section_numbers: list[int] = field(default_factory=lambda: [0, 0, 0])
+    title: str | None = None
+    summary: str | None = None
+    seen_section: bool = False
+    footnotes: list[str] = field(default_factory=list)
+    list_depth: dict[str, int] = field(default_factory=lambda: {"enumerate": 0, "itemize": 0})
+
+    def warn_unknown(self, what: str, line: int) -> None:
+        self.doc.warn(line, f"unknown {what}; shown as text")
+
+
+def render_blocks(nodes: list[Node], ctx: Context, *, top: bool = False) -> str:
+    """Render a sequence of nodes as blocks: paragraphs split on blank lines, block constructs apart."""
+    out: list[str] = []
+    inline: list[str] = []
+    run_in: list[str] = []
+
+    def flush() -> None:
+        text = "".join(inline).strip()
+        inline.clear()
+        if not text:
+            return
+        if run_in:
+            text = f"{run_in.pop()} {text}"
+        out.append(f"<p>{text}</p>")
+        if top and ctx.summary is None and (ctx.seen_section or not ctx.doc.toc):
+            ctx.summary = text
+
+    for node in nodes:
+        if isinstance(node, Par):
+            flush()
+        elif isinstance(node, Cmd) and node.name in ("paragraph", "subparagraph"):
+            flush()
+            run_in.append(f'<strong class="run-in">{render_inline(node.arg(0), ctx).strip()}</strong>')
+        elif _is_block(node):
+            flush()
+            block = _render_block(node, ctx, top)
+            if block:
+                out.append(block)
+        else:
+            inline.append(render_inline([node], ctx))
+    flush()
+    if run_in:
+        out.append(f"<p>{run_in.pop()}</p>")
+    return "\n".join(out)
+
+
+def _is_block(node: Node) -> bool:
+    if isinstance(node, Env):
+        return node.name not in INLINE_ENVS
+    if isinstance(node, Verbatim):
+        return not node.inline
+    return isinstance(node, Cmd) and (node.name in SECTION_LEVELS or node.name in BLOCK_COMMANDS)
+
+
+def _render_block(node: Node, ctx: Context, top: bool) -> str:
+    if isinstance(node, Verbatim):
+        return _verbatim_block(node)
+    if isinstance(node, Cmd):
+        block = BLOCK_COMMANDS.get(node.name)
+        return block(node, ctx) if block is not None else _section(node, ctx, top)
+    assert isinstance(node, Env)
+    handler = ENVIRONMENTS.get(node.name)
+    if handler is not None:
+        return handler(node, ctx)
+    if node.name in ctx.theorems:
+        return THEOREM["theorem"](node, ctx)
+    ctx.warn_unknown(f"environment \\begin{{{node.name}}}", node.line)
+    name = html.escape(node.name)
+    return (
+        f'<div class="unknown-env"><code class="unknown">\\begin{{{name}}}</code>\n'
+        f'{render_blocks(node.children, ctx)}\n<code class="unknown">\\end{{{name}}}</code></div>'
+    )
+
+
+def _section(cmd: Cmd, ctx: Context, top: bool) -> str:
+    level = SECTION_LEVELS[cmd.name]
+    title = render_inline(cmd.arg(0), ctx).strip()
+    number = ""
+    if not cmd.star and level <= 3:
+        nums = ctx.section_numbers
+        nums[level - 1] += 1
+        for deeper in range(level, 3):
+            nums[deeper] = 0
+        number = ".".join(str(n) for n in nums[:level])
+    shown = f'<span class="secnum">{number}</span> {title}' if number else title
+    if top and level == 1:
+        ctx.seen_section = True
+    return _heading(level, _plain(cmd.arg(0)), shown, ctx)
+
+
+def _heading(level: int, plain: str, shown: str, ctx: Context) -> str:
+    anchor = ctx.doc.unique_id(plain)
+    ctx.doc.toc.append(Heading(level, anchor, shown))
+    tag = f"h{min(level + HEADING_OFFSET, 6)}"
+    return f'<{tag} id="{anchor}">{shown}{heading_link(anchor)}</{tag}>'
+
+
+def render_inline(nodes: list[Node], ctx: Context) -> str:
+    parts: list[str] = []
+    for node in nodes:
+        if isinstance(node, Text):
+            parts.append(_ligatures(node.text))
+        elif isinstance(node, (Space, Par)):
+            parts.append(" ")
+        elif isinstance(node, Special):
+            parts.append({"~": "&nbsp;", "&": "&amp;"}.get(node.char, node.char))
+        elif isinstance(node, Group):
+            parts.append(render_inline(node.children, ctx))
+        elif isinstance(node, Math):
+            tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+            parts.append(ctx.doc.math_slot(tex, node.display, node.line))
+        elif isinstance(node, Verbatim):
+            parts.append(f"<code>{html.escape(node.text)}</code>" if node.inline else _verbatim_block(node))
+        elif isinstance(node, Cmd):
+            parts.append(_command(node, ctx))
+        elif isinstance(node, Env):
+            parts.append(_inline_env(node, ctx))
+    return "".join(parts)
+
+
+def _ligatures(text: str) -> str:
+    return _LIGATURES.sub(lambda m: _LIGATURE_MAP[m.group()], text)
+
+
+def _command(cmd: Cmd, ctx: Context) -> str:
+    name = cmd.name
+    if name in INLINE_TAGS:
+        start, end = INLINE_TAGS[name]
+        inner = render_inline(cmd.arg(0), ctx)
+        return f"{start}{inner.upper() if 'pper' in name else inner}{end}"
+    if name in ACCENTS and cmd.args:
+        return unicodedata.normalize("NFC", html.escape(_plain(cmd.arg(0))) + ACCENTS[name])
+    if name in SYMBOLS:
+        return SYMBOLS[name]
+    handler = COMMANDS.get(name)
+    if handler is not None:
+        return handler(cmd, ctx)
+    if name in IGNORED:
+        return ""
+    ctx.warn_unknown(f"macro \\{name}", cmd.line)
+    shown = html.escape(f"\\{name}{'*' if cmd.star else ''}")
+    return f'<code class="unknown">{shown}</code>'
+
+
+def _inline_env(env: Env, ctx: Context) -> str:
+    return render_inline(env.children, ctx)
+
+
+def _verbatim_block(node: Verbatim) -> str:
+    if node.env == "comment":
+        return ""
+    language = None
+    m = re.search(r"language\s*=\s*\{?([A-Za-z0-9+#]+)", node.options)
+    if m:
+        language = {"c++": "cpp", "python3": "python"}.get(m.group(1).lower(), m.group(1).lower())
+    return highlight.render_block(node.text, language)
+
+
+INLINE_ENVS = frozenset({"math"})
+
+
+def _plain(nodes: list[Node] | None) -> str:
+    """The plain text of nodes (for ids, file names, options)."""
+    if not nodes:
+        return ""
+    parts: list[str] = []
+    for node in nodes:
+        if isinstance(node, Text):
+            parts.append(node.text)
+        elif isinstance(node, (Space, Par)):
+            parts.append(" ")
+        elif isinstance(node, Special):
+            parts.append(node.char)
+        elif isinstance(node, Group):
+            parts.append(_plain(node.children))
+        elif isinstance(node, Math):
+            parts.append(node.tex)
+        elif isinstance(node, Verbatim):
+            parts.append(node.text)
+        elif isinstance(node, Cmd):
+            parts.append(_plain_command(node))
+    return "".join(parts).strip()
+
+
+def _plain_command(cmd: Cmd) -> str:
+    if cmd.name in SYMBOLS:
+        return html.unescape(re.sub(r"<[^>]+>", "", SYMBOLS[cmd.name]))
+    if cmd.args:
+        return _plain(cmd.arg(0))
+    return ""

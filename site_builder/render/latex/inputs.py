@@ -1,0 +1,38 @@
+"""``\\input`` and ``\\include``: another ``.tex`` file of the same problem folder, inlined."""
+
+from __future__ import annotations
+
+import html
+
+from ...errors import LatexError
+from ..document import is_local_path
+from .core import Context, _plain, render_blocks
+from .parser import Cmd, parse_latex
+
+MAX_INPUT_DEPTH = 8
+
+
+def _input(cmd: Cmd, ctx: Context) -> str:
+    """``\\input{file}``: another .tex file of the problem folder, inlined; never a file outside it."""
+    name = _plain(cmd.arg(0))
+    if not is_local_path(name):
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name}{{{name}}} points outside the problem folder; refused")
+    found = next((n for n in (name, name + ".tex") if n in ctx.inputs), None)
+    if found is None:
+        ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: no such .tex file beside this one; left out")
+        return f'<p class="missing">[\\{cmd.name}{{{html.escape(name)}}}: file not found]</p>'
+    if found in ctx.input_stack or len(ctx.input_stack) >= MAX_INPUT_DEPTH:
+        chain = " -> ".join([*ctx.input_stack, found])
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name} nests too deep or loops: {chain}")
+    nodes = parse_latex(ctx.inputs[found], ctx.doc.path.rsplit("/", 1)[0] + "/" + found)
+    before = len(ctx.doc.warnings)
+    ctx.input_stack.append(found)
+    try:
+        body = render_blocks(nodes, ctx)
+    finally:
+        ctx.input_stack.pop()
+    ctx.doc.warnings[before:] = [(cmd.line, f"in {found}, line {n}: {m}") for n, m in ctx.doc.warnings[before:]]
+    return body
+
+
+BLOCK_COMMANDS = {"input": _input, "include": _input}

@@ -1,0 +1,38 @@
+"""Links and references: ``\\url``, ``\\href`` (safe schemes only), and ``\\ref`` and its kin."""
+
+from __future__ import annotations
+
+import html
+
+from ..document import safe_url
+from .core import Context, _plain, render_inline
+from .parser import Cmd
+
+
+def _url(cmd: Cmd, ctx: Context) -> str:
+    url = _plain(cmd.arg(0))
+    return _link(url, html.escape(url), cmd, ctx)
+
+
+def _href(cmd: Cmd, ctx: Context) -> str:
+    return _link(_plain(cmd.arg(0)), render_inline(cmd.arg(1), ctx), cmd, ctx)
+
+
+def _link(url: str, label: str, cmd: Cmd, ctx: Context) -> str:
+    target = safe_url(url)
+    if target is None:
+        ctx.doc.warn(cmd.line, f"link to {url!r} dropped: only http, https, mailto and relative links are allowed")
+        return label
+    return f'<a href="{html.escape(target)}">{label}</a>'
+
+
+def _ref(cmd: Cmd, ctx: Context) -> str:
+    ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{_plain(cmd.arg(0))}}}: cross-references are not supported; shown as text")
+    return f'<code class="unknown">{html.escape(_plain(cmd.arg(0)))}</code>'
+
+
+COMMANDS = {
+    "url": _url,
+    "href": _href,
+    **dict.fromkeys(("ref", "eqref", "cite", "pageref", "nameref"), _ref),
+}

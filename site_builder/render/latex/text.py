@@ -1,0 +1,55 @@
+"""Text commands: line breaks, footnotes, the title, inline code, the end-of-proof mark."""
+
+from __future__ import annotations
+
+import html
+
+from .core import Context, _plain, render_inline
+from .parser import Cmd
+
+
+def _line_break(cmd: Cmd, ctx: Context) -> str:
+    return "<br>\n"
+
+
+def _title(cmd: Cmd, ctx: Context) -> str:
+    ctx.title = _plain(cmd.arg(0))
+    return ""
+
+
+def _qed(cmd: Cmd, ctx: Context) -> str:
+    return '<span class="qed" role="img" aria-label="end of proof">\u220e</span>'
+
+
+def _footnote(cmd: Cmd, ctx: Context) -> str:
+    ctx.footnotes.append(render_inline(cmd.arg(0), ctx).strip())
+    n = len(ctx.footnotes)
+    prefix = ctx.doc.id_prefix
+    return f'<sup class="fnref"><a id="{prefix}fnref{n}" href="#{prefix}fn{n}">{n}</a></sup>'
+
+
+def _footnotes(ctx: Context) -> str:
+    if not ctx.footnotes:
+        return ""
+    prefix = ctx.doc.id_prefix
+    items = "".join(
+        f'<li id="{prefix}fn{n}">{text} <a href="#{prefix}fnref{n}" aria-label="Back to text">\u21a9</a></li>'
+        for n, text in enumerate(ctx.footnotes, 1)
+    )
+    return f'\n<section class="footnotes" aria-label="Footnotes"><ol>{items}</ol></section>'
+
+
+def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
+    return f"<code>{html.escape(_plain(cmd.arg(0)))}</code>"
+
+
+COMMANDS = {
+    "\\": _line_break,
+    "newline": _line_break,
+    "title": _title,
+    "qed": _qed,
+    "qedhere": _qed,
+    "footnote": _footnote,
+    "lstinline": _inline_code_command,
+    "mintinline": _inline_code_command,
+}
