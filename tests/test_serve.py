@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write_tree
 
-from site_builder.serve.server import RELOAD_PATH, DevServer
+from site_builder.serve.server import DevServer
+from site_builder.serve.web import RELOAD_PATH
 from site_builder.source.config import make_options
 
 GOOD = "\\section{Idea}\nThe first version of the idea.\n"
@@ -394,8 +395,8 @@ def test_a_start_that_kept_every_page_sets_up_the_renderers_before_the_first_sav
 def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder.build import Builder
     from site_builder.publish import search
+    from site_builder.serve.updates import LiveBuilder as Builder
 
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     shutil.copytree(ROOT / "static", tmp_path / "static")

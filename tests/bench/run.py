@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from generate import generate  # noqa: E402
 
 from site_builder.render.math import MathRenderer  # noqa: E402
-from site_builder.serve.server import RELOAD_PATH, DevServer  # noqa: E402
+from site_builder.serve.server import DevServer  # noqa: E402
+from site_builder.serve.web import RELOAD_PATH  # noqa: E402
 from site_builder.source.config import make_options  # noqa: E402
 
 PYTHON = sys.executable

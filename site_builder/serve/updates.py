@@ -1,0 +1,211 @@
+"""The dev server's incremental updates: a changed entry reloaded, verified and rendered, and only
+the pages that show it written again, in place; templates re-rendered; the search index refreshed
+in the background, and abandoned when a save comes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from functools import partial
+
+from ..build import Builder, plan_raw_files
+from ..model import Entry, EntrySource, Site
+from ..publish import output
+from ..publish.catalog import link_site, neighbours
+from ..publish.pages import entry_url
+from ..publish.report import BuildReport
+from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
+from ..source.archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
+from ..source.config import BuildOptions
+from ..verify.jobs import verification_diagnostics
+
+
+class LiveBuilder(Builder):
+    """A ``Builder`` that, after its full build, updates the published site entry by entry."""
+
+    def __init__(self, options: BuildOptions) -> None:
+        super().__init__(options)
+        self.refresh: PagefindSession | None = None  # Pagefind, while the search index is refreshed
+        self.generation = 0  # bumped before each rebuild: a refresh begun before it is out of date
+
+    def update_entries(self, folders: Iterable[str]) -> BuildReport:
+        """Reload the given problem folders (new, changed or removed) and rewrite what lists them.
+
+        When the changed entries have errors nothing is written and the previous pages stay.
+        """
+        started = time.perf_counter()
+        self.solver_processes = 0
+        archive = self.options.archive
+        shown = self.options.display(archive)
+        # A folder numbered for a URL that a changed folder had may have it back now: reload it too.
+        wanted = set(folders)
+        bases = {url_slug(f).lower() for f in wanted}
+        wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
+        loaded = [
+            load_entry(archive / f, archive, shown, self.git_dates)
+            for f in sorted(wanted)
+            if "/" in f and is_problem_dir(archive / f)
+        ]
+        fresh = self._slugged(loaded, wanted)
+        changed = sorted(wanted | {s.path for s in fresh})
+        rendered = self._verify(fresh, self._render(fresh))
+        new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
+        if new_errors:
+            return self._report(tuple(sorted(new_errors)), False, started, 0)
+        old = {p: self.entries[p] for p in changed if p in self.entries}
+        old_urls = [self.sources[p].slug for p in changed if p in self.sources]
+        for path in changed:
+            self.sources.pop(path, None)
+            self.entries.pop(path, None)
+        self.sources.update({s.path: s for s in fresh})
+        self.entries.update({e.path: e for e in rendered})
+        listed = [e for e in rendered if e.path not in old or listing(old[e.path]) != listing(e)]
+        listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
+        listed_paths = {e.path for e in listed}
+        own_pages_only = [e for e in rendered if e.path not in listed_paths]
+        return self._relink_and_write(
+            started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only, old_urls=old_urls
+        )
+
+    def _slugged(self, loaded: list[EntrySource], reloaded: set[str]) -> list[EntrySource]:
+        """``loaded`` with the URLs a full build would give them now, and each other entry whose URL
+        that changes (a new folder that sorts first takes the URL; the other gets the error)."""
+        kept = [s for path, s in self.sources.items() if path not in reloaded]
+        every = unique_slugs(sorted([*kept, *loaded], key=lambda s: walk_order(s.path)))
+        return [s for s in every if s.path in reloaded or s.slug != self.sources[s.path].slug]
+
+    def rerender_all(self) -> BuildReport:
+        """Templates changed: render every page again from the model, without parsing or running anything."""
+        started = time.perf_counter()
+        self.solver_processes = 0
+        self.pages = self._page_renderer()
+        return self._relink_and_write(started, affected_entries=None, raw_folders=[])
+
+    def refresh_search(self) -> bool:
+        """Rebuild the search index from the published entry pages (the dev server calls this after a
+        reload); False when ``abandon_refresh`` stopped it, and nothing was written."""
+        if self.site is None:
+            return True
+        out = self.options.out
+        with self.write_lock:
+            generation = self.generation
+
+        def started(session: PagefindSession) -> None:
+            with self.write_lock:
+                self.refresh = session
+                if self.generation != generation:
+                    session.abandon()
+
+        try:
+            index = build_search_index(search_records(self.site), self.renders, background=started)
+        finally:
+            with self.write_lock:
+                self.refresh = None
+        wanted = {o.path for o in index.outputs}
+        with self.write_lock:
+            if self.generation != generation:
+                return False
+            if index.problem is None:
+                stale = {p for p in self.published if p.startswith(BUNDLE + "/") and p not in wanted}
+                output.write_in_place(out, list(index.outputs), self.published)
+                output.remove_in_place(out, stale, self.published)
+        return True
+
+    def abandon_refresh(self) -> None:
+        """Stop a search refresh that is running (its index would be of pages about to change), so that
+        it takes no CPU from the rebuild about to start; ``refresh_search`` then returns False."""
+        with self.write_lock:
+            self.generation += 1
+            if self.refresh is not None:
+                self.refresh.abandon()
+
+    def record_published(self) -> None:
+        """The dev server wrote in place: record the output folder so the next build reuses it."""
+        with self.write_lock:
+            output.record_published(self.options)
+
+    def copy_static(self, relative: str) -> None:
+        output.copy_static_file(self.options, relative)
+
+    def _relink_and_write(
+        self,
+        started: float,
+        affected_entries: list[Entry] | None,
+        raw_folders: list[str],
+        own_pages: tuple[Entry, ...] | list[Entry] = (),
+        old_urls: list[str] | tuple[str, ...] = (),
+    ) -> BuildReport:
+        """Relink the site; render the pages of ``affected_entries`` and everything listing them
+        (all pages when None), and only the own page of each of ``own_pages``. The archive's files
+        of ``raw_folders`` are published again, and none is left where they were (``old_urls``)."""
+        assert self.pages is not None and self.site is not None
+        before = self.site
+        entries = sorted(self.entries.values(), key=lambda e: e.path)
+        site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
+        plan = self.pages.plan(site, partial(self._complete, self.sources))
+        if affected_entries is None:
+            wanted = set(plan)
+        else:
+            wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
+            wanted |= {entry_url(e) for e in own_pages}
+            if any(before_runs(before, e) != e.runs for e in own_pages):
+                wanted.add("verification.json")
+            wanted &= set(plan)
+        outputs = [plan[path]() for path in sorted(wanted)]
+        with self.write_lock:
+            stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
+            written = output.write_in_place(self.options.out, outputs, self.published)
+            output.remove_in_place(self.options.out, stale, self.published)
+            sources = [self.sources[f] for f in raw_folders if f in self.sources]
+            raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
+            urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
+            output.sync_raw_files(self.options, urls, raw)
+        self.site = site
+        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+        return self._report(diagnostics, True, started, len(outputs), written)
+
+
+def listing(entry: Entry) -> tuple[object, ...]:
+    """What pages other than its own show of an entry: if this is unchanged, they need no re-render."""
+    return (
+        entry.path,
+        entry.label,
+        entry.title,
+        entry.tags,
+        entry.rating,
+        entry.status,
+        entry.year,
+        entry.verification,
+        entry.updated,
+        bool(entry.errors),
+        entry.solution.file if entry.solution else None,
+        tuple(s.language for s in entry.solvers),
+    )
+
+
+def before_runs(site: Site, entry: Entry) -> object:
+    return next((e.runs for e in site.entries if e.path == entry.path), None)
+
+
+def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
+    """Pages that show any of ``entries``: their own, their neighbours', their track's and tags', home."""
+    pages = {"index.html", "tags/index.html", "sitemap.xml", "verification.json"}
+    paths = {e.path for e in entries}
+    for site in (before, after):
+        links = neighbours(site)
+        for entry in site.entries:
+            if entry.path not in paths:
+                continue
+            pages.add(entry_url(entry))
+            pages.add(f"{entry.track}/index.html")
+            pages.update(f"tags/{slug}/index.html" for slug in _tag_slugs(site, entry))
+            pages.update(entry_url(n) for n in links[entry.path] if n is not None)
+    return pages
+
+
+def _tag_slugs(site: Site, entry: Entry) -> list[str]:
+    return [tag.slug for tag in site.tags if any(e.path == entry.path for e in tag.entries)]
+
+
+def _is_page(path: str) -> bool:
+    return path.endswith((".html", ".xml", ".json"))

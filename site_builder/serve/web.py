@@ -1,0 +1,199 @@
+"""The dev server's HTTP side: files of the output folder only, with the live-reload script and the
+error overlay injected into pages as they are served (the built files stay clean)."""
+
+from __future__ import annotations
+
+import html
+import logging
+import mimetypes
+import posixpath
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from .server import DevServer
+
+log = logging.getLogger(__name__)
+
+RELOAD_PATH = "/__site-builder/events"
+
+
+TEXT_TYPES = {".in", ".ans", ".out", ".py", ".cpp", ".cc", ".c", ".h", ".tex", ".md", ".txt", ".yaml", ".yml", ".java"}
+
+
+MAX_URL = 4096
+
+
+RELOAD_SCRIPT = """<script>
+(function () {
+  var key = "site-builder-scroll:" + location.pathname;
+  var saved = sessionStorage.getItem(key);
+  if (saved !== null) { sessionStorage.removeItem(key); window.scrollTo(0, parseInt(saved, 10)); }
+  var source = new EventSource("%s");
+  var shown = "%d";
+  source.onmessage = function (event) {
+    if (event.data !== shown) {
+      sessionStorage.setItem(key, String(window.scrollY));
+      location.reload();
+    }
+  };
+})();
+</script>"""
+
+
+OVERLAY = """<div id="site-builder-overlay" role="alert" style="position:fixed;inset:auto 1rem 1rem 1rem;z-index:99999;\
+max-height:50vh;overflow:auto;background:#2b0f0e;color:#ffd9d6;border:2px solid #ff6b60;border-radius:8px;\
+padding:0.75rem 1rem;font:14px/1.5 ui-monospace,monospace;box-shadow:0 8px 30px rgba(0,0,0,.4)">\
+<strong style="color:#fff">Build failed: showing the last good version of this page.</strong>\
+<pre style="white-space:pre-wrap;margin:0.5rem 0 0">%s</pre></div>"""
+
+
+def inject(page: bytes, epoch: int, errors: list[str]) -> bytes:
+    """Add the reload script (and the error overlay) before </body>."""
+    extra = RELOAD_SCRIPT % (RELOAD_PATH, epoch)
+    if errors:
+        extra += OVERLAY % html.escape("\n".join(errors))
+    text = page.decode("utf-8", "replace")
+    index = text.rfind("</body>")
+    text = text[:index] + extra + text[index:] if index >= 0 else text + extra
+    return text.encode("utf-8")
+
+
+def resolve_request(root: Path, raw_path: str) -> Path | None:
+    """The file a URL path names inside ``root``, or None (traversal, absolute paths, links out)."""
+    if len(raw_path) > MAX_URL:
+        return None
+    path = unquote(urlsplit(raw_path).path)
+    if "\x00" in path or "\\" in path:
+        return None
+    normal = posixpath.normpath("/" + path.lstrip("/"))
+    if normal.startswith("/..") or any(part == ".." for part in path.split("/")):
+        return None
+    candidate = root / normal.lstrip("/")
+    if candidate.is_dir():
+        candidate = candidate / "index.html"
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    base = root.resolve()
+    if not resolved.is_relative_to(base) or not resolved.is_file():
+        return None
+    return resolved
+
+
+def _needs_slash(root: Path, raw_path: str) -> bool:
+    """A folder asked for without its trailing slash: redirect, so relative links resolve."""
+    path = urlsplit(raw_path).path
+    if path.endswith("/"):
+        return False
+    found = resolve_request(root, path)
+    return found is not None and found.name == "index.html" and not unquote(path).endswith("index.html")
+
+
+def content_type(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in TEXT_TYPES:
+        return "text/plain; charset=utf-8"
+    guessed = {
+        ".woff2": "font/woff2",
+        ".svg": "image/svg+xml",
+        ".json": "application/json",
+        ".xml": "application/xml",
+    }.get(suffix) or mimetypes.guess_type(path.name)[0]
+    if guessed is None:
+        return "application/octet-stream"
+    return f"{guessed}; charset=utf-8" if guessed.startswith("text/") or guessed.endswith(("json", "xml")) else guessed
+
+
+def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "site-builder"
+
+        def log_message(self, format: str, *args: object) -> None:
+            log.debug("%s " + format, self.address_string(), *args)
+
+        def do_HEAD(self) -> None:
+            self._serve(head=True)
+
+        def do_GET(self) -> None:
+            if self.path.split("?", 1)[0] == RELOAD_PATH:
+                self._events()
+                return
+            self._serve(head=False)
+
+        def _serve(self, head: bool) -> None:
+            if len(self.path) > MAX_URL:
+                self._error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                return
+            server.hub.wait_idle()
+            if _needs_slash(server.options.out, self.path):
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", urlsplit(self.path).path + "/")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            epoch, errors = server.hub.epoch, server.hub.errors  # before reading: a later build then reloads
+            path = resolve_request(server.options.out, self.path)
+            if path is None:
+                self._error(HTTPStatus.NOT_FOUND)
+                return
+            try:
+                data = path.read_bytes()
+            except OSError:
+                self._error(HTTPStatus.NOT_FOUND)
+                return
+            kind = content_type(path)
+            if path.suffix == ".html":
+                data = inject(data, epoch, errors)
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if not head:
+                self.wfile.write(data)
+
+        def _error(self, status: HTTPStatus) -> None:
+            missing = server.options.out / "404.html"
+            body = (
+                missing.read_bytes() if status == HTTPStatus.NOT_FOUND and missing.is_file() else status.phrase.encode()
+            )
+            if status == HTTPStatus.NOT_FOUND and missing.is_file():
+                body = inject(body, server.hub.epoch, server.hub.errors)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _events(self) -> None:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            epoch = server.hub.epoch
+            try:
+                self.wfile.write(f"retry: 500\ndata: {epoch}\n\n".encode())
+                self.wfile.flush()
+                while not server.hub.closing:
+                    current = server.hub.wait_epoch(epoch, timeout=15)
+                    if server.hub.closing:
+                        return
+                    if current == epoch:
+                        self.wfile.write(b": keep-alive\n\n")
+                    else:
+                        epoch = current
+                        self.wfile.write(f"data: {epoch}\n\n".encode())
+                        log.debug("reload event %s", epoch)
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return
+
+    return Handler
