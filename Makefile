@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(PYC_STAMP): $(STAMP) $(wildcard site_builder/*.py site_builder/*/*.py)
+$(PYC_STAMP): $(STAMP) $(wildcard site_builder/*.py site_builder/*/*.py site_builder/*/*/*.py)
 	$(BIN)/python -m compileall -q site_builder
 	touch $@
 
