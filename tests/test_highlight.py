@@ -14,6 +14,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import Name, Punctuation, Whitespace
 
 from site_builder.render import fastlex, highlight
+from site_builder.source.languages import LANGUAGES
 
 TRICKY = {
     "python": [
@@ -195,3 +196,24 @@ def test_fastlex_matches_pygments_on_random_text(language: str) -> None:
         noise = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 80)))
         for text in (sample, noise, sample + noise):
             assert same_as_pygments(language, text), repr(text)
+
+
+SNIPPET = 'class A { int x = 1; } // "quoted" <tag> & more\nprint("x")\n\tdone\n'
+
+
+@pytest.mark.parametrize("language", sorted(set(LANGUAGES.values())))
+def test_every_language_the_project_knows_highlights_its_text_unchanged(language: str) -> None:
+    """C#'s lexer keeps its rules per instance, which the fast path cannot drive: it once stopped builds."""
+    shown = highlight.highlighted(SNIPPET, language)
+    assert html.unescape(re.sub(r"<[^>]+>", "", shown)) == SNIPPET
+
+
+def test_a_lexer_that_fails_falls_back_to_pygments_then_to_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> str:
+        raise RuntimeError("a lexer this project cannot drive")
+
+    monkeypatch.setattr(fastlex, "html", broken)
+    shown = highlight.highlighted("int x;\n", "cpp")
+    assert '<span class="kt">int</span>' in shown
+    monkeypatch.setattr(highlight, "highlight", broken)
+    assert highlight.highlighted("int <x>;\n", "cpp") == "int &lt;x&gt;;\n"

@@ -86,7 +86,9 @@ _UNJOINABLE: set[type] = set()
 
 
 def supports(lexer: Lexer) -> bool:
-    if type(lexer) in _UNJOINABLE:
+    """Whether the fast path can drive ``lexer``: a plain RegexLexer whose rules its class holds (C#'s,
+    for one, keeps per-instance rules), not found unjoinable before."""
+    if type(lexer) in _UNJOINABLE or "_tokens" not in type(lexer).__dict__:
         return False
     method = type(lexer).get_tokens_unprocessed
     return method is RegexLexer.get_tokens_unprocessed or method is CFamilyLexer.get_tokens_unprocessed

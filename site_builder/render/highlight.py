@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Iterable
 from functools import lru_cache
 
+from pygments import highlight
 from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
@@ -17,6 +19,7 @@ from . import fastlex
 __all__ = ["highlighted", "language_for", "language_name", "prepare", "render_block", "render_file", "stylesheet"]
 
 LIGHT_STYLE, DARK_STYLE = fastlex.STYLES
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=64)
@@ -34,8 +37,18 @@ def prepare(languages: Iterable[str]) -> None:
 
 
 def highlighted(text: str, language: str) -> str:
-    """The escaped HTML of ``text`` with Pygments' CSS classes."""
-    return fastlex.html(_lexer(language), text)
+    """The escaped HTML of ``text`` with Pygments' CSS classes; where a lexer fails on it, Pygments'
+    own formatter, and where that fails too, the text plain: no source file stops a build."""
+    lexer = _lexer(language)
+    try:
+        return fastlex.html(lexer, text)
+    except Exception:
+        log.warning("highlighting %s failed; trying Pygments' own formatter", language, exc_info=True)
+    try:
+        return str(highlight(text, lexer, HtmlFormatter(nowrap=True)))
+    except Exception:
+        log.warning("Pygments could not highlight %s; shown plain", language, exc_info=True)
+    return html.escape(text, quote=False)
 
 
 def render_file(text: str, language: str, anchor_prefix: str) -> str:
