@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from site_builder.errors import MetadataError
@@ -64,3 +66,40 @@ def test_unknown_key_warns_with_the_closest_known_key() -> None:
 def test_empty_file_and_bom_are_fine() -> None:
     assert parse_metadata("", "p.yaml")[0].title is None
     assert parse_metadata("\ufefftitle: A\n", "p.yaml")[0].title == "A"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (".inf", "time_limit must be a positive number of seconds, not inf"),
+        ("-.inf", "time_limit must be a positive number of seconds, not -inf"),
+        (".nan", "time_limit must be a positive number of seconds, not nan"),
+        ("1e18", "time_limit must be at most 3600 seconds, not 1e+18: verification waits that long for each sample"),
+        ("0", "time_limit must be a positive number of seconds, not 0"),
+    ],
+)
+def test_a_time_limit_is_finite_and_at_most_an_hour(value: str, message: str) -> None:
+    with pytest.raises(MetadataError) as caught:
+        parse_metadata(f"title: A\ntime_limit: {value}\n", "archive/t/x/problem.yaml")
+    assert str(caught.value) == f"archive/t/x/problem.yaml:2: {message}"
+
+
+def test_a_time_limit_over_a_minute_is_a_warning() -> None:
+    meta, warnings = parse_metadata("time_limit: 90\n", "p.yaml")
+    assert meta.time_limit == 90
+    assert [str(w) for w in warnings] == [
+        "p.yaml:1: warning: time limit of 90 s: a sample that does not finish holds verification up that long"
+    ]
+
+
+def test_site_and_package_time_limits_follow_the_same_rule(tmp_path: Path) -> None:
+    from site_builder.errors import ConfigError
+    from site_builder.source.config import parse_site_config
+    from site_builder.source.package import parse_package_metadata
+    from site_builder.source.yamlfile import parse_yaml_mapping
+
+    with pytest.raises(ConfigError, match=r"site.yaml:1: time_limit must be a positive number of seconds, not nan"):
+        parse_site_config("time_limit: .nan\n", "site.yaml")
+    data, lines = parse_yaml_mapping("name: X\nlimits:\n  time_limit: .inf\n", "problem.yaml", MetadataError)
+    with pytest.raises(MetadataError, match=r"problem.yaml:2: limits: time_limit must be a positive number"):
+        parse_package_metadata(data, lines, "problem.yaml")

@@ -20,7 +20,7 @@ from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
 from ..sandbox import runner as sandbox
 from .layout import native_layout, package_layout, package_validator
-from .metadata import metadata_from_mapping, positive_number
+from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata
 from .snapshot import Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
@@ -337,9 +337,12 @@ def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> 
         text = (folder / ".timelimit").read_text("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
+    problem = time_limit_problem(text[:40])
+    if problem:
+        diagnostics.append(Diagnostic(f"{where}/.timelimit", 1, f"the time limit {problem}"))
+        return None
     number = positive_number(text)
-    if number is None:
-        diagnostics.append(Diagnostic(f"{where}/.timelimit", 1, f"not a positive number of seconds: {text[:40]!r}"))
+    diagnostics += slow_time_limit(f"{where}/.timelimit", 1, number)
     return number
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..model import TrackInfo
+from .metadata import time_limit_problem
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "time_limit", "tracks")
@@ -87,10 +88,9 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:5] if key in data}
     tracks = _parse_tracks(data.get("tracks", {}), path, lines.get("tracks"))
     limit = data.get("time_limit", 10.0)
-    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit <= 0:
-        raise ConfigError(
-            path, lines.get("time_limit"), f"time_limit must be a positive number of seconds, not {limit!r}"
-        )
+    problem = time_limit_problem(limit) if isinstance(limit, (int, float)) else f"must be a number, not {limit!r}"
+    if problem:
+        raise ConfigError(path, lines.get("time_limit"), f"time_limit {problem}")
     return SiteConfig(**values, time_limit=float(limit), tracks=tracks)
 
 

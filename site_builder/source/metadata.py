@@ -68,6 +68,7 @@ def metadata_from_mapping(data: dict[str, Any], lines: dict[str, int], path: str
         checker=parse_checker(data.get("checker"), path, where("checker")),
         status=_status(data.get("status"), path, where("status")),
     )
+    warnings += slow_time_limit(path, where("time_limit"), meta.time_limit)
     return meta, warnings
 
 
@@ -154,7 +155,7 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
+        return float(value) if math.isfinite(value) else None
     if isinstance(value, str):  # YAML 1.1 reads "1e-6" as a string
         try:
             number = float(value)
@@ -164,13 +165,38 @@ def _number(value: Any) -> float | None:
     return None
 
 
+MAX_TIME_LIMIT = 3600.0  # seconds: verification waits this long for each sample at worst
+SLOW_TIME_LIMIT = 60.0  # above this, a warning
+
+
+def time_limit_problem(value: Any) -> str:
+    """Why ``value`` cannot be a time limit ("" when it can): a positive, finite number of seconds, at
+    most an hour."""
+    number = _number(value)
+    if number is None or number <= 0:
+        return f"must be a positive number of seconds, not {value!r}"
+    if number > MAX_TIME_LIMIT:
+        return (
+            f"must be at most {MAX_TIME_LIMIT:g} seconds, not {number:g}: verification waits that long for each sample"
+        )
+    return ""
+
+
+def slow_time_limit(path: str, line: int | None, number: float | None) -> list[Diagnostic]:
+    """A warning for a time limit over a minute, which makes a failing sample slow to verify."""
+    if number is None or number <= SLOW_TIME_LIMIT:
+        return []
+    message = f"time limit of {number:g} s: a sample that does not finish holds verification up that long"
+    return [Diagnostic(path, line or 0, message, "warning")]
+
+
 def _time_limit(value: Any, path: str, line: int | None) -> float | None:
     if value is None:
         return None
-    number = _number(value)
-    if number is None or number <= 0:
-        raise MetadataError(path, line, f"time_limit must be a positive number of seconds, not {value!r}")
-    return number
+    problem = time_limit_problem(value)
+    if problem:
+        raise MetadataError(path, line, f"time_limit {problem}")
+    return _number(value)
 
 
 def _tags(value: Any, path: str, line: int | None) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import Diagnostic, MetadataError
 from ..model import Checker, Metadata
-from .metadata import parse_checker_flags, positive_number
+from .metadata import parse_checker_flags, positive_number, slow_time_limit, time_limit_problem
 
 PACKAGE_DIRS = ("problem_statement/", "statement/", "submissions/", "output_validator/", "output_validators/")
 # Keys only a package's problem.yaml has; our own format's keys are listed in metadata.KEYS.
@@ -138,6 +138,7 @@ def parse_package_metadata(
         interactive=interactive,
         constants=_constants(data.get("constants"), path, lines.get("constants")),
     )
+    warnings += slow_time_limit(path, lines.get("limits"), meta.time_limit)
     return meta, warnings
 
 
@@ -234,10 +235,10 @@ def _time_limit(limits: Any, path: str, line: int | None) -> float | None:
     value = limits.get("time_limit")
     if value is None:
         return None
-    number = positive_number(value)
-    if number is None:
-        raise MetadataError(path, line, f"limits: time_limit must be a positive number of seconds, not {value!r}")
-    return number
+    problem = time_limit_problem(value)
+    if problem:
+        raise MetadataError(path, line, f"limits: time_limit {problem}")
+    return positive_number(value)
 
 
 def _validation(data: dict[str, Any]) -> tuple[str, bool]:
