@@ -103,3 +103,23 @@ def test_site_and_package_time_limits_follow_the_same_rule(tmp_path: Path) -> No
     data, lines = parse_yaml_mapping("name: X\nlimits:\n  time_limit: .inf\n", "problem.yaml", MetadataError)
     with pytest.raises(MetadataError, match=r"problem.yaml:2: limits: time_limit must be a positive number"):
         parse_package_metadata(data, lines, "problem.yaml")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.domain)",
+        "https://x//evil.example/",
+        "//evil.example/",
+        "ftp://a.example/",
+        "https://a b/",
+    ],
+)
+def test_site_urls_are_plain_http_urls(url: str) -> None:
+    from site_builder.errors import ConfigError
+    from site_builder.source.config import parse_site_config
+
+    for key in ("base_url", "repo_url"):
+        with pytest.raises(ConfigError, match=rf"site.yaml:2: {key} must be"):
+            parse_site_config(f"title: T\n{key}: {url!r}\n", "site.yaml")
+    assert parse_site_config("base_url: https://archive.example.org/x/\n", "s.yaml").base_url.endswith("/x/")

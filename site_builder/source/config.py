@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..model import TrackInfo
@@ -86,6 +87,9 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         if key not in SITE_KEYS:
             raise ConfigError(path, lines.get(key), f"unknown key {key!r} (known: {', '.join(SITE_KEYS)})")
     values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:5] if key in data}
+    for key in ("base_url", "repo_url"):
+        if values.get(key) and (problem := url_problem(values[key])):
+            raise ConfigError(path, lines.get(key), f"{key} {problem}, not {values[key]!r}")
     tracks = _parse_tracks(data.get("tracks", {}), path, lines.get("tracks"))
     limit = data.get("time_limit", 10.0)
     problem = time_limit_problem(limit) if isinstance(limit, (int, float)) else f"must be a number, not {limit!r}"
@@ -103,6 +107,17 @@ def load_site_config(options: BuildOptions) -> SiteConfig:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(options.display(path), None, f"cannot read: {e}") from e
     return parse_site_config(text, options.display(path))
+
+
+def url_problem(url: str) -> str:
+    """Why ``url`` cannot be the site's address or repository ("" when it can): the site links to it
+    from every page, and its 404 page loads its scripts from ``base_url``."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return "must be an http or https URL with a host"
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url) or "//" in parts.path or "\\" in url:
+        return "must be a plain URL: no blanks, control characters, backslashes or '//' in its path"
+    return ""
 
 
 def _string(data: dict[str, Any], key: str, path: str, lines: dict[str, int]) -> str:
