@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -83,7 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         url = server.start()
     except SiteError as e:
-        print(e, file=sys.stderr)
+        print(shown(str(e)), file=sys.stderr)
         server.stop()
         return 1
     except OSError as e:
@@ -110,7 +111,7 @@ def _new(args: argparse.Namespace) -> int:
     try:
         created = create_entry(archive, args.path, args.md, make_options(root, archive).display(archive))
     except SiteError as e:
-        print(e, file=sys.stderr)
+        print(shown(str(e)), file=sys.stderr)
         return 1
     for path in created:
         print(f"created {path.relative_to(root) if path.is_relative_to(root) else path}")
@@ -145,7 +146,7 @@ def _build(args: argparse.Namespace) -> int:
 
             report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded, early.pool)
     except SiteError as e:
-        print(f"{e}", file=sys.stderr)
+        print(shown(str(e)), file=sys.stderr)
         print("Build failed; the previous site was left as it was.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -187,7 +188,7 @@ class UpdatePrinter:
         current = set(report.diagnostics)
         known = self.known if self.known is not None and report.published else set()
         for diagnostic in sorted(current - known):
-            print(diagnostic, file=sys.stderr)
+            print(shown(str(diagnostic)), file=sys.stderr)
         notes = [f"{_count(report.written, 'file')} written"]
         if current & known:
             notes.append(f"{_count(len(current & known), 'earlier message')} not repeated")
@@ -233,10 +234,10 @@ def _print_summary(report: BuildReport) -> None:
         return
     print(f"{'track':<16} {'entries':>7} {'verified':>9} {'failing':>8} {'unchecked':>10}")
     for track, c in rows.items():
-        print(f"{track:<16} {sum(c.values()):>7} {c['verified']:>9} {c['failing']:>8} {c['none']:>10}")
+        print(f"{shown(track):<16} {sum(c.values()):>7} {c['verified']:>9} {c['failing']:>8} {c['none']:>10}")
     for row in report.verification:
         if row.kind == "failing":
-            print(f"  failing: {row.display_path}: {row.text}")
+            print(shown(f"  failing: {row.display_path}: {row.text}"))
     if report.current:
         print("Nothing changed since the published build: the site was kept as it is.")
     else:
@@ -245,7 +246,7 @@ def _print_summary(report: BuildReport) -> None:
 
 def _print_report(report: BuildReport, out: str, timings: bool) -> None:
     for diagnostic in report.diagnostics:
-        print(diagnostic, file=sys.stderr)
+        print(shown(str(diagnostic)), file=sys.stderr)
     _print_summary(report)
     counts = f"{_count(report.errors, 'error')}, {_count(report.warnings, 'warning')}"
     if report.published:
@@ -256,6 +257,16 @@ def _print_report(report: BuildReport, out: str, timings: bool) -> None:
     if timings:
         for name, seconds in report.timings.items():
             print(f"  {name:<16} {seconds * 1000:8.1f} ms")
+
+
+# Characters that would move the cursor, retitle the window or reorder text in a terminal.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """``text`` as the terminal may show it: control characters written as escapes (``\\n``,
+    ``\\x1b``), so that no file name or checker message can forge a line or drive the terminal."""
+    return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _count(number: int, singular: str, plural: str = "") -> str:

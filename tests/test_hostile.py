@@ -208,3 +208,30 @@ def test_huge_and_repetitive_inputs_have_clear_limits(tmp_path: Path, make_archi
     many = (tmp_path / "site/t/B-many/index.html").read_text(encoding="utf-8")
     editorial = many[many.index('id="editorial"') : many.index('id="code"')]
     assert editorial.count("\u00f8") == 1_000_000
+
+
+def test_names_and_checker_messages_cannot_forge_lines_or_drive_the_terminal(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    checker = (
+        "import sys\nopen(sys.argv[3] + '/judgemessage.txt', 'w').write('\\x1b]0;owned\\x07\\x1b[2Kwrong\\u202e')\n"
+        "sys.exit(43)\n"
+    )
+    archive = make_archive(
+        {
+            "t/A-x/solution.py": "print(5)\n",
+            "t/A-x/samples/1.in": "1\n",
+            "t/A-x/samples/1.ans": "5\n",
+            "t/A-x/checker.py": checker,
+            "t/A-x/bad\nt/Z-forged/problem.yaml:1: error: forged.txt": "x",
+            "t/A-x/problem.yaml": "title: X\ntime_limit: 3\nbogus_key: 1\n",
+        }
+    )
+    argv = [sys.executable, "-m", "site_builder.cli", "build", "--archive", str(archive), "--out", str(tmp_path / "s")]
+    done = subprocess.run(
+        [*argv, "--cache", str(tmp_path / "c")], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    shown = done.stdout + done.stderr
+    assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
+    assert not any(line.startswith("t/Z-forged") for line in shown.splitlines())
+    assert "\\x1b]0;owned" in shown  # the message is there, escaped
