@@ -235,3 +235,27 @@ def test_names_and_checker_messages_cannot_forge_lines_or_drive_the_terminal(
     assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
     assert not any(line.startswith("t/Z-forged") for line in shown.splitlines())
     assert "\\x1b]0;owned" in shown  # the message is there, escaped
+
+
+def test_a_renderer_that_fails_on_one_entry_stops_only_that_entry(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder.render import content
+
+    real = content.RENDERERS[".md"]
+
+    def fragile(text: str, *args: object, **kwargs: object) -> object:
+        if "BOOM" in text:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setitem(content.RENDERERS, ".md", fragile)
+    archive = make_archive({"t/A-bad/solution.md": "# Bad\n\nBOOM\n", "t/B-good/solution.md": "# Good\n\nFine.\n"})
+    report = build_site(options_for(archive, tmp_path / "site"))
+    (error,) = [str(d) for d in report.diagnostics if d.level == "error"]
+    assert error.endswith(
+        "/t/A-bad/solution.md: cannot render it: the renderer failed on it "
+        "(RecursionError: maximum recursion depth exceeded); please report this file"
+    )
+    assert "Fine." in (tmp_path / "site" / "t" / "B-good" / "index.html").read_text()
+    assert "the renderer failed on it" in (tmp_path / "site" / "t" / "A-bad" / "index.html").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -17,6 +18,7 @@ from .markdown import render_markdown
 from .math import MathResult
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
+log = logging.getLogger(__name__)
 Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
 
@@ -131,6 +133,11 @@ def _document(
     except SiteError as e:
         diagnostics.append(e.diagnostic())
         return _error_document(item.name, str(e))
+    except Exception as e:  # input no rule foresaw (or a bug): this entry's error, never the build's
+        log.warning("rendering %s failed", path, exc_info=True)
+        why = f"the renderer failed on it ({type(e).__name__}: {str(e)[:200]}); please report this file"
+        diagnostics.append(Diagnostic(path, 0, f"cannot render it: {why}"))
+        return _error_document(item.name, f"This file cannot be shown: {why}.")
     diagnostics.extend(Diagnostic(path, line, message, "warning") for line, message in warnings)
     document = replace(document, file=item.name, language=language)
     return document
