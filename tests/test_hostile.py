@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import signal
 import subprocess
@@ -259,3 +260,21 @@ def test_a_renderer_that_fails_on_one_entry_stops_only_that_entry(
     )
     assert "Fine." in (tmp_path / "site" / "t" / "B-good" / "index.html").read_text()
     assert "the renderer failed on it" in (tmp_path / "site" / "t" / "A-bad" / "index.html").read_text()
+
+
+def test_markdown_links_and_images_stay_on_this_site_and_in_the_folder() -> None:
+    from site_builder.render.markdown import render_markdown
+
+    text = (
+        "![up](%2e%2e/%2e%2e/secret.png) ![gone](missing.png) ![ok](fig.png) [host](//evil.example/x) "
+        "[slashes](\\\\\\\\evil.example/x) [rel](other.html#x)\n"
+    )
+    document, warnings = render_markdown(text, "t/A/solution.md", assets=frozenset({"fig.png"}), asset_base="A/")
+    assert 'src="A/fig.png"' in document.html and document.html.count("<img") == 1
+    hrefs = re.findall(r'href="([^"]*)"', document.html)
+    assert not any(h.startswith(("//", "\\", "/\\")) or ":" in h for h in hrefs), hrefs  # no other host
+    assert '<a href="other.html#x">rel</a>' in document.html
+    assert [message for _, message in warnings] == [
+        "image '%2e%2e/%2e%2e/secret.png' dropped: images must be files in the problem folder",
+        "image 'missing.png' not found in the problem folder; dropped",
+    ]

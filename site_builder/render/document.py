@@ -6,6 +6,7 @@ import html
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from ..model import Heading, MathSnippet, Sample
 
@@ -117,13 +118,17 @@ def substitute_constants(text: str, constants: dict[str, str]) -> str:
 def safe_url(url: str) -> str | None:
     """The URL if it is http(s), mailto, a fragment or relative; None for javascript: and the like."""
     cleaned = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")
+    if cleaned[:2].replace("\\", "/") == "//":  # //host/...: another site, by whatever scheme the page has
+        return None
     if _SAFE_SCHEME.match(cleaned):
         return cleaned
     return None
 
 
 def is_local_path(url: str) -> bool:
-    """A relative path that stays inside the folder (no scheme, no absolute path, no '..')."""
+    """A relative path that stays inside the folder (no scheme, no absolute path, no '..', also when
+    written with percent escapes, as Markdown's link normalizer writes them)."""
+    url = unquote(url)
     if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I) or url.startswith(("/", "\\")):
         return False
     return ".." not in re.split(r"[/\\]", url)

@@ -21,7 +21,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from ..model import Document, Heading, Sample
 from . import highlight
-from .document import Collector, heading_link, is_local_path, substitute_constants
+from .document import Collector, heading_link, is_local_path, safe_url, substitute_constants
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 
@@ -36,6 +36,8 @@ def markdown_parser() -> MarkdownIt:
         "commonmark", {"html": False, "xhtmlOut": False, "typographer": True, "highlight": _highlight_fence}
     )
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    commonmark_check = md.validateLink
+    md.validateLink = lambda url: commonmark_check(url) and safe_url(url) is not None  # type: ignore[method-assign]
     md.use(footnote_plugin)
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
@@ -133,7 +135,8 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset
                 doc.warn(line, f"image {src!r} dropped: images must be files in the problem folder")
                 child.type, child.content, child.children = "text", child.content, None
             elif src.removeprefix("./") not in assets:
-                doc.warn(line, f"image {src!r} not found in the problem folder")
+                doc.warn(line, f"image {src!r} not found in the problem folder; dropped")
+                child.type, child.content, child.children = "text", child.content, None
             elif asset_base:
                 child.attrSet("src", asset_base + src.removeprefix("./"))
 
