@@ -64,7 +64,7 @@ def metadata_from_mapping(data: dict[str, Any], lines: dict[str, int], path: str
         tags=_tags(data.get("tags"), path, where("tags")),
         rating=int_field("rating"),
         summary=text_field("summary"),
-        time_limit=_time_limit(data.get("time_limit"), path, where("time_limit")),
+        time_limit=checked_time_limit(data.get("time_limit"), path, where("time_limit")),
         checker=parse_checker(data.get("checker"), path, where("checker")),
         status=_status(data.get("status"), path, where("status")),
     )
@@ -190,12 +190,14 @@ def slow_time_limit(path: str, line: int | None, number: float | None) -> list[D
     return [Diagnostic(path, line or 0, message, "warning")]
 
 
-def _time_limit(value: Any, path: str, line: int | None) -> float | None:
+def checked_time_limit(value: Any, path: str, line: int | None, key: str = "time_limit") -> float | None:
+    """``value`` as a time limit in seconds (None when absent); a MetadataError naming ``key`` if it
+    cannot be one."""
     if value is None:
         return None
     problem = time_limit_problem(value)
     if problem:
-        raise MetadataError(path, line, f"time_limit {problem}")
+        raise MetadataError(path, line, f"{key} {problem}")
     return _number(value)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import Diagnostic, MetadataError
 from ..model import Checker, Metadata
-from .metadata import parse_checker_flags, positive_number, slow_time_limit, time_limit_problem
+from .metadata import checked_time_limit, parse_checker_flags, slow_time_limit
 
 PACKAGE_DIRS = ("problem_statement/", "statement/", "submissions/", "output_validator/", "output_validators/")
 # Keys only a package's problem.yaml has; our own format's keys are listed in metadata.KEYS.
@@ -232,13 +232,7 @@ def _time_limit(limits: Any, path: str, line: int | None) -> float | None:
         return None
     if not isinstance(limits, dict):
         raise MetadataError(path, line, "limits must be a mapping (time_limit, memory, ...)")
-    value = limits.get("time_limit")
-    if value is None:
-        return None
-    problem = time_limit_problem(value)
-    if problem:
-        raise MetadataError(path, line, f"limits: time_limit {problem}")
-    return positive_number(value)
+    return checked_time_limit(limits.get("time_limit"), path, line, "limits: time_limit")
 
 
 def _validation(data: dict[str, Any]) -> tuple[str, bool]:
