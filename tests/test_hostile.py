@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import signal
@@ -278,3 +279,31 @@ def test_markdown_links_and_images_stay_on_this_site_and_in_the_folder() -> None
         "image '%2e%2e/%2e%2e/secret.png' dropped: images must be files in the problem folder",
         "image 'missing.png' not found in the problem folder; dropped",
     ]
+
+
+def test_folders_named_as_the_sites_own_files_are_refused_whole(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    entry = {
+        "solution.py": "print(5)\n",
+        "samples/1.in": "1\n",
+        "samples/1.ans": "5\n",
+        "solution.md": "# X\n\nText.\n",
+    }
+    files: dict[str, str | bytes] = {}
+    for folder in ("static/A-x", "Pagefind/A-x", "verification.json/A-x", "t/index.html", "t/A-fine"):
+        files |= {f"{folder}/{name}": text for name, text in entry.items()}
+    files["static/style.css"] = "body { display: none }"
+    archive = make_archive(files)
+    report = build_site(options_for(archive, tmp_path / "site"))
+    errors = sorted(str(d).split("archive/", 1)[1] for d in report.diagnostics if d.level == "error")
+    assert errors == [
+        "Pagefind: the name 'Pagefind' is the site's own; rename the folder (nothing in it is published or run)",
+        "static: the name 'static' is the site's own; rename the folder (nothing in it is published or run)",
+        "t/index.html: the name 'index.html' is the site's own; rename the folder (nothing in it is published or run)",
+        "verification.json: the name 'verification.json' is the site's own; rename the folder"
+        " (nothing in it is published or run)",
+    ]
+    site = tmp_path / "site"
+    assert (site / "static" / "style.css").read_text() == (ROOT / "static" / "style.css").read_text()
+    verified = json.loads((site / "verification.json").read_text())["results"]
+    assert {r["entry"] for r in verified} == {"t/A-fine"}  # no other folder's solver ran
+    assert not (site / "Pagefind" / "A-x").exists() and (site / "t" / "A-fine" / "index.html").is_file()

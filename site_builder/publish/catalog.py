@@ -8,10 +8,10 @@ from functools import lru_cache
 from ..errors import Diagnostic
 from ..model import Entry, Site, Tag, Track
 from ..render.document import slugify
-from ..source.archive import natural_key
+from ..source.archive import RESERVED_TOP, natural_key
 from ..source.config import SiteConfig
 
-RESERVED_TRACKS = frozenset({"tags", "static", "404.html", "sitemap.xml", "index.html"})
+RESERVED_TRACKS = RESERVED_TOP  # a second guard: the walk loads no folder of these (source/archive.py)
 
 
 def entry_order(entry: Entry) -> tuple[object, ...]:

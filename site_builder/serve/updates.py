@@ -15,7 +15,7 @@ from ..publish.catalog import link_site, neighbours
 from ..publish.pages import entry_url
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
-from ..source.archive import is_problem_dir, load_entry, unique_slugs, url_slug, walk_order
+from ..source.archive import is_problem_dir, load_entry, reserved_folder, unique_slugs, url_slug, walk_order
 from ..source.config import BuildOptions
 from ..verify.jobs import verification_diagnostics
 
@@ -44,7 +44,7 @@ class LiveBuilder(Builder):
         loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in sorted(wanted)
-            if "/" in f and is_problem_dir(archive / f)
+            if "/" in f and is_problem_dir(archive / f) and not reserved_folder(f)
         ]
         fresh = self._slugged(loaded, wanted)
         changed = sorted(wanted | {s.path for s in fresh})

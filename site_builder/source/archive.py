@@ -365,9 +365,17 @@ def load_archive(
     entries: list[EntrySource] = []
     problems: list[Diagnostic] = []
     real_archive = os.path.realpath(archive)
+    refused: set[str] = set()
     for folder in find_problem_folders(archive, listed):
+        rel = folder.relative_to(archive).as_posix()
+        if where := reserved_folder(rel):
+            if where not in refused:
+                refused.add(where)
+                name = where.rsplit("/", 1)[-1]
+                message = f"the name {name!r} is the site's own; rename the folder (nothing in it is published or run)"
+                problems.append(Diagnostic(f"{prefix}/{where}", 0, message))
+            continue
         if folder.parent == archive:
-            rel = folder.relative_to(archive).as_posix()
             problems.append(
                 Diagnostic(
                     f"{prefix}/{rel}", 0, "a problem folder must sit inside a track folder (archive/<track>/...)"
@@ -376,6 +384,22 @@ def load_archive(
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems
+
+
+# The site's own files at its top, whose names no track folder may take (compared without case:
+# a static host may not tell them apart), and the name of every folder's page.
+RESERVED_TOP = frozenset({"index.html", "404.html", "static", "pagefind", "tags", "sitemap.xml", "verification.json"})
+PAGE = "index.html"
+
+
+def reserved_folder(rel: str) -> str:
+    """The folder on a problem folder's path whose name a page or file of the site's own needs:
+    the path up to it ("" if none)."""
+    parts = rel.split("/")
+    for index, part in enumerate(parts):
+        if part.lower() == PAGE or (index == 0 and part.lower() in RESERVED_TOP):
+            return "/".join(parts[: index + 1])
+    return ""
 
 
 @lru_cache(maxsize=65536)  # the dev server sorts every entry by it on each save
