@@ -307,3 +307,18 @@ def test_folders_named_as_the_sites_own_files_are_refused_whole(tmp_path: Path, 
     verified = json.loads((site / "verification.json").read_text())["results"]
     assert {r["entry"] for r in verified} == {"t/A-fine"}  # no other folder's solver ran
     assert not (site / "Pagefind" / "A-x").exists() and (site / "t" / "A-fine" / "index.html").is_file()
+
+
+def test_a_symbolic_link_loop_is_that_files_error(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})
+    (archive / "t" / "A-x" / "loop").symlink_to("loop")
+    (archive / "t" / "A-x" / "one").symlink_to("two")
+    (archive / "t" / "A-x" / "two").symlink_to("one")
+    report = build_site(options_for(archive, tmp_path / "site"))
+    errors = sorted(str(d).rsplit("/t/", 1)[1] for d in report.diagnostics if d.level == "error")
+    assert errors == [
+        f"A-x/{name}: cannot read it: Too many levels of symbolic links; not published"
+        for name in ("loop", "one", "two")
+    ]
+    assert (tmp_path / "site" / "t" / "A-x" / "index.html").is_file()
+    assert (tmp_path / "site" / "t" / "B-y" / "index.html").is_file()

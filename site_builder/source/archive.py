@@ -464,8 +464,11 @@ def _list_files(
                     Diagnostic(f"{where}/{rel}", 0, "symbolic link leads outside the archive; not published")
                 )
                 continue
-            if entry.is_file():
-                listing.append((rel, entry.path, entry.stat()))
+            try:
+                if entry.is_file():
+                    listing.append((rel, entry.path, entry.stat()))
+            except OSError as e:  # a link in a loop, or a file gone meanwhile
+                diagnostics.append(Diagnostic(f"{where}/{rel}", 0, f"cannot read it: {e.strerror}; not published"))
         pending[0:0] = subfolders
     return listing
 
