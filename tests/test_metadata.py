@@ -9,6 +9,7 @@ import pytest
 from site_builder.errors import MetadataError
 from site_builder.model import Checker
 from site_builder.source.metadata import parse_metadata
+from site_builder.source.yamlfile import parse_yaml_mapping
 
 
 def test_all_keys() -> None:
@@ -123,3 +124,14 @@ def test_site_urls_are_plain_http_urls(url: str) -> None:
         with pytest.raises(ConfigError, match=rf"site.yaml:2: {key} must be"):
             parse_site_config(f"title: T\n{key}: {url!r}\n", "site.yaml")
     assert parse_site_config("base_url: https://archive.example.org/x/\n", "s.yaml").base_url.endswith("/x/")
+
+
+def test_yaml_aliases_cannot_expand_without_bound() -> None:
+    """A "billion laughs" in a package's constants once ran the machine out of memory."""
+    levels = ["  l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 9)]
+    bomb = "name: X\nconstants:\n" + "\n".join(levels) + "\n"
+    for text in (bomb, "x: &a [1, *a]\n"):
+        with pytest.raises(MetadataError, match=r"problem.yaml: the YAML's aliases expand to more than 100,000 values"):
+            parse_yaml_mapping(text, "problem.yaml", MetadataError)
+    assert parse_yaml_mapping("x: &a [1, 2]\ny: *a\n", "p.yaml", MetadataError)[0] == {"x": [1, 2], "y": [1, 2]}

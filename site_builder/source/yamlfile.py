@@ -47,6 +47,28 @@ def parse_yaml_mapping(text: str, path: str, error: type[SiteError], memo: Memo 
             raise error(path, None, f"invalid YAML: {e}") from e
 
 
+MAX_VALUES = 100_000  # values a document may expand to through aliases: a "billion laughs" is refused
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
+    """How many values ``node`` stands for once every alias in it is written out (a node that
+    contains itself counts as too many)."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_nodes:
+        return MAX_VALUES + 1
+    open_nodes.add(key)
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, sizes, open_nodes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes, open_nodes) + _expanded_size(v, sizes, open_nodes) for k, v in node.value)
+    open_nodes.discard(key)
+    sizes[key] = size = min(size, MAX_VALUES + 1)
+    return size
+
+
 def _parse(
     text: str, path: str, error: type[SiteError], loader_class: type[yaml.SafeLoader]
 ) -> tuple[dict[str, Any], dict[str, int]]:
@@ -57,6 +79,13 @@ def _parse(
             return {}, {}
         if not isinstance(node, yaml.MappingNode):
             raise error(path, node.start_mark.line + 1, "expected a mapping of keys to values")
+        if _expanded_size(node, {}, set()) > MAX_VALUES:
+            raise error(
+                path,
+                None,
+                f"the YAML's aliases expand to more than {MAX_VALUES:,} values, or an alias refers to itself; "
+                "write the values out",
+            )
         lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
         data = loader.construct_document(node)
     finally:
