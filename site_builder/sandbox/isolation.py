@@ -147,7 +147,7 @@ def _probe(isolation: Isolation) -> str:
     """Why a sandboxed ``true`` does not run here, or ""."""
     read, write = os.pipe()
     try:
-        os.write(write, seccomp.no_user_namespaces())
+        os.write(write, seccomp.sandbox_filter())
         os.close(write)
         write = -1
         spec = Spec(seccomp_fd=read)

@@ -92,9 +92,20 @@ class Toolchain:
     dirs: tuple[str, ...] = ()
 
     @staticmethod
-    def showing(*folders: Path) -> Toolchain:
-        """Host folders shown read-only at their own paths."""
-        return Toolchain(tuple((str(f), str(f)) for f in folders))
+    def showing(*folders: Path, made: tuple[tuple[str, bytes | str], ...] = ()) -> Toolchain:
+        """Host folders shown read-only at their own paths (and ``made`` as above)."""
+        return Toolchain(tuple((str(f), str(f)) for f in folders), made)
+
+
+def interpreter_folders(interpreter: str) -> tuple[Path, ...]:
+    """The folders outside ``/usr`` that ``interpreter`` needs to start: its prefix, and, for this
+    build's own interpreter in a virtual environment, the environment's base."""
+    real = Path(os.path.realpath(interpreter))
+    prefixes = {real.parent.parent}
+    if real == Path(os.path.realpath(sys.executable)):
+        prefixes.add(Path(os.path.realpath(sys.base_prefix)))
+    usr = Path("/usr")
+    return tuple(sorted(p for p in prefixes if p != Path("/") and p != usr and not p.is_relative_to(usr)))
 
 
 class LauncherError(OSError):
@@ -299,14 +310,14 @@ class Launcher:
             errors = _memfd(b"", opened)
             given = [_memfd(b"", opened), _memfd(b"", opened), errors, theirs.fileno()]
             made, links = [], []
-            for path, content in (*_launcher_toolchain().made, *toolchain.made):
+            for path, content in toolchain.made:
                 if isinstance(content, str):
                     links.append((content, path))
                 else:
                     given.append(_memfd(content, opened))
                     made.append((path, len(given) - 1))
-            given.append(_memfd(seccomp.no_user_namespaces(), opened))
-            binds = dict.fromkeys((*_launcher_toolchain().binds, *toolchain.binds))
+            given.append(_memfd(seccomp.sandbox_filter(), opened))
+            binds = dict.fromkeys((*_launcher_binds(), *toolchain.binds))
             spec = Spec(tuple(binds), tuple(links), tuple(made), toolchain.dirs, scratch, len(given) - 1)
             python = os.path.realpath(sys.executable)
             argv = isolation.command(level, [python, "-I", "-S", INSIDE, "3", "--inside"], spec)
@@ -430,12 +441,9 @@ class Launcher:
 
 
 @lru_cache(maxsize=1)
-def _launcher_toolchain() -> Toolchain:
-    """What the launcher inside needs: this interpreter's folders outside ``/usr``, and itself."""
-    prefixes = {Path(os.path.realpath(sys.executable)).parent.parent, Path(os.path.realpath(sys.base_prefix))}
-    usr = Path("/usr")
-    shown = sorted(p for p in prefixes if p != Path("/") and p != usr and not p.is_relative_to(usr))
-    return Toolchain((*((str(p), str(p)) for p in shown), (str(LAUNCHER), INSIDE)))
+def _launcher_binds() -> tuple[tuple[str, str], ...]:
+    """What the launcher inside needs shown: this interpreter's folders outside ``/usr``, and itself."""
+    return (*Toolchain.showing(*interpreter_folders(sys.executable)).binds, (str(LAUNCHER), INSIDE))
 
 
 def _group_limits(limits: Limits) -> tuple[int, int]:

@@ -55,8 +55,8 @@ def supported() -> bool:
     return platform.machine() in ABIS
 
 
-def no_user_namespaces() -> bytes:
-    """The filter for this machine's ABI."""
+def sandbox_filter() -> bytes:
+    """The filter for this machine's ABI: no new user namespaces, no System V IPC or POSIX queues."""
     abi = ABIS[platform.machine()]
     deny = _op(RET_K, ERRNO | errno.EPERM)
     nosys = _op(RET_K, ERRNO | errno.ENOSYS)

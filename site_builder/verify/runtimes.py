@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..sandbox import runner as sandbox
-from ..sandbox.runner import Toolchain
+from ..sandbox.runner import Toolchain, interpreter_folders
 
 VENV = "/opt/python"  # where a run's Python finds itself: a virtual environment with no packages
 
@@ -27,14 +27,9 @@ def _python_runtime(interpreter: str, isolated: bool) -> tuple[str, Toolchain]:
     real = Path(os.path.realpath(interpreter))
     if not isolated:
         return str(real), Toolchain()
-    prefixes = {real.parent.parent}
-    if real == Path(os.path.realpath(sys.executable)):
-        prefixes.add(Path(os.path.realpath(sys.base_prefix)))
-    usr = Path("/usr")
-    binds = tuple(sorted(p for p in prefixes if p != usr and not p.is_relative_to(usr) and p != Path("/")))
     config = f"home = {real.parent}\ninclude-system-site-packages = false\n".encode()
     made = ((f"{VENV}/pyvenv.cfg", config), (f"{VENV}/bin/python3", str(real)))
-    return f"{VENV}/bin/python3", Toolchain(Toolchain.showing(*binds).binds, made)
+    return f"{VENV}/bin/python3", Toolchain.showing(*interpreter_folders(interpreter), made=made)
 
 
 _VERSIONS: dict[str, str] = {}
