@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
 from .errors import Diagnostic, SiteError
 from .model import Entry, EntrySource, Site
@@ -26,7 +27,9 @@ from .publish.catalog import link_site
 from .publish.freshness import Loaded, kept_build, load_inputs
 from .publish.pages import Output, PageRenderer
 from .publish.report import BuildReport, report_from_summary, summary_of, verification_rows
+from .publish.screening import is_svg, screen
 from .publish.search import BUNDLE, SearchFeed, SearchIndex, build_search_index, search_records
+from .publish.svg import SvgSanitizer
 from .render.math import MathRenderer
 from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
@@ -64,6 +67,8 @@ class Builder:
         self.progress = progress
         self.pool = pool  # workers started before the build, to render its entries with
         self.math = MathRenderer(options.root, options.cache)
+        self.svg = SvgSanitizer(options.root, options.cache)
+        self.sanitized: dict[str, Path] = {}  # the sanitized file to publish for each SVG, by its path in the site
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
@@ -103,10 +108,12 @@ class Builder:
         self.solver_processes = 0
         loaded = loaded or load_inputs(self.options)
         self.config, self.git_dates, self.problems = loaded.config, loaded.git_dates, list(loaded.problems)
-        sources = loaded.sources
         archive_shown = self.options.display(self.options.archive)
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
+        self.sanitized = {}
+        sources = self._screen(loaded.sources)
+        mark = self._lap("screen files", mark)
         bundle = self._card_bundle()
         feed = None if reuse_published else SearchFeed(self.config, self.renders, [s.path for s in sources])
         try:
@@ -135,7 +142,7 @@ class Builder:
         if index.problem:
             self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
         mark = self._lap("search", mark)
-        raw, collisions = plan_raw_files(self.options, sources, outputs)
+        raw, collisions = plan_raw_files(self.options, sources, outputs, self.sanitized)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         publish = not (self.options.strict and diagnostics)
         self._keep(sources, entries, site)
@@ -170,6 +177,12 @@ class Builder:
         self.site = site
 
     # ------------------------------------------------------------ stages
+
+    def _screen(self, sources: list[EntrySource]) -> list[EntrySource]:
+        """The sources with the files they withhold from the site; SVG images sanitized."""
+        screened = screen(sources, self.options.archive, self.svg, self.config.publish_active_files)
+        self.sanitized.update(screened.sanitized)
+        return screened.sources
 
     def _page_renderer(self) -> PageRenderer:
         templates = self.options.templates
@@ -369,15 +382,22 @@ class Builder:
 
 
 def plan_raw_files(
-    options: BuildOptions, sources: list[EntrySource], outputs: list[Output] | list[str]
+    options: BuildOptions,
+    sources: list[EntrySource],
+    outputs: list[Output] | list[str],
+    sanitized: dict[str, Path],
 ) -> tuple[list[output.RawFile], list[Diagnostic]]:
-    """Every archive file to publish byte-identical beside its page, minus those a page would overwrite."""
+    """Every archive file to publish beside its page: byte-identical, or, for SVG images, sanitized
+    (``sanitized``, by path in the site); minus those withheld and those a page would overwrite."""
     pages = {o if isinstance(o, str) else o.path for o in outputs}
     raw: list[output.RawFile] = []
     problems: list[Diagnostic] = []
     for source in sources:
         folder = os.path.join(options.archive, source.path)
+        withheld = {name for name, _ in source.withheld}
         for item in source.files:
+            if item.name in withheld:
+                continue
             target = f"{source.slug or source.path}/{item.name}"
             if target in pages:
                 problems.append(
@@ -386,7 +406,11 @@ def plan_raw_files(
                     )
                 )
                 continue
-            raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest))
+            clean = sanitized.get(target)
+            if clean is not None:
+                raw.append(output.RawFile(str(clean), target, clean.stem))
+            elif not is_svg(item.name):
+                raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest))
     return raw, problems
 
 

@@ -112,6 +112,7 @@ class EntrySource(Compact):
     diagnostics: tuple[Diagnostic, ...] = ()
     layout: Layout = Layout()
     slug: str = ""  # the folder of its page in the site: ``path`` made URL-safe (and unique)
+    withheld: tuple[tuple[str, str], ...] = ()  # files not published, and why (publish/screening.py)
     _key_text: str = field(default="", init=False, repr=False, compare=False)  # see ``key_text``
 
     def file(self, name: str) -> SourceFile | None:
@@ -262,6 +263,7 @@ class Entry(Compact):
     rights_owner: str | None = None
     package: str | None = None
     missing: tuple[str, ...] = ()
+    withheld: tuple[tuple[str, str], ...] = ()  # files listed but not published, and why
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

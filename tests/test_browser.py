@@ -44,3 +44,37 @@ def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: Any, dev:
     page.wait_for_function("document.body.innerText.includes('Edited text.')", timeout=10_000)
     page.wait_for_function("window.scrollY > 1000", timeout=5_000)
     assert errors == []
+
+
+def test_a_hostile_svg_opened_on_its_own_runs_and_loads_nothing(browser: Any, tmp_path: Path) -> None:
+    from test_hostile import EVIL_SVG
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(
+        tmp_path / "archive",
+        {"t/A-x/solution.md": "# X\n\n![figure](evil.svg)\n", "t/A-x/evil.svg": EVIL_SVG, "t/A-x/page.html": "<b>"},
+    )
+    server = DevServer(make_options(tmp_path, jobs=1), port=0)
+    server.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert server.httpd is not None
+        base = f"http://127.0.0.1:{server.httpd.server_address[1]}/t/A-x"
+        page = browser.new_page()
+        dialogs: list[str] = []
+        requests: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(f"{base}/evil.svg")
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(500)
+        assert dialogs == []
+        assert [u for u in requests if not u.startswith(base)] == []
+        assert page.evaluate("document.documentElement.localName") == "svg"
+        assert page.evaluate("document.querySelectorAll('rect, use').length") == 2  # the drawing is intact
+        page.goto(f"{base}/index.html")
+        assert page.evaluate("document.querySelector('.prose img').naturalWidth") > 0
+        assert page.goto(f"{base}/page.html").status == 404  # type: ignore[union-attr]
+    finally:
+        server.stop()

@@ -322,3 +322,97 @@ def test_a_symbolic_link_loop_is_that_files_error(tmp_path: Path, make_archive: 
     ]
     assert (tmp_path / "site" / "t" / "A-x" / "index.html").is_file()
     assert (tmp_path / "site" / "t" / "B-y" / "index.html").is_file()
+
+
+EVIL_SVG = """<?xml version="1.0"?>
+<?xml-stylesheet href="https://evil.example/x.xsl" type="text/xsl"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 20 10"
+     onload="alert(1)">
+<script>alert(2)</script>
+<style><![CDATA[@import url(https://evil.example/x.css); .a { fill: url(https://evil.example/f#x) }]]></style>
+<style><![CDATA[.b { fill: #123 } .c > .d { fill: url(#g) }]]></style>
+<foreignObject width="9" height="9">
+<iframe xmlns="http://www.w3.org/1999/xhtml" src="javascript:alert(3)"/></foreignObject>
+<a xlink:href="javascript:alert(4)"><text x="1" y="5" style="fill:u\\72l(https://evil.example/y)">label</text></a>
+<image href="https://evil.example/track.png" width="3" height="3"/>
+<set attributeName="onmouseover" to="alert(5)"/>
+<html:script xmlns:html="http://www.w3.org/1999/xhtml">alert(6)</html:script>
+<rect id="r" class="b" width="8" height="4" fill="url(#g)"/><use href="#r" x="10"/>
+</svg>
+"""
+
+
+def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    from site_builder.publish.svg import unsafe_part
+
+    archive = make_archive(
+        {
+            "t/A-x/solution.md": "# X\n\n![figure](evil.svg)\n",
+            "t/A-x/evil.svg": EVIL_SVG,
+            "t/A-x/broken.svg": '<svg xmlns="http://www.w3.org/2000/svg">\n<text>&nbsp;</text></svg>\n',
+            "t/A-x/page.html": "<script>alert(7)</script>",
+            "t/A-x/Page2.XHTML": "<html xmlns='http://www.w3.org/1999/xhtml'><script>alert(8)</script></html>",
+            "t/A-x/data/feed.xml": "<x/>",
+        }
+    )
+    site = tmp_path / "site"
+    report = build_site(options_for(archive, site, verify=False))
+    assert report.published
+    shown = sorted(str(d).split("/t/", 1)[1] for d in report.diagnostics)
+    withheld = "not published: a browser would run it as a page of this site (set publish_active_files: true"
+    assert shown == [
+        f"A-x/Page2.XHTML: warning: {withheld} in site.yaml to publish it)",
+        "A-x/broken.svg:2: warning: not published: not well-formed XML: undefined entity",
+        f"A-x/data/feed.xml: warning: {withheld} in site.yaml to publish it)",
+        "A-x/evil.svg: warning: published without what a browser would run or load: onload, <script>,"
+        " a style sheet loading from elsewhere, <foreignObject>, a reference to javascript:alert(4),"
+        " the style loading from elsewhere, a reference to https://evil.example/track.png, <set>",
+        f"A-x/page.html: warning: {withheld} in site.yaml to publish it)",
+    ]
+    published = sorted(p.relative_to(site / "t/A-x").as_posix() for p in (site / "t/A-x").rglob("*"))
+    assert published == ["evil.svg", "index.html", "solution.md"]
+    svg = (site / "t/A-x/evil.svg").read_text()
+    assert unsafe_part(svg) == ""
+    assert not re.search(r"script|onload|foreignObject|evil\.example|javascript|xml-stylesheet|\\", svg, re.I)
+    assert '<rect id="r" class="b" width="8" height="4" fill="url(#g)"/><use href="#r" x="10"/>' in svg
+    assert ".b { fill: #123 } .c &gt; .d { fill: url(#g) }" in svg  # a style sheet that loads nothing stays
+    page = (site / "t/A-x/index.html").read_text()
+    assert '<img src="evil.svg"' in page or 'src="evil.svg"' in page
+    assert '<span class="withheld" title="Not published: a browser would run it' in page
+    assert "page.html (not published)" in page and 'href="page.html"' not in page
+
+    (archive / "site.yaml").write_text("publish_active_files: true\n")
+    again = build_site(options_for(archive, tmp_path / "again", verify=False))
+    assert (tmp_path / "again/t/A-x/page.html").read_text() == "<script>alert(7)</script>"
+    assert not (tmp_path / "again/t/A-x/broken.svg").exists()  # an SVG is never published unsanitized
+    assert len(again.diagnostics) == 2
+
+
+@pytest.mark.parametrize(
+    ("svg", "found"),
+    [
+        ('<svg xmlns="http://www.w3.org/2000/svg"><script>x</script></svg>', "<script>"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><g onclick="x"/></svg>', "onclick"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><a href=" http://x/"/></svg>', "href=' http://x/'"),
+        (
+            '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink"><use x:href="a.svg#b"/>'
+            "</svg>",
+            "href='a.svg#b'",
+        ),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><style>@import "x";</style></svg>', "<style> loading from elsewhere"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><style>a{b:url( "//x")}</style></svg>', "<style> loading"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><g fill="url(http://x#a)"/></svg>', "fill='url(http://x#a)'"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><g style="fill:\\75rl(x)"/></svg>', "style="),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><p xmlns="http://www.w3.org/1999/xhtml"/></svg>', "<p>"),
+        ('<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>', "a document type"),
+        ('<?xml-stylesheet href="x"?><svg xmlns="http://www.w3.org/2000/svg"/>', "a processing instruction"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><animate attributeName="href"/></svg>', "<animate>"),
+        ("<svg><", "not well-formed"),
+    ],
+)
+def test_the_check_after_sanitizing_trusts_nothing(svg: str, found: str) -> None:
+    from site_builder.publish.svg import unsafe_part
+
+    assert found in unsafe_part(svg)
+    fine = '<svg xmlns="http://www.w3.org/2000/svg"><style>a{fill:url(#g)}</style><use href="#r"/></svg>'
+    assert unsafe_part(fine) == ""

@@ -77,6 +77,7 @@ def render_entry(source: EntrySource) -> Entry:
         rights_owner=meta.rights_owner,
         package=meta.package,
         missing=layout.missing,
+        withheld=source.withheld,
     )
 
 

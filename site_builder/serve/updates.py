@@ -46,7 +46,7 @@ class LiveBuilder(Builder):
             for f in sorted(wanted)
             if "/" in f and is_problem_dir(archive / f) and not reserved_folder(f)
         ]
-        fresh = self._slugged(loaded, wanted)
+        fresh = self._screen(self._slugged(loaded, wanted))
         changed = sorted(wanted | {s.path for s in fresh})
         rendered = self._verify(fresh, self._render(fresh))
         new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
@@ -157,7 +157,7 @@ class LiveBuilder(Builder):
             written = output.write_in_place(self.options.out, outputs, self.published)
             output.remove_in_place(self.options.out, stale, self.published)
             sources = [self.sources[f] for f in raw_folders if f in self.sources]
-            raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()))
+            raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()), self.sanitized)
             urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
             output.sync_raw_files(self.options, urls, raw)
         self.site = site

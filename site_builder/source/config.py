@@ -14,7 +14,16 @@ from ..model import TrackInfo
 from .metadata import time_limit_problem
 from .yamlfile import parse_yaml_mapping
 
-SITE_KEYS = ("title", "description", "base_url", "repo_url", "repo_branch", "time_limit", "tracks")
+SITE_KEYS = (
+    "title",
+    "description",
+    "base_url",
+    "repo_url",
+    "repo_branch",
+    "time_limit",
+    "tracks",
+    "publish_active_files",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +37,7 @@ class SiteConfig:
     repo_branch: str = "main"
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
+    publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +105,12 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     problem = time_limit_problem(limit) if isinstance(limit, (int, float)) else f"must be a number, not {limit!r}"
     if problem:
         raise ConfigError(path, lines.get("time_limit"), f"time_limit {problem}")
-    return SiteConfig(**values, time_limit=float(limit), tracks=tracks)
+    active = data.get("publish_active_files", False)
+    if not isinstance(active, bool):
+        raise ConfigError(
+            path, lines.get("publish_active_files"), f"publish_active_files must be true or false, not {active!r}"
+        )
+    return SiteConfig(**values, time_limit=float(limit), tracks=tracks, publish_active_files=active)
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:

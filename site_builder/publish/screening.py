@@ -1,0 +1,80 @@
+"""Which archive files the site publishes as they are, which only sanitized, and which not at all.
+
+A browser that opens an HTML, XML or SVG file from the site runs its scripts with the site's own
+rights (its origin): they could rewrite any page or read what readers keep there. So SVG images
+are published sanitized (``svg.py``), and the kinds of file a browser would run are withheld and
+listed on the entry's page as not published, unless ``site.yaml`` says ``publish_active_files: true``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..errors import Diagnostic
+from ..model import EntrySource
+from .svg import SvgSanitizer
+
+# What browsers (or the hosts that serve them) treat as documents that may run scripts.
+ACTIVE_SUFFIXES = frozenset(
+    {".html", ".htm", ".xhtml", ".xht", ".shtml", ".mht", ".mhtml", ".xml", ".xsl", ".xslt", ".svgz", ".swf"}
+)
+ACTIVE_REASON = (
+    "a browser would run it as a page of this site (set publish_active_files: true in site.yaml to publish it)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """The sources, each with the files it withholds and notes on them; and the sanitized file to
+    publish in place of each SVG image, by its path in the site."""
+
+    sources: list[EntrySource]
+    sanitized: dict[str, Path]
+
+
+def is_active(name: str) -> bool:
+    return _suffix(name) in ACTIVE_SUFFIXES
+
+
+def is_svg(name: str) -> bool:
+    return _suffix(name) == ".svg"
+
+
+def screen(sources: list[EntrySource], archive: Path, sanitizer: SvgSanitizer, publish_active: bool) -> Screened:
+    images = {f.digest: archive / s.path / f.name for s in sources for f in s.files if is_svg(f.name)}
+    outcomes = sanitizer.clean(images) if images else {}
+    sanitized: dict[str, Path] = {}
+    screened = []
+    for source in sources:
+        withheld: list[tuple[str, str]] = []
+        notes: list[Diagnostic] = []
+        for item in source.files:
+            where = source.display_path(item.name)
+            if is_svg(item.name):
+                outcome = outcomes[item.digest]
+                if outcome.path is None:
+                    withheld.append((item.name, outcome.problem))
+                    notes.append(Diagnostic(where, outcome.line, f"not published: {outcome.problem}", "warning"))
+                    continue
+                sanitized[f"{source.slug or source.path}/{item.name}"] = outcome.path
+                if outcome.removed:
+                    removed = ", ".join(outcome.removed)
+                    notes.append(
+                        Diagnostic(
+                            where, 0, f"published without what a browser would run or load: {removed}", "warning"
+                        )
+                    )
+            elif is_active(item.name) and not publish_active:
+                withheld.append((item.name, ACTIVE_REASON))
+                notes.append(Diagnostic(where, 0, f"not published: {ACTIVE_REASON}", "warning"))
+        if withheld or notes:
+            diagnostics = tuple(dict.fromkeys((*source.diagnostics, *notes)))  # screened twice: noted once
+            source = replace(source, withheld=tuple(withheld), diagnostics=diagnostics)
+        screened.append(source)
+    return Screened(screened, sanitized)
+
+
+def _suffix(name: str) -> str:
+    base = name.rsplit("/", 1)[-1].lower()
+    return base[base.rindex(".") :] if "." in base else ""
