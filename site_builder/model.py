@@ -331,10 +331,15 @@ class TrackInfo(Compact):
 
 @dataclass(frozen=True, slots=True)
 class Track(Compact):
-    id: str
+    id: str  # its folder's name
     title: str
     description: str
     entries: tuple[Entry, ...]
+    slug: str = ""  # the folder of its page in the site: ``id`` made URL-safe (and unique)
+
+    @property
+    def url(self) -> str:
+        return f"{self.slug or self.id}/index.html"
 
 
 @dataclass(frozen=True, slots=True)

@@ -416,3 +416,101 @@ def test_the_check_after_sanitizing_trusts_nothing(svg: str, found: str) -> None
     assert found in unsafe_part(svg)
     fine = '<svg xmlns="http://www.w3.org/2000/svg"><style>a{fill:url(#g)}</style><use href="#r"/></svg>'
     assert unsafe_part(fine) == ""
+
+
+def test_track_folder_names_become_urls_by_the_rule_problem_folders_follow(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    from sitecheck import check_site
+
+    page = "# T\n\nText.\n"
+    tracks = ("javascript:alert(document.domain)", "Über Track", "Uber-track", 'a"b<c', "Static!", "index.html ")
+    archive = make_archive({f"{track}/A-x/solution.md": page for track in tracks})
+    site = tmp_path / "site"
+    report = build_site(options_for(archive, site, verify=False))
+    errors = sorted(str(d).replace(f"{archive}/", "archive/").split("archive/", 1)[1] for d in report.diagnostics)
+    assert errors == [
+        "Static!: the name 'Static!' (in URLs 'Static') is the site's own; rename the folder"
+        " (nothing in it is published or run)",
+        "index.html : the name 'index.html ' (in URLs 'index.html') is the site's own; rename the folder"
+        " (nothing in it is published or run)",
+        "Über Track/A-x: this folder's URL Uber-Track/A-x/ is already archive/Uber-track/A-x's; rename one of them",
+        "Über Track: this track's URL Uber-Track/ is already archive/Uber-track's; rename one of them",
+    ]
+    home = (site / "index.html").read_text()
+    assert executable_content(home) == []
+    for url in ("javascript-alert-document.domain", "Uber-track", "Uber-Track-2", "a-b-c"):
+        assert f'href="{url}/index.html"' in home
+        assert (site / url / "index.html").is_file()
+    assert (site / "static" / "style.css").read_text() == (ROOT / "static" / "style.css").read_text()
+    assert check_site(site) == []
+
+
+def test_folders_too_deep_or_long_are_named_and_the_rest_published(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    page = "# T\n\nText.\n"
+    deep = "/".join(["d"] * 200)
+    inner = "/".join(["e"] * 40)
+    long = "/".join(["n" * 250] * 5)
+    archive = make_archive(
+        {
+            f"t/{deep}/A-deep/solution.md": page,
+            f"t/B-inner/{inner}/file.txt": "x",
+            "t/B-inner/solution.md": page,
+            f"t/{long}/C-long/solution.md": page,
+            "t/D-ok/solution.md": page,
+        }
+    )
+    site = tmp_path / "site"
+    report = build_site(options_for(archive, site, verify=False))
+    shown = sorted(str(d).split("archive/", 1)[1] for d in report.diagnostics)
+    n250 = "n" * 250
+    assert shown == [
+        f"t/B-inner/{'/'.join(['e'] * 31)}: nested deeper than 32 folders; not published",
+        f"t/{'/'.join(['d'] * 31)}: nested deeper than 32 folders: nothing below it is read"
+        " (move the problem folders up)",
+        f"t/{n250}/{n250}/{n250}/{n250}/{n250}: its path is longer than 1024 bytes: nothing below it is read"
+        " (move the problem folders up)",
+    ]
+    assert (site / "t/D-ok/index.html").is_file() and (site / "t/B-inner/index.html").is_file()
+
+
+def test_input_fan_out_is_refused_and_errors_in_inlined_files_name_them() -> None:
+    from site_builder.errors import LatexError
+    from site_builder.render.latex import render_latex
+
+    fan = {f"f{n}.tex": "Some words of text here.\n" + f"\\input{{f{n + 1}}}\n" * 10 for n in range(7)}
+    fan["f7.tex"] = "x" * 1000
+    started = time.perf_counter()
+    with pytest.raises(LatexError) as refused:
+        render_latex("\\section{A}\n\\input{f0}\n", "t/A/solution.tex", inputs=fan)
+    assert time.perf_counter() - started < 60  # it used to run for minutes, then out of memory
+    assert str(refused.value).startswith("t/A/f") and "inlines over 8 MiB of TeX in all; refused" in str(refused.value)
+
+    loop = {"a.tex": "Text.\n\n\\input{b}\n", "b.tex": "One.\nTwo.\n\\input{a}\n"}
+    with pytest.raises(LatexError) as looped:
+        render_latex("\\section{A}\n\\input{a}\n", "t/A/solution.tex", inputs=loop)
+    assert str(looped.value) == "t/A/b.tex:3: \\input nests too deep or loops: a.tex -> b.tex -> a.tex"
+
+
+def test_a_huge_sparse_file_is_not_read(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {
+            "t/A-x/solution.md": "# X\n\nText.\n",
+            "t/A-x/solution.py": "print(int(input()) * 2)\n",
+            "t/A-x/samples/1.in": "2\n",
+            "t/A-x/samples/1.ans": "4\n",
+            "t/A-x/data/big.in": "",
+            "t/A-x/data/mid.bin": "",
+        }
+    )
+    with open(archive / "t/A-x/data/big.in", "r+b") as f:
+        f.truncate(5 * 1024**3)  # 5 GiB of holes: no disk used, but reading it whole takes all the memory
+    with open(archive / "t/A-x/data/mid.bin", "r+b") as f:
+        f.truncate(40 * 1024**2)
+    report = build_site(options_for(archive, tmp_path / "site"))
+    assert [str(d).split("/t/", 1)[1] for d in report.diagnostics] == [
+        "A-x/data/big.in: warning: 5120 MiB is over the 256 MiB limit for a file; not published"
+    ]
+    assert not (tmp_path / "site/t/A-x/data/big.in").exists()
+    assert (tmp_path / "site/t/A-x/data/mid.bin").stat().st_size == 40 * 1024**2
+    assert "Verified 1/1" in (tmp_path / "site/t/A-x/index.html").read_text()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from functools import lru_cache
 
 from ..errors import Diagnostic
 from ..model import Entry, Site, Tag, Track
 from ..render.document import slugify
-from ..source.archive import RESERVED_TOP, natural_key
+from ..source.archive import RESERVED_TOP, natural_key, url_slug
 from ..source.config import SiteConfig
 
 RESERVED_TRACKS = RESERVED_TOP  # a second guard: the walk loads no folder of these (source/archive.py)
@@ -40,7 +41,11 @@ def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> 
         problems.append(
             Diagnostic(f"{archive_prefix}/site.yaml", 0, f"track {name!r} has no folder with entries", "warning")
         )
-    tracks = tuple(_track(name, items, config) for name, items in _ordered_tracks(by_track, config))
+    tracks = _unique_slugs(
+        tuple(_track(name, items, config) for name, items in _ordered_tracks(by_track, config)),
+        archive_prefix,
+        problems,
+    )
     ordered = tuple(e for t in tracks for e in t.entries)
     return (
         Site(
@@ -77,6 +82,27 @@ def _track(name: str, items: list[Entry], config: SiteConfig) -> Track:
         description=info.description if info else "",
         entries=tuple(sorted(items, key=entry_order)),
     )
+
+
+def _unique_slugs(tracks: tuple[Track, ...], archive_prefix: str, problems: list[Diagnostic]) -> tuple[Track, ...]:
+    """Each track's URL as its entries have it ("Über Track" -> "Uber-Track"); a second track whose
+    URL is taken (also when they differ only in case) is an error, and gets a numbered URL."""
+    taken: dict[str, str] = {}
+    result = []
+    for track in sorted(tracks, key=lambda t: natural_key(t.id)):
+        slug = base = url_slug(track.id)
+        n = 1
+        while slug.lower() in taken:
+            n += 1
+            slug = f"{base}-{n}"
+        if n > 1:
+            first = taken[base.lower()]
+            message = f"this track's URL {base}/ is already {archive_prefix}/{first}'s; rename one of them"
+            problems.append(Diagnostic(f"{archive_prefix}/{track.id}", 0, message))
+        taken[slug.lower()] = track.id
+        result.append(replace(track, slug=slug))
+    by_id = {t.id: t for t in result}
+    return tuple(by_id[t.id] for t in tracks)
 
 
 def _tags(entries: tuple[Entry, ...]) -> tuple[Tag, ...]:

@@ -145,7 +145,7 @@ class PageRenderer:
             "verification.json": lambda: render_verification_report(site),
         }
         for track in site.tracks:
-            plan[f"{track.id}/index.html"] = partial(self.render_track, site, track)
+            plan[track.url] = partial(self.render_track, site, track)
         for tag in site.tags:
             plan[f"tags/{tag.slug}/index.html"] = partial(
                 self.page, "tag.html", f"tags/{tag.slug}/index.html", site, tag=tag
@@ -160,7 +160,7 @@ class PageRenderer:
         neighbours and the site's navigation. Equal texts and content make equal pages, for the
         same templates and code."""
         links = neighbours(site)
-        tracks = tuple((t.id, t.title) for t in site.tracks)
+        tracks = tuple((t.id, t.slug, t.title) for t in site.tracks)
         shared = repr((site.title, site.description, site.base_url, site.repo_url, site.repo_branch, tracks))
         found = {}
         for entry in site.entries:
@@ -176,7 +176,7 @@ class PageRenderer:
         return self.page("home.html", "index.html", site, recent=recent)
 
     def render_track(self, site: Site, track: Track) -> Output:
-        return self.page("track.html", f"{track.id}/index.html", site, track=track, groups=group_entries(track))
+        return self.page("track.html", track.url, site, track=track, groups=group_entries(track))
 
     def render_tag_index(self, site: Site) -> Output:
         return self.page("tags.html", "tags/index.html", site)
@@ -237,7 +237,7 @@ class PageRenderer:
 def render_sitemap(site: Site) -> Output:
     base = site.base_url.rstrip("/") + "/" if site.base_url else ""
     paths = ["index.html", "tags/index.html"]
-    paths += [f"{t.id}/index.html" for t in site.tracks]
+    paths += [t.url for t in site.tracks]
     paths += [f"tags/{t.slug}/index.html" for t in site.tags]
     paths += [entry_url(e) for e in site.entries]
     updated = {entry_url(e): e.updated for e in site.entries}

@@ -197,7 +197,7 @@ def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
             if entry.path not in paths:
                 continue
             pages.add(entry_url(entry))
-            pages.add(f"{entry.track}/index.html")
+            pages.update(t.url for t in site.tracks if t.id == entry.track)
             pages.update(f"tags/{slug}/index.html" for slug in _tag_slugs(site, entry))
             pages.update(entry_url(n) for n in links[entry.path] if n is not None)
     return pages

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 SAMPLE_DIRS = ("samples", "data/sample")
 MiB = 1024 * 1024
+MAX_FILE_BYTES = 256 * MiB  # larger files are not published (nor read: a 5 GB sparse file reads as zeros)
 _LABELLED = re.compile(r"^([A-Z]{1,2}[0-9]{0,2})[-_ ](.+)$")
 _YEAR = re.compile(r"^(19|20)[0-9]{2}$")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -94,13 +96,34 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 Listing = dict[str, list[os.DirEntry[str]]]  # folders as listed: every entry, in order of name
 
 
-def find_problem_folders(archive: Path, listing: Listing | None = None) -> list[Path]:
+# How deep and how long a path in the archive may be (components, and UTF-8 bytes): deeper ones
+# are refused with an error, before they reach the system's PATH_MAX or anything recursive.
+MAX_DEPTH = 32
+MAX_PATH_BYTES = 1024
+
+
+def too_deep(rel: str) -> str:
+    """Why a path relative to the archive is too deep or long to publish ("" when it is not)."""
+    if rel.count("/") >= MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} folders"
+    if len(rel.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return f"its path is longer than {MAX_PATH_BYTES} bytes"
+    return ""
+
+
+def find_problem_folders(archive: Path, listing: Listing | None = None, deep: list[str] | None = None) -> list[Path]:
     """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
-    into a symbolic link. ``listing``: the folders as listed just before (see ``Stamp``)."""
+    into a symbolic link. ``listing``: the folders as listed just before (see ``Stamp``); ``deep``
+    gets each folder (relative to ``archive``) not entered because it is ``too_deep``."""
     found: list[Path] = []
     pending = [str(archive)]
+    root = len(str(archive)) + 1
     while pending:
         top = pending.pop()
+        if len(top) > root and too_deep(top[root:] + "/x"):
+            if deep is not None:
+                deep.append(top[root:])
+            continue
         try:
             entries = _entries(top, listing)
         except OSError:
@@ -252,7 +275,7 @@ def load_entry(
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
     where = f"{prefix}/{rel}" if prefix else rel
     diagnostics: list[Diagnostic] = []
-    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics, listed)
+    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics, listed, rel)
     timelimit = _timelimit_stat(folder, listed)
     signature = (
         prefix,
@@ -366,13 +389,19 @@ def load_archive(
     problems: list[Diagnostic] = []
     real_archive = os.path.realpath(archive)
     refused: set[str] = set()
-    for folder in find_problem_folders(archive, listed):
+    deep: list[str] = []
+    folders = find_problem_folders(archive, listed, deep)
+    for rel in deep:
+        message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
+        problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
+    for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):
             if where not in refused:
                 refused.add(where)
                 name = where.rsplit("/", 1)[-1]
-                message = f"the name {name!r} is the site's own; rename the folder (nothing in it is published or run)"
+                shown = repr(name) if _slug_part(name) == name else f"{name!r} (in URLs {_slug_part(name)!r})"
+                message = f"the name {shown} is the site's own; rename the folder (nothing in it is published or run)"
                 problems.append(Diagnostic(f"{prefix}/{where}", 0, message))
             continue
         if folder.parent == archive:
@@ -388,7 +417,9 @@ def load_archive(
 
 # The site's own files at its top, whose names no track folder may take (compared without case:
 # a static host may not tell them apart), and the name of every folder's page.
-RESERVED_TOP = frozenset({"index.html", "404.html", "static", "pagefind", "tags", "sitemap.xml", "verification.json"})
+RESERVED_TOP = frozenset(
+    {"index.html", "404.html", "static", "pagefind", "tags", "sitemap.xml", "verification.json", "feed.xml"}
+)
 PAGE = "index.html"
 
 
@@ -397,7 +428,8 @@ def reserved_folder(rel: str) -> str:
     the path up to it ("" if none)."""
     parts = rel.split("/")
     for index, part in enumerate(parts):
-        if part.lower() == PAGE or (index == 0 and part.lower() in RESERVED_TOP):
+        names = {part.lower(), _slug_part(part).lower()}  # as a folder, and as its URL
+        if PAGE in names or (index == 0 and names & RESERVED_TOP):
             return "/".join(parts[: index + 1])
     return ""
 
@@ -443,7 +475,12 @@ def unique_slugs(entries: list[EntrySource]) -> list[EntrySource]:
 
 
 def _list_files(
-    folder: Path, root: str, where: str, diagnostics: list[Diagnostic], listed: Listing | None = None
+    folder: Path,
+    root: str,
+    where: str,
+    diagnostics: list[Diagnostic],
+    listed: Listing | None = None,
+    rel_root: str = "",
 ) -> list[tuple[str, str, os.stat_result]]:
     """Every file of a problem folder (files first, then subfolders, in natural order): its name in
     the folder, its path, and what ``stat`` says of it. ``root``: the archive folder with symbolic
@@ -456,6 +493,9 @@ def _list_files(
         subfolders = []
         for entry in found:
             rel = prefix + entry.name
+            if deep := too_deep(f"{rel_root}/{rel}"):
+                diagnostics.append(Diagnostic(f"{where}/{rel}", 0, f"{deep}; not published"))
+                continue
             if entry.is_dir(follow_symlinks=False):
                 subfolders.append((rel + "/", entry.path))
                 continue
@@ -503,22 +543,47 @@ def _read_bytes(path: str, size: int) -> bytes:
         data = os.read(fd, size + 1)
         if len(data) == size:
             return data
-        chunks = [data]
-        while chunk := os.read(fd, 1 << 16):
+        chunks, total = [data], len(data)
+        while total <= MAX_TEXT_BYTES and (chunk := os.read(fd, 1 << 16)):
             chunks.append(chunk)
+            total += len(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
+def _digest_file(path: str) -> tuple[str, int]:
+    """The SHA-1 and size of a file too large to hold as text, read a piece at a time."""
+    digest = hashlib.sha1()
+    size = 0
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise OSError(errno.EFBIG, "it grew while being read")
+    finally:
+        os.close(fd)
+    return digest.hexdigest(), size
+
+
+def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
+    if size > MAX_FILE_BYTES:
+        message = f"{size / MiB:.0f} MiB is over the {MAX_FILE_BYTES // MiB} MiB limit for a file; not published"
+        diagnostics.append(Diagnostic(shown, 0, message, "warning"))
+        return None
+    try:
+        if size > MAX_TEXT_BYTES:
+            digest, size = _digest_file(path)
+            why = f"{size / MiB:.1f} MiB is over the {MAX_TEXT_BYTES // MiB} MiB limit for text the site shows"
+            return SourceFile(name=rel, text=None, size=size, digest=digest, binary=why)
         data = _read_bytes(path, size)
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None
     digest = hashlib.sha1(data).hexdigest()
-    if len(data) > MAX_TEXT_BYTES:
+    if len(data) > MAX_TEXT_BYTES:  # it grew since ``stat``
         why = f"{len(data) / MiB:.1f} MiB is over the {MAX_TEXT_BYTES // MiB} MiB limit for text the site shows"
         return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
     if (nul := data.find(b"\x00", 0, 8192)) >= 0:

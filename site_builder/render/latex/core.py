@@ -39,6 +39,7 @@ class Context:
     constants: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
     input_stack: list[str] = field(default_factory=list)
+    inlined: int = 0  # characters of TeX that ``\input`` has inlined so far
     frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
     theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
     counters: dict[str, int] = field(default_factory=dict)

@@ -10,6 +10,7 @@ from .core import Context, _plain, render_blocks
 from .parser import Cmd, parse_latex
 
 MAX_INPUT_DEPTH = 8
+MAX_INLINED = 8 * 1024 * 1024  # characters inlined in all: nine files each inputting the next ten times is 10^9
 
 
 def _input(cmd: Cmd, ctx: Context) -> str:
@@ -24,11 +25,21 @@ def _input(cmd: Cmd, ctx: Context) -> str:
     if found in ctx.input_stack or len(ctx.input_stack) >= MAX_INPUT_DEPTH:
         chain = " -> ".join([*ctx.input_stack, found])
         raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name} nests too deep or loops: {chain}")
-    nodes = parse_latex(ctx.inputs[found], ctx.doc.path.rsplit("/", 1)[0] + "/" + found)
+    ctx.inlined += len(ctx.inputs[found])
+    if ctx.inlined > MAX_INLINED:
+        raise LatexError(
+            ctx.doc.path, cmd.line, f"\\{cmd.name} inlines over {MAX_INLINED >> 20} MiB of TeX in all; refused"
+        )
+    path = ctx.doc.path.rsplit("/", 1)[0] + "/" + found
+    nodes = parse_latex(ctx.inputs[found], path)
     before = len(ctx.doc.warnings)
     ctx.input_stack.append(found)
     try:
         body = render_blocks(nodes, ctx)
+    except LatexError as error:
+        if error.path != ctx.doc.path:
+            raise
+        raise LatexError(path, error.line, error.message) from error  # an error of the file inlined, at its line
     finally:
         ctx.input_stack.pop()
     ctx.doc.warnings[before:] = [(cmd.line, f"in {found}, line {n}: {m}") for n, m in ctx.doc.warnings[before:]]
