@@ -458,3 +458,81 @@ def test_each_update_prints_only_the_messages_the_author_has_not_seen(capsys: py
         ([str(broken)], "FAILED, still serving the last good pages in 50 ms (0 files written)"),
         ([], "updated in 50 ms (1 file written; 1 earlier message not repeated; 1 message gone)"),
     ]
+
+
+def request(dev: DevServer, method: str, path: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One request on its own connection, with the Host header given (or the server's own)."""
+    connection = http.client.HTTPConnection(*address(dev), timeout=10)
+    connection.putrequest(method, path, skip_host=host is not None)
+    if host is not None:
+        connection.putheader("Host", host)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, dict(response.getheaders()), body
+
+
+def test_only_its_own_names_are_answered(server: DevServer) -> None:
+    """A page on another site cannot read the preview through a name that resolves here (DNS rebinding)."""
+    _, port = address(server)
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+        assert request(server, "GET", "/index.html", host)[0] == 200, host
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", ""):
+        status, _, body = request(server, "GET", "/index.html", host)
+        assert status == 421 and b"Archive" not in body, host
+        assert request(server, "GET", RELOAD_PATH, host)[0] == 421
+
+
+def test_head_sends_no_body_and_keeps_the_connection_usable(server: DevServer) -> None:
+    connection = http.client.HTTPConnection(*address(server), timeout=10)
+    for path, status in (("/missing.html", 404), ("/index.html", 200), ("/missing.html", 404)):
+        connection.request("HEAD", path)
+        response = connection.getresponse()
+        assert response.status == status and response.read() == b""
+        assert int(response.getheader("Content-Length") or 0) > 0
+        assert response.getheader("X-Content-Type-Options") == "nosniff"
+    connection.request("GET", "/index.html")  # the same connection still works after them
+    assert connection.getresponse().status == 200
+    connection.close()
+
+
+def test_clients_that_vanish_or_idle_cost_no_traceback_and_no_thread(
+    server: DevServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from site_builder.serve import web
+
+    assert server.httpd is not None
+    idle = [socket.create_connection(address(server)) for _ in range(web.MAX_CONNECTIONS + 8)]
+    time.sleep(0.5)
+    assert threading.active_count() < web.MAX_CONNECTIONS + 40  # the extra connections were refused
+    for connection in idle:
+        connection.close()
+    for _ in range(5):  # a client that sends half a request and leaves
+        half = socket.create_connection(address(server))
+        half.sendall(b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        half.close()
+        gone = socket.create_connection(address(server))  # one that asks for a page and leaves at once
+        gone.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        gone.sendall(
+            f"GET /t/2024/A-alpha/index.html HTTP/1.1\r\nHost: 127.0.0.1:{address(server)[1]}\r\n\r\n".encode()
+        )
+        gone.close()
+    time.sleep(0.5)
+    assert get(server, "/index.html")[0] == 200  # the slots of the idle ones came back
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+
+
+def test_a_removed_output_folder_is_built_again_whole(server: DevServer) -> None:
+    events = Events(server)
+    shutil.rmtree(server.options.out)
+    source = server.options.archive / "t/2024/B-beta/solution.md"
+    edit(source, "## Idea\n\nBeta, edited.\n")
+    events.next(timeout=60)
+    assert "Beta, edited." in get(server, "/t/2024/B-beta/index.html")[1]
+    assert get(server, "/t/2024/A-alpha/index.html")[0] == 200
+    assert get(server, "/static/style.css")[0] == 200
+    assert get(server, "/index.html")[0] == 200

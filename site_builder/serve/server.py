@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -27,7 +26,7 @@ from ..source.config import BuildOptions
 from ..source.languages import suffix
 from .changes import Change, ChangeKind, classify
 from .updates import LiveBuilder
-from .web import handler_for
+from .web import PreviewServer, handler_for
 
 log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
@@ -152,7 +151,7 @@ class DevServer:
         )
         self.observer = Observer()
         self.stopping = threading.Event()
-        self.httpd: ThreadingHTTPServer | None = None
+        self.httpd: PreviewServer | None = None
         self.loop: threading.Thread | None = None
         self.searcher: threading.Thread | None = None
         self.warmer: threading.Thread | None = None
@@ -174,8 +173,7 @@ class DevServer:
         self.searcher.start()
         self.warmer = threading.Thread(target=self._warm_up, name="warm-up", daemon=True)
         self.warmer.start()
-        self.httpd = ThreadingHTTPServer((self.host, self.port), handler_for(self))
-        self.httpd.daemon_threads = True
+        self.httpd = PreviewServer((self.host, self.port), handler_for(self))
         return f"http://{self.host}:{self.httpd.server_address[1]}/"
 
     def serve_forever(self) -> None:
@@ -260,7 +258,7 @@ class DevServer:
     def rebuild(self, changes: list[Change]) -> BuildReport | None:
         full, folders, templates, static = plan_rebuild(changes)
         try:
-            if full:
+            if full or not (self.options.out / "index.html").is_file():  # the site is gone: all of it again
                 return self.builder.build_all()
             report = None
             if folders:

@@ -4,13 +4,16 @@ error overlay injected into pages as they are served (the built files stay clean
 from __future__ import annotations
 
 import html
+import ipaddress
 import logging
 import mimetypes
 import posixpath
+import sys
+import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
@@ -25,6 +28,64 @@ TEXT_TYPES = {".in", ".ans", ".out", ".py", ".cpp", ".cc", ".c", ".h", ".tex", "
 
 
 MAX_URL = 4096
+MAX_CONNECTIONS = 64  # served at once (each open page holds one for its reload stream); more are refused
+IDLE_TIMEOUT = 30.0  # seconds a connection may wait on its client before it is closed
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+class PreviewServer(ThreadingHTTPServer):
+    """A thread per connection, at most ``MAX_CONNECTIONS`` at once; a client that goes away is
+    not an error worth a traceback; requests are answered only for the names this server has."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.hosts = allowed_hosts(address[0], self.server_address[1])
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            log.warning("over %d connections at once: one refused", MAX_CONNECTIONS)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            log.debug("connection from %s ended: %r", client_address, error)
+        else:
+            log.warning("error while serving %s", client_address, exc_info=True)
+
+
+def allowed_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The ``Host`` values the server answers (None: any, when it listens on every address): its
+    own address and the loopback names, so that a page elsewhere cannot read the preview through a
+    name of its own that resolves here (DNS rebinding)."""
+    if host in ("", "0.0.0.0", "::"):
+        return None
+    try:
+        shown = f"[{host}]" if ipaddress.ip_address(host).version == 6 else host
+    except ValueError:
+        shown = host.lower()
+    return frozenset(f"{name}:{port}" for name in (*LOOPBACK_NAMES, shown))
+
+
+def host_allowed(header: str | None, hosts: frozenset[str] | None) -> bool:
+    if hosts is None:
+        return True
+    return header is not None and header.strip().lower() in hosts
 
 
 RELOAD_SCRIPT = """<script>
@@ -113,6 +174,7 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "site-builder"
+        timeout = IDLE_TIMEOUT
 
         def log_message(self, format: str, *args: object) -> None:
             log.debug("%s " + format, self.address_string(), *args)
@@ -122,13 +184,26 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.split("?", 1)[0] == RELOAD_PATH:
-                self._events()
+                if self._host_allowed(head=False):
+                    self._events()
                 return
             self._serve(head=False)
 
+        def end_headers(self) -> None:
+            self.send_header("X-Content-Type-Options", "nosniff")
+            super().end_headers()
+
+        def _host_allowed(self, head: bool) -> bool:
+            if host_allowed(self.headers.get("Host"), getattr(self.server, "hosts", None)):
+                return True
+            self._error(HTTPStatus.MISDIRECTED_REQUEST, head, "this server answers only for its own address")
+            return False
+
         def _serve(self, head: bool) -> None:
             if len(self.path) > MAX_URL:
-                self._error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                self._error(HTTPStatus.REQUEST_URI_TOO_LONG, head)
+                return
+            if not self._host_allowed(head):
                 return
             server.hub.wait_idle()
             if _needs_slash(server.options.out, self.path):
@@ -140,12 +215,12 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
             epoch, errors = server.hub.epoch, server.hub.errors  # before reading: a later build then reloads
             path = resolve_request(server.options.out, self.path)
             if path is None:
-                self._error(HTTPStatus.NOT_FOUND)
+                self._error(HTTPStatus.NOT_FOUND, head)
                 return
             try:
                 data = path.read_bytes()
             except OSError:
-                self._error(HTTPStatus.NOT_FOUND)
+                self._error(HTTPStatus.NOT_FOUND, head)
                 return
             kind = content_type(path)
             if path.suffix == ".html":
@@ -158,18 +233,24 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
             if not head:
                 self.wfile.write(data)
 
-        def _error(self, status: HTTPStatus) -> None:
+        def _error(self, status: HTTPStatus, head: bool = False, why: str = "") -> None:
             missing = server.options.out / "404.html"
-            body = (
-                missing.read_bytes() if status == HTTPStatus.NOT_FOUND and missing.is_file() else status.phrase.encode()
-            )
-            if status == HTTPStatus.NOT_FOUND and missing.is_file():
-                body = inject(body, server.hub.epoch, server.hub.errors)
+            page = status == HTTPStatus.NOT_FOUND and missing.is_file()
+            try:
+                body = inject(missing.read_bytes(), server.hub.epoch, server.hub.errors) if page else b""
+            except OSError:
+                page = False
+            if not page:
+                body = html.escape(f"{status.value} {status.phrase}" + (f": {why}" if why else "")).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Type", "text/html; charset=utf-8" if page else "text/plain; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
+            if status != HTTPStatus.NOT_FOUND:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
-            self.wfile.write(body)
+            if not head:
+                self.wfile.write(body)
 
         def _events(self) -> None:
             self.send_response(HTTPStatus.OK)
@@ -193,7 +274,7 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
                         self.wfile.write(f"data: {epoch}\n\n".encode())
                         log.debug("reload event %s", epoch)
                     self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                return
+            except (ConnectionError, TimeoutError, OSError):
+                return  # the page went away
 
     return Handler
