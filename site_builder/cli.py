@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import Diagnostic, SiteError
 from .publish.freshness import kept_build
+from .publish.lock import build_lock
 from .publish.report import BuildReport
 from .render.workers import EarlyStart
 from .scaffold import create_entry
@@ -140,13 +141,19 @@ def _build(args: argparse.Namespace) -> int:
         return 1
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     try:
-        report, loaded = kept_build(options, reading=early)
-        if report is None:
-            from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
+        with build_lock(options, waiting=_say_waiting):
+            report, loaded = kept_build(options, reading=early)
+            if report is None:
+                from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
 
-            report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded, early.pool)
+                report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded, early.pool)
     except SiteError as e:
         print(shown(str(e)), file=sys.stderr)
+        print("Build failed; the previous site was left as it was.", file=sys.stderr)
+        return 1
+    except OSError as e:  # the cache's disk is full, or not writable
+        where = options.display(Path(e.filename)) if e.filename else options.display(options.cache)
+        print(shown(f"{where}: cannot write: {e.strerror or e}"), file=sys.stderr)
         print("Build failed; the previous site was left as it was.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -158,6 +165,10 @@ def _build(args: argparse.Namespace) -> int:
     if report.errors or (args.strict and report.diagnostics):
         return 1
     return 0
+
+
+def _say_waiting(message: str) -> None:
+    print(shown(f"{message} ..."), file=sys.stderr, flush=True)
 
 
 def _sandbox_ready(strict: bool) -> bool:

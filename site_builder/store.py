@@ -129,7 +129,11 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     server's threads may write one file at once: each writes its own temporary file.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
-    tmp.write_bytes(data)
-    if mode is not None:
-        tmp.chmod(mode)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        if mode is not None:
+            tmp.chmod(mode)
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)  # a full disk keeps no half file
+        raise OSError(error.errno, error.strerror, str(path)) from error

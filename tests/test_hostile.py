@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import signal
@@ -514,3 +515,59 @@ def test_a_huge_sparse_file_is_not_read(tmp_path: Path, make_archive: ArchiveMak
     assert not (tmp_path / "site/t/A-x/data/big.in").exists()
     assert (tmp_path / "site/t/A-x/data/mid.bin").stat().st_size == 40 * 1024**2
     assert "Verified 1/1" in (tmp_path / "site/t/A-x/index.html").read_text()
+
+
+def _cli_build(archive: Path, out: Path, cache: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "site_builder.cli",
+        "build",
+        "--root",
+        str(ROOT),
+        "--archive",
+        str(archive),
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+        *extra,
+    ]
+
+
+def test_builds_on_one_site_and_cache_take_turns(tmp_path: Path) -> None:
+    archive, out, cache = tmp_path / "archive", tmp_path / "site", tmp_path / "cache"
+    shutil.copytree(ROOT / "archive", archive)
+    command = _cli_build(archive, out, cache, "--no-verify", "--jobs", "1")
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)  # the first holds the locks by now: it is reading the archive
+    second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out1, err1 = first.communicate(timeout=300)
+    assert first.returncode == 0 and second.returncode == 0, err1 + second.stderr
+    assert "Traceback" not in err1 + second.stderr
+    assert re.search(r"waiting for another build \(process \d+\) that holds \S+(build|\.site)\.lock \.\.\.", second.stderr)
+    assert (out / "index.html").is_file() and not list(tmp_path.glob(".site.tmp*"))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mounts a small tmpfs: root only")
+def test_a_full_cache_disk_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(small)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        archive, out = tmp_path / "archive", tmp_path / "site"
+        shutil.copytree(ROOT / "archive", archive)
+        out.mkdir()
+        (out / "index.html").write_text("the previous site")
+        done = subprocess.run(
+            _cli_build(archive, out, small / "cache", "--no-verify"), cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING")]
+        assert re.fullmatch(r"\S+/small/cache/\S+: cannot write: No space left on device", lines[0]), lines
+        assert lines[1] == "Build failed; the previous site was left as it was."
+        assert (out / "index.html").read_text() == "the previous site"
+        assert not [p for p in small.rglob("*") if ".tmp" in p.name]  # no half-written files left
+    finally:
+        subprocess.run(["umount", str(small)])

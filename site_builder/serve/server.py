@@ -21,6 +21,7 @@ from watchdog.observers import Observer
 
 from ..build import BuildReport
 from ..errors import SiteError
+from ..publish.lock import build_lock
 from ..source.archive import is_ignored, is_problem_dir
 from ..source.config import BuildOptions
 from ..source.languages import suffix
@@ -161,7 +162,7 @@ class DevServer:
 
     def start(self) -> str:
         """Build once, start watching and serving; returns the URL."""
-        with self.hub.rebuilding():
+        with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
             self._finish(self.builder.build_all(reuse_published=True))
         for area in self.collector.areas.values():
             if area.is_dir():
@@ -215,7 +216,7 @@ class DevServer:
             if not changes:
                 continue
             self.builder.abandon_refresh()  # the index it makes is of the pages about to change
-            with self.hub.rebuilding():
+            with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
                 report = self.rebuild(changes)
             if report is not None:
                 self._finish(report)
@@ -270,6 +271,10 @@ class DevServer:
             return report if report is not None else self._static_report()
         except SiteError as e:
             return BuildReport((e.diagnostic(),), 0, 0, 0, False, 0.0, self.options.out)
+        except OSError as e:  # a full disk, a folder that cannot be written
+            where = self.options.display(Path(e.filename)) if e.filename else self.options.display(self.options.out)
+            problem = SiteError(where, None, f"cannot write: {e.strerror or e}")
+            return BuildReport((problem.diagnostic(),), 0, 0, 0, False, 0.0, self.options.out)
         except Exception as e:  # the server must survive anything a content edit can cause
             log.exception("rebuild failed")
             return BuildReport(

@@ -1,0 +1,62 @@
+"""One build at a time per output folder and per cache: builds that share either take turns.
+
+Two builds writing one site, or one cache, at once could each remove the other's temporary
+files. Each holds an advisory lock (``flock``) on ``<cache>/build.lock`` and on a file beside the
+output folder (``.site.lock`` for ``site/``) while it reads and writes them; a second build waits,
+and says whom it waits for. The locks go with the process, however it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..source.config import BuildOptions
+
+_HELD: set[int] = set()  # descriptors of the locks this process holds
+
+
+def _forget_in_child() -> None:
+    """A forked process (a render worker) must not keep its parent's locks after the parent lets go."""
+    for fd in list(_HELD):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def lock_files(options: BuildOptions) -> list[Path]:
+    """The lock files of a build, in the order every build takes them (so two never deadlock)."""
+    out = options.out
+    return sorted({options.cache / "build.lock", out.parent / f".{out.name}.lock"})
+
+
+@contextlib.contextmanager
+def build_lock(options: BuildOptions, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the build's locks; ``waiting`` hears, once per lock, that another build has it."""
+    with contextlib.ExitStack() as stack:
+        for path in lock_files(options):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            _HELD.add(fd)
+            stack.callback(_release, fd)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+                    waiting(f"waiting for another build (process {holder}) that holds {options.display(path)}")
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+
+
+def _release(fd: int) -> None:
+    _HELD.discard(fd)
+    os.close(fd)
