@@ -102,23 +102,7 @@ def test_killed_build_leaves_a_complete_site(tmp_path: Path, delay: float, how: 
     shutil.copytree(ROOT / "archive", archive)
 
     def command(out: Path) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "site_builder.cli",
-            "build",
-            "--root",
-            str(ROOT),
-            "--archive",
-            str(archive),
-            "--out",
-            str(out),
-            "--cache",
-            str(cache),
-            "--no-verify",
-            "--jobs",
-            "1",
-        ]
+        return _cli_build(archive, out, cache, "--no-verify", "--jobs", "1")
 
     def snapshot(out: Path) -> dict[Path, bytes]:
         return {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -542,10 +526,12 @@ def test_builds_on_one_site_and_cache_take_turns(tmp_path: Path) -> None:
     first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)  # the first holds the locks by now: it is reading the archive
     second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    out1, err1 = first.communicate(timeout=300)
+    _, err1 = first.communicate(timeout=300)
     assert first.returncode == 0 and second.returncode == 0, err1 + second.stderr
     assert "Traceback" not in err1 + second.stderr
-    assert re.search(r"waiting for another build \(process \d+\) that holds \S+(build|\.site)\.lock \.\.\.", second.stderr)
+    assert re.search(
+        r"waiting for another build \(process \d+\) that holds \S+(build|\.site)\.lock \.\.\.", second.stderr
+    )
     assert (out / "index.html").is_file() and not list(tmp_path.glob(".site.tmp*"))
 
 
