@@ -6,10 +6,12 @@ and a 1-based line where one is known.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Literal, Self
+from typing import Literal, Self, TypeVar
 
 Level = Literal["error", "warning"]
+T = TypeVar("T")
 
 
 class Compact:
@@ -95,3 +97,18 @@ class TemplateError(SiteError):
 
 class BuildError(SiteError):
     """A failure while writing the site."""
+
+
+class Gathered:
+    """The errors of one file, gathered so that all of them are reported at once: each part is
+    parsed by ``value``, which keeps the error and gives a default instead."""
+
+    def __init__(self) -> None:
+        self.errors: list[Diagnostic] = []
+
+    def value(self, parse: Callable[[], T], default: T) -> T:
+        try:
+            return parse()
+        except SiteError as error:
+            self.errors.append(error.diagnostic())
+            return default

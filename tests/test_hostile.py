@@ -557,3 +557,11 @@ def test_a_full_cache_disk_is_one_line_naming_the_file(tmp_path: Path) -> None:
         assert not [p for p in small.rglob("*") if ".tmp" in p.name]  # no half-written files left
     finally:
         subprocess.run(["umount", str(small)])
+
+
+def test_an_unclosed_dollar_in_markdown_is_a_warning_at_its_line() -> None:
+    from site_builder.render.markdown import render_markdown
+
+    text = "# T\n\nFine $x$ and a dollar \\$5 and `$code`.\n\nFirst line\nthen $x + y never closes.\n"
+    _, warnings = render_markdown(text, "t/A/solution.md")
+    assert warnings == [(6, "a '$' that opens math is never closed; write \\$ for a dollar sign")]

@@ -45,9 +45,42 @@ def test_all_keys() -> None:
     ],
 )
 def test_errors_have_lines(text: str, line: int, message: str) -> None:
-    with pytest.raises(MetadataError) as info:
-        parse_metadata(text, "archive/t/x/problem.yaml")
-    assert (info.value.line, info.value.message) == (line, message)
+    try:
+        _, found = parse_metadata(text, "archive/t/x/problem.yaml")
+    except MetadataError as stopped:  # YAML that cannot be read at all
+        assert (stopped.line, stopped.message) == (line, message)
+    else:  # a value of the wrong kind: the others are still read
+        assert [(d.line, d.message) for d in found if d.level == "error"] == [(line, message)]
+
+
+def test_every_wrong_value_of_a_file_is_reported_at_once() -> None:
+    meta, found = parse_metadata("title: A\nrating: high\nyear: soon\nlabel: B\ntags: 3\n", "p.yaml")
+    assert (meta.title, meta.label, meta.rating, meta.year) == ("A", "B", None, None)
+    assert [(d.line, d.message) for d in found] == [
+        (2, "rating must be a whole number, not str"),
+        (3, "year must be a whole number, not str"),
+        (5, "tags must be a list of strings, not int"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "title: T\ntracks:\n  icpc:\n    title: ICPC\n    titel: X\n",
+            "s.yaml:5: tracks.icpc: unknown key 'titel'; did you mean 'title'?",
+        ),
+        ("titel: T\n", "s.yaml:1: unknown key 'titel'; did you mean 'title'?"),
+        ("tracks:\n  a: {title: A}\n  b: 5\n", "s.yaml:3: tracks.b must be a mapping with a string title"),
+    ],
+)
+def test_site_yaml_errors_name_the_line_of_the_key(text: str, expected: str) -> None:
+    from site_builder.errors import ConfigError
+    from site_builder.source.config import parse_site_config
+
+    with pytest.raises(ConfigError) as info:
+        parse_site_config(text, "s.yaml")
+    assert str(info.value) == expected
 
 
 def test_unknown_key_warns_with_the_closest_known_key() -> None:
@@ -80,9 +113,9 @@ def test_empty_file_and_bom_are_fine() -> None:
     ],
 )
 def test_a_time_limit_is_finite_and_at_most_an_hour(value: str, message: str) -> None:
-    with pytest.raises(MetadataError) as caught:
-        parse_metadata(f"title: A\ntime_limit: {value}\n", "archive/t/x/problem.yaml")
-    assert str(caught.value) == f"archive/t/x/problem.yaml:2: {message}"
+    meta, found = parse_metadata(f"title: A\ntime_limit: {value}\n", "archive/t/x/problem.yaml")
+    assert [str(d) for d in found] == [f"archive/t/x/problem.yaml:2: {message}"]
+    assert meta.time_limit is None and meta.title == "A"
 
 
 def test_a_time_limit_over_a_minute_is_a_warning() -> None:
@@ -102,8 +135,8 @@ def test_site_and_package_time_limits_follow_the_same_rule(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match=r"site.yaml:1: time_limit must be a positive number of seconds, not nan"):
         parse_site_config("time_limit: .nan\n", "site.yaml")
     data, lines = parse_yaml_mapping("name: X\nlimits:\n  time_limit: .inf\n", "problem.yaml", MetadataError)
-    with pytest.raises(MetadataError, match=r"problem.yaml:2: limits: time_limit must be a positive number"):
-        parse_package_metadata(data, lines, "problem.yaml")
+    _, found = parse_package_metadata(data, lines, "problem.yaml")
+    assert str(found[0]).startswith("problem.yaml:3: limits: time_limit must be a positive number")
 
 
 @pytest.mark.parametrize(

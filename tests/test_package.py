@@ -100,11 +100,12 @@ def test_unknown_keys_name_the_version_and_the_closest_key() -> None:
 
 
 def test_wrong_types_are_errors_with_lines() -> None:
-    with pytest.raises(MetadataError) as error:
-        parse("name: X\nlimits:\n  time_limit: -1\n")
-    assert str(error.value) == "p/problem.yaml:2: limits: time_limit must be a positive number of seconds, not -1"
-    with pytest.raises(MetadataError, match=r"problem.yaml:2: validator flag float_tolerance needs"):
-        parse("name: X\nvalidator_flags: float_tolerance\n")
+    _, found = parse("name: X\nlimits:\n  time_limit: -1\nvalidator_flags: float_tolerance\nkeywords: 5\n")
+    assert found == [
+        "p/problem.yaml:3: limits: time_limit must be a positive number of seconds, not -1",
+        "p/problem.yaml:4: validator flag float_tolerance needs a non-negative number after it",
+        "p/problem.yaml:5: keywords must be a list of strings",
+    ]
 
 
 def test_unknown_default_validator_flag_is_a_warning() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -42,6 +43,7 @@ def markdown_parser() -> MarkdownIt:
     md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(rule, _render_math)
+    md.core.ruler.before("text_join", "unmatched_dollar", _warn_unmatched_dollars)
     md.add_render_rule("heading_open", _render_heading_open)
     md.add_render_rule("heading_close", _render_heading_close)
     md.add_render_rule("table_open", _render_table_open)
@@ -139,6 +141,23 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset
                 child.type, child.content, child.children = "text", child.content, None
             elif asset_base:
                 child.attrSet("src", asset_base + src.removeprefix("./"))
+
+
+def _warn_unmatched_dollars(state: StateCore) -> None:
+    """A ``$`` left as text (not escaped as ``\\$``, not in code) opened math that never closed:
+    the formula and the text after it are shown as TeX source."""
+    collector = state.env.get("collector")
+    if collector is None:
+        return
+    for token in state.tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        line = token.map[0] + 1 if token.map else 0
+        for child in token.children:
+            if child.type == "text" and "$" in child.content:
+                collector.warn(line, "a '$' that opens math is never closed; write \\$ for a dollar sign")
+                break
+            line += child.type in ("softbreak", "hardbreak")
 
 
 def _summary_tokens(tokens: list[Token]) -> list[Token]:

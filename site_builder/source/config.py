@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -95,12 +96,12 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     data, lines = parse_yaml_mapping(text, path, ConfigError)
     for key in data:
         if key not in SITE_KEYS:
-            raise ConfigError(path, lines.get(key), f"unknown key {key!r} (known: {', '.join(SITE_KEYS)})")
+            raise ConfigError(path, lines.get(key), f"unknown key {key!r}{_hint(key, SITE_KEYS)}")
     values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:5] if key in data}
     for key in ("base_url", "repo_url"):
         if values.get(key) and (problem := url_problem(values[key])):
             raise ConfigError(path, lines.get(key), f"{key} {problem}, not {values[key]!r}")
-    tracks = _parse_tracks(data.get("tracks", {}), path, lines.get("tracks"))
+    tracks = _parse_tracks(data.get("tracks", {}), path, lines)
     limit = data.get("time_limit", 10.0)
     problem = time_limit_problem(limit) if isinstance(limit, (int, float)) else f"must be a number, not {limit!r}"
     if problem:
@@ -144,19 +145,29 @@ def _string(data: dict[str, Any], key: str, path: str, lines: dict[str, int]) ->
     return value
 
 
-def _parse_tracks(value: Any, path: str, line: int | None) -> dict[str, TrackInfo]:
+def _hint(key: str, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(key), known, n=1)
+    return f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})"
+
+
+TRACK_KEYS = ("title", "description")
+
+
+def _parse_tracks(value: Any, path: str, lines: dict[str, int]) -> dict[str, TrackInfo]:
     if not isinstance(value, dict):
-        raise ConfigError(path, line, "tracks must be a mapping of track folder to {title, description}")
+        raise ConfigError(path, lines.get("tracks"), "tracks must be a mapping of track folder to {title, description}")
     tracks: dict[str, TrackInfo] = {}
     for name, info in value.items():
+        line = lines.get(f"tracks.{name}", lines.get("tracks"))
         if isinstance(info, str):
             tracks[str(name)] = TrackInfo(title=info)
             continue
         if not isinstance(info, dict) or not isinstance(info.get("title", ""), str):
             raise ConfigError(path, line, f"tracks.{name} must be a mapping with a string title")
-        unknown = sorted(set(info) - {"title", "description"})
+        unknown = sorted(set(info) - set(TRACK_KEYS), key=str)
         if unknown:
-            raise ConfigError(path, line, f"tracks.{name}: unknown key {unknown[0]!r} (known: title, description)")
+            where = lines.get(f"tracks.{name}.{unknown[0]}", line)
+            raise ConfigError(path, where, f"tracks.{name}: unknown key {unknown[0]!r}{_hint(unknown[0], TRACK_KEYS)}")
         tracks[str(name)] = TrackInfo(
             title=str(info.get("title") or name), description=str(info.get("description") or "")
         )

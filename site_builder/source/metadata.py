@@ -6,7 +6,7 @@ import difflib
 import math
 from typing import Any
 
-from ..errors import Diagnostic, MetadataError
+from ..errors import Diagnostic, Gathered, MetadataError
 from ..model import Checker, Metadata
 from .yamlfile import parse_yaml_mapping
 
@@ -56,20 +56,21 @@ def metadata_from_mapping(data: dict[str, Any], lines: dict[str, int], path: str
             raise MetadataError(path, where(key), f"{key} must be a whole number, not {_kind(value)}")
         return value
 
+    gathered = Gathered()
     meta = Metadata(
-        title=text_field("title"),
-        label=text_field("label"),
-        source=text_field("source"),
-        year=int_field("year"),
-        tags=_tags(data.get("tags"), path, where("tags")),
-        rating=int_field("rating"),
-        summary=text_field("summary"),
-        time_limit=checked_time_limit(data.get("time_limit"), path, where("time_limit")),
-        checker=parse_checker(data.get("checker"), path, where("checker")),
-        status=_status(data.get("status"), path, where("status")),
+        title=gathered.value(lambda: text_field("title"), None),
+        label=gathered.value(lambda: text_field("label"), None),
+        source=gathered.value(lambda: text_field("source"), None),
+        year=gathered.value(lambda: int_field("year"), None),
+        tags=gathered.value(lambda: _tags(data.get("tags"), path, where("tags")), ()),
+        rating=gathered.value(lambda: int_field("rating"), None),
+        summary=gathered.value(lambda: text_field("summary"), None),
+        time_limit=gathered.value(lambda: checked_time_limit(data.get("time_limit"), path, where("time_limit")), None),
+        checker=gathered.value(lambda: parse_checker(data.get("checker"), path, where("checker")), Checker()),
+        status=gathered.value(lambda: _status(data.get("status"), path, where("status")), "complete"),
     )
     warnings += slow_time_limit(path, where("time_limit"), meta.time_limit)
-    return meta, warnings
+    return meta, [*sorted(gathered.errors), *warnings]
 
 
 def parse_checker(value: Any, path: str, line: int | None) -> Checker:

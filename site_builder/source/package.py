@@ -12,7 +12,7 @@ import difflib
 import re
 from typing import Any
 
-from ..errors import Diagnostic, MetadataError
+from ..errors import Diagnostic, Gathered, MetadataError
 from ..model import Checker, Metadata
 from .metadata import checked_time_limit, parse_checker_flags, slow_time_limit
 
@@ -113,33 +113,38 @@ def parse_package_metadata(
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             warn(key, f"unknown key {key!r} for problem package format {version}{hint}")
-    license_name = _text(data, "license", path, lines)
+    gathered = Gathered()
+    license_name = gathered.value(lambda: _text(data, "license", path, lines), None)
     if license_name is not None and license_name.lower() not in LICENSES:
         warn("license", f"unknown license {license_name!r} (known: {', '.join(LICENSES)})")
     elif license_name is not None:
         license_name = LICENSES[license_name.lower()]
     validation, interactive = _validation(data)
-    checker, args, flag_warnings = _checker(data, lines, path, test_group)
+    no_checker: tuple[Checker, tuple[str, ...], list[Diagnostic]] = (Checker(), (), [])
+    checker, args, flag_warnings = gathered.value(lambda: _checker(data, lines, path, test_group), no_checker)
     warnings += flag_warnings
-    source, source_url = _source(data.get("source"), path, lines.get("source"))
+    no_source: tuple[str | None, str | None] = (None, None)
+    source, source_url = gathered.value(lambda: _source(data.get("source"), path, lines.get("source")), no_source)
     meta = Metadata(
-        title=_name(data.get("name"), path, lines.get("name")),
+        title=gathered.value(lambda: _name(data.get("name"), path, lines.get("name")), None),
         source=source,
-        source_url=source_url or _text(data, "source_url", path, lines),
-        credits=_credits(data, path, lines),
+        source_url=source_url or gathered.value(lambda: _text(data, "source_url", path, lines), None),
+        credits=gathered.value(lambda: _credits(data, path, lines), ()),
         license=license_name,
-        rights_owner=_text(data, "rights_owner", path, lines),
-        tags=_keywords(data.get("keywords"), path, lines.get("keywords")),
-        time_limit=_time_limit(data.get("limits"), path, lines.get("limits")),
+        rights_owner=gathered.value(lambda: _text(data, "rights_owner", path, lines), None),
+        tags=gathered.value(lambda: _keywords(data.get("keywords"), path, lines.get("keywords")), ()),
+        time_limit=gathered.value(
+            lambda: _time_limit(data.get("limits"), path, lines.get("limits.time_limit", lines.get("limits"))), None
+        ),
         checker=checker,
         validator_args=args,
         package=version,
         validation=validation,
         interactive=interactive,
-        constants=_constants(data.get("constants"), path, lines.get("constants")),
+        constants=gathered.value(lambda: _constants(data.get("constants"), path, lines.get("constants")), ()),
     )
     warnings += slow_time_limit(path, lines.get("limits"), meta.time_limit)
-    return meta, warnings
+    return meta, [*sorted(gathered.errors), *warnings]
 
 
 def _text(data: dict[str, Any], key: str, path: str, lines: dict[str, int]) -> str | None:

@@ -1,4 +1,4 @@
-"""YAML mappings parsed with the line of every top-level key, for located errors."""
+"""YAML mappings parsed with the line of every key (nested ones as ``a.b``), for located errors."""
 
 from __future__ import annotations
 
@@ -69,6 +69,16 @@ def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int])
     return size
 
 
+def _key_lines(node: yaml.MappingNode, prefix: str, lines: dict[str, int], depth: int) -> None:
+    """The line of each key, nested ones as ``tracks.icpc.title`` (three levels deep)."""
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            name = prefix + str(key.value)
+            lines.setdefault(name, key.start_mark.line + 1)
+            if isinstance(value, yaml.MappingNode) and depth < 2:
+                _key_lines(value, name + ".", lines, depth + 1)
+
+
 def _parse(
     text: str, path: str, error: type[SiteError], loader_class: type[yaml.SafeLoader]
 ) -> tuple[dict[str, Any], dict[str, int]]:
@@ -86,7 +96,8 @@ def _parse(
                 f"the YAML's aliases expand to more than {MAX_VALUES:,} values, or an alias refers to itself; "
                 "write the values out",
             )
-        lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+        lines: dict[str, int] = {}
+        _key_lines(node, "", lines, 0)
         data = loader.construct_document(node)
     finally:
         loader.dispose()
