@@ -325,6 +325,7 @@ class Builder:
             rerun=self.options.rerun,
             cache_dir=self.options.cache,
             time_limit=self.config.time_limit,
+            cpp_standard=self.config.cpp_standard,
         )
         if self.verifier is None or self.verifier.options != settings:
             self.verifier = Verifier(settings)

@@ -300,23 +300,25 @@ class Entry(Compact):
 
     @property
     def verification(self) -> tuple[str, str]:
-        """The header status, as (kind, text): ("verified", "Verified 3/3"), ("failing", "Failing 1/3")..."""
-        if not self.has_python:
-            return "none", "No Python solver"
+        """The header status over every run of every language, as (kind, text): ("verified",
+        "Verified 6/6"), ("failing", "Failing: C++ 1/3"), ("none", "No solver run: javac not found")..."""
         if not self.samples:
             return "none", "No samples"
-        runs = [r for r in self.runs if r.language == "python"]
-        if not runs or all(not r.verdicts and not r.note for r in runs):
-            return "none", "Not run"
-        unrun = next((r for r in runs if r.note and not r.verdicts), None)
-        if unrun is not None:
-            return ("none" if unrun.note.startswith("not run") else "failing"), unrun.note.splitlines()[0]
-        failing = {v.sample for r in runs for v in r.verdicts if v.failed}
-        if failing:
-            return "failing", f"Failing {len(failing)}/{max(len(r.verdicts) for r in runs)}"
-        checked = min(r.checked for r in runs)
+        if not self.runs:
+            return "none", "No solver"
+        broken = [r for r in self.runs if r.note and not r.verdicts and not r.note.startswith("not run")]
+        failing = [r for r in self.runs if r.failures]
+        if broken or failing:
+            parts = [f"{_language(r)} {r.note.splitlines()[0].rstrip(':')}" for r in broken]
+            parts += [f"{_language(r)} {r.failures}/{len(r.verdicts)}" for r in failing]
+            return "failing", "Failing: " + ", ".join(parts)
+        ran = [r for r in self.runs if r.verdicts]
+        if not ran:
+            why = next((r.note.splitlines()[0] for r in self.runs if r.note), "")
+            return "none", "No solver run" + (f": {why.removeprefix('not run: ')}" if why else "")
+        checked = sum(r.checked for r in ran)
         if checked == 0:
-            judged = any(v.code == "NJ" for r in runs for v in r.verdicts)
+            judged = any(v.code == "NJ" for r in ran for v in r.verdicts)
             return "none", "Not judged" if judged else "Generated only"
         return "verified", f"Verified {checked}/{checked}"
 
@@ -366,3 +368,10 @@ class Site(Compact):
 def _bare(document: Document) -> Document:
     """A card's document: its title, file and summary, not its HTML, contents or math."""
     return replace(document, html="", toc=(), math=())
+
+
+def _language(run: SolverRun) -> str:
+    """A run's language as the status names it ("C++"), with the file when the entry has several."""
+    from .source.languages import language_name
+
+    return language_name(run.language)

@@ -152,9 +152,9 @@ def test_solver_edit_reruns_verification(server: DevServer) -> None:
     edit(server.options.archive / "t/2024/A-alpha/solution.py", "print(int(input()) * 3)\n")
     events.next()
     _, page = get(server, "/t/2024/A-alpha/index.html")
-    assert "Wrong Answer" in page and "Failing 1/1" in page
+    assert "Wrong Answer" in page and "Failing: Python 1/1" in page
     _, track = get(server, "/t/index.html")
-    assert "Failing 1/1" in track
+    assert "Failing: Python 1/1" in track
 
 
 def test_new_and_removed_entries_update_lists_and_neighbours(

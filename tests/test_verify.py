@@ -218,10 +218,10 @@ def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_change
 
     first = run()
     assert sorted(planned) == ["t/A-cpp", "t/A-cpp", "t/A-py"] and first.started == 3
-    shutil.rmtree(tmp_path / "cache" / "cpp")
+    shutil.rmtree(tmp_path / "cache" / "programs")
     again = run()  # nothing planned, nothing compiled: no program is needed for verdicts already known
     assert planned == [] and again.runs == first.runs and again.started == 0
-    assert not (tmp_path / "cache" / "cpp").exists()
+    assert not (tmp_path / "cache" / "programs").exists()
     (archive / "t/A-py/solution.md").write_text("## Idea\n\nAdd the two numbers.\n")
     assert run().runs == first.runs and planned == []  # verification does not read the write-up
     (archive / "t/A-py/samples/1.ans").write_text("6\n")
@@ -251,7 +251,7 @@ def test_cpp_solver_is_compiled_once_and_checked(make_archive: ArchiveMaker, tmp
     assert (python.solver, compiled.solver, compiled.verdicts[0].code) == ("solution.py", "solution.cpp", "AC")
     broken = report.runs["t/A-broken-cpp"][1]
     assert broken.verdicts == () and broken.note.startswith("compile error:") and "solution.cpp:1" in broken.note
-    assert len(list((tmp_path / "cache" / "cpp").glob("*/program"))) == 1
+    assert len(list((tmp_path / "cache" / "programs").glob("*/program"))) == 1
 
 
 @pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
@@ -261,7 +261,7 @@ def test_a_run_over_the_whole_archive_deletes_programs_no_solver_needs(
     cpp = '#include <cstdio>\nint main(){std::puts("5");}\n'
     archive = make_archive(entry("cpp", ADD, extra={"solution.cpp": cpp}))
     options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
-    programs = tmp_path / "cache" / "cpp"
+    programs = tmp_path / "cache" / "programs"
 
     def run(whole: bool) -> list[str]:
         sources, _ = load_archive(archive, "archive")
@@ -349,11 +349,13 @@ def test_builds_compiling_one_program_at_once_all_get_it(tmp_path: Path) -> None
     """``make site`` beside ``make serve`` share the cache: each compiles in a folder of its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from site_builder.verify.compiler import Compiler
+    from site_builder.source.languages import judge_languages
+    from site_builder.verify.compiler import Compiler, Source
 
     files = {"solution.cpp": '#include <cstdio>\nint main(){std::puts("5");}\n'}
+    source = Source.of(judge_languages()["cpp"], files, "solution.cpp")
     with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda _: Compiler(tmp_path / "cpp").compile_files(files), range(4)))
+        results = list(pool.map(lambda _: Compiler(tmp_path / "cpp").compile(source), range(4)))
     assert all(program is not None and note == "" for program, note in results)
     (folder,) = (tmp_path / "cpp").iterdir()
     assert sorted(p.name for p in folder.iterdir()) == ["program"]  # no sources, no error, no half-written file
@@ -385,13 +387,14 @@ def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
 
     def compiled(text: str) -> str:
         calls.clear()
-        binary, note = compiler.compile_files({"solution.cpp": text})
+        source = verify.Source.of(verify.judge_languages()["cpp"], {"solution.cpp": text}, "solution.cpp")
+        binary, note = compiler.compile(source)
         assert binary is not None and note == "", note
         return real_run([str(binary)], input="6 7\n", capture_output=True, text=True, check=True).stdout
 
     assert compiled(program.replace("OP", "+")) == "13\n"  # the first one makes the header, then uses it
     shown = verify.PCH if verify.sandbox.isolated() else str(compiler.headers)
-    assert made.is_file() and ["-I", shown] == calls[-1][3:5]
+    assert made.is_file() and ["-I", shown] == calls[-1][1:3]
     assert compiled(program.replace("OP", "*")) == "42\n"
     assert len(calls) == 1 and "-I" in calls[0]  # the next one only compiles
     assert compiled('#include <cstdio>\nint main(){std::puts("1");}\n') == "1\n"
@@ -401,3 +404,159 @@ def test_sources_that_include_bits_stdcxx_share_one_precompiled_header(
     # Pruning the cache keeps the header for the next build.
     compiler.keep_only(set(), settled=0)
     assert made.is_file() and [p.name for p in (tmp_path / "cpp").iterdir()] == [compiler.headers.name]
+
+
+# ---------------------------------------------------------------- every language of languages.yaml
+
+# A solution to "add two numbers" in each language, as judges run it: each reads two integers.
+IN_EVERY_LANGUAGE = {
+    "python": ("solution.py", ADD),
+    "cpp": (
+        "solution.cpp",
+        "#include <bits/stdc++.h>\n"
+        "int main() {\n"
+        "    long long a, b; std::cin >> a >> b;\n"
+        "    std::vector<int> v{1};\n"
+        "    auto cmp = (a <=> b);  // C++20: the three-way comparison, std::ssize\n"
+        "    (void)cmp;\n"
+        "    std::cout << a + b + std::ssize(v) - 1 << '\\n';\n"
+        "}\n",
+    ),
+    "c": (
+        "solution.c",
+        '#include <stdio.h>\nint main(void) { long long a, b; scanf("%lld %lld", &a, &b);'
+        ' printf("%lld\\n", a + b); }\n',
+    ),
+    "java": (
+        "solution.java",  # a public class Main in a file of another name, as our own folders have it
+        "import java.util.*;\n\npublic class Main {\n    public static void main(String[] args) {\n"
+        "        Scanner in = new Scanner(System.in);\n        System.out.println(in.nextLong() + in.nextLong());\n"
+        "    }\n}\n",
+    ),
+    "kotlin": (
+        "solution.kt",
+        'fun main() {\n    val (a, b) = readLine()!!.split(" ").map { it.toLong() }\n    println(a + b)\n}\n',
+    ),
+    "rust": (
+        "solution.rs",
+        "use std::io::Read;\nfn main() {\n    let mut s = String::new();\n"
+        "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+        "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+        '    println!("{}", v[0] + v[1]);\n}\n',
+    ),
+    "go": (
+        "solution.go",
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int64\n'
+        "\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n",
+    ),
+    "csharp": (
+        "solution.cs",
+        "using System;\nclass Program {\n    static void Main() {\n"
+        "        var p = Console.ReadLine().Split(' ');\n"
+        "        Console.WriteLine(long.Parse(p[0]) + long.Parse(p[1]));\n"
+        "    }\n}\n",
+    ),
+}
+
+
+def test_every_language_of_the_table_has_a_solution_here() -> None:
+    from site_builder.source.languages import judge_languages
+
+    assert set(judge_languages()) == set(IN_EVERY_LANGUAGE)
+
+
+@pytest.mark.parametrize("language", sorted(IN_EVERY_LANGUAGE))
+def test_each_installed_language_compiles_runs_and_is_judged(
+    make_archive: ArchiveMaker, tmp_path: Path, language: str
+) -> None:
+    from site_builder.source.languages import judge_languages
+    from site_builder.verify.toolchains import installed
+
+    tools = installed(judge_languages()[language], VerifyOptions().interpreter)
+    name, source = IN_EVERY_LANGUAGE[language]
+    archive = make_archive(
+        {
+            "t/A-x/problem.yaml": "time_limit: 5\n",
+            f"t/A-x/{name}": source,
+            "t/A-x/samples/1.in": "2 3\n",
+            "t/A-x/samples/1.ans": "5\n",
+            "t/A-x/samples/2.in": "-7 1000000000000\n",
+            "t/A-x/samples/2.ans": "999999999993\n",
+        }
+    )
+    (run,) = verify(archive, tmp_path).runs["t/A-x"]
+    if tools.missing:
+        assert run.note == f"not run: {tools.missing}" and run.verdicts == ()
+        pytest.skip(f"{language}: {tools.missing} on this machine (the page says so)")
+    assert (run.language, run.note) == (language, "")
+    assert [v.code for v in run.verdicts] == ["AC", "AC"], [v.message for v in run.verdicts]
+
+
+@pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
+def test_cpp_sees_online_judge_and_c_too(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Judges define ONLINE_JUDGE: a solution that reads input.txt without it reads stdin with it."""
+    body = (
+        '    long long a, b;\n#ifndef ONLINE_JUDGE\n    freopen("input.txt", "r", stdin);\n#endif\n'
+        '    scanf("%lld %lld", &a, &b); printf("%lld\\n", a + b);\n    return 0;\n}\n'
+    )
+    cpp, c = f"#include <cstdio>\nint main() {{\n{body}", f"#include <stdio.h>\nint main(void) {{\n{body}"
+    archive = make_archive(entry("oj", "print(5)\n", extra={"solution.cpp": cpp, "solution.c": c}))
+    runs = verify(archive, tmp_path).runs["t/A-oj"]
+    assert [(r.solver, [v.code for v in r.verdicts]) for r in runs] == [
+        ("solution.py", ["AC"]),
+        ("solution.cpp", ["AC"]),
+        ("solution.c", ["AC"]),
+    ]
+
+
+def test_python2_is_not_run_and_says_so(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(
+        {
+            "t/A-x/problem.yaml": "name: X\n",
+            "t/A-x/submissions/accepted/old.py": "#!/usr/bin/env python2\nprint sum(map(int, raw_input().split()))\n",
+            "t/A-x/submissions/accepted/new.py": ADD,
+            "t/A-x/data/sample/1.in": "2 3\n",
+            "t/A-x/data/sample/1.ans": "5\n",
+        }
+    )
+    runs = {r.solver: r for r in verify(archive, tmp_path).runs["t/A-x"]}
+    assert (
+        runs["submissions/accepted/old.py"].note == "not run: Python 2 (this build runs Python 3, as judges do today)"
+    )
+    assert [v.code for v in runs["submissions/accepted/new.py"].verdicts] == ["AC"]
+
+
+def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -> Any:
+    from site_builder.model import Entry, Sample, SolverRun, Verdict
+
+    made = [
+        SolverRun(
+            name, language, "h", tuple(Verdict(str(i), code, 0.1, "", False, "") for i, code in enumerate(codes)), note
+        )
+        for name, language, codes, note in runs
+    ]
+    sample = Sample("1", "1.in", "1.ans", "", "")
+    return Entry(
+        path="t/A", track="t", groups=(), label=None, title="A", year=None, source=None, tags=(), rating=None,
+        summary_html=None, summary_text=None, status="complete", statement=None, solution=None, solvers=(),
+        sources=(), samples=(sample,) * samples, files=(), statement_pdf=None, updated="", display_path="t/A",
+        runs=tuple(made),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("runs", "status"),
+    [
+        ([("solution.py", "python", ["AC", "AC"], ""), ("solution.cpp", "cpp", ["AC", "AC"], "")], "Verified 4/4"),
+        ([("solution.py", "python", ["AC", "AC"], ""), ("solution.cpp", "cpp", ["WA", "AC"], "")], "Failing: C++ 1/2"),
+        ([("a.cpp", "cpp", ["AC", "AC"], ""), ("Main.java", "java", [], "not run: javac not found")], "Verified 2/2"),
+        ([("Main.java", "java", [], "not run: javac not found")], "No solver run: javac not found"),
+        (
+            [("a.py", "python", ["AC", "AC"], ""), ("b.cpp", "cpp", [], "compile error:\nb.cpp:1: x")],
+            "Failing: C++ compile error",
+        ),
+        ([], "No solver"),
+    ],
+)
+def test_the_status_counts_every_language(runs: list[tuple[str, str, list[str], str]], status: str) -> None:
+    assert _entry_with(runs).verification[1] == status

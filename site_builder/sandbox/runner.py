@@ -62,6 +62,7 @@ class Limits:
     processes: int = 16  # besides the program itself
     file_size: int = 16 * MiB  # largest file the program may write, and most standard error it may print
     scratch: int = 64 * MiB  # its working folder's tmpfs (and /dev/shm's)
+    address_space: bool = True  # limit the address space to ``memory`` (the JVM reserves far more than it uses)
 
     @property
     def cpu(self) -> int:
@@ -248,10 +249,11 @@ def _close(fds: list[int], opened: list[int]) -> None:
 def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     rlimits = [
         (resource.RLIMIT_CPU, limits.cpu),
-        (resource.RLIMIT_AS, limits.memory),
         (resource.RLIMIT_FSIZE, limits.file_size),
         (resource.RLIMIT_CORE, 0),
     ]
+    if limits.address_space:
+        rlimits.append((resource.RLIMIT_AS, limits.memory))
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
         rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
     return rlimits

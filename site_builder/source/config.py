@@ -23,6 +23,7 @@ SITE_KEYS = (
     "repo_branch",
     "time_limit",
     "tracks",
+    "cpp_standard",
     "publish_active_files",
 )
 
@@ -38,6 +39,7 @@ class SiteConfig:
     repo_branch: str = "main"
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
+    cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
     publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
 
 
@@ -111,7 +113,13 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         raise ConfigError(
             path, lines.get("publish_active_files"), f"publish_active_files must be true or false, not {active!r}"
         )
-    return SiteConfig(**values, time_limit=float(limit), tracks=tracks, publish_active_files=active)
+    standard = data.get("cpp_standard", "c++20")
+    if not isinstance(standard, str) or standard not in CPP_STANDARDS:
+        known = ", ".join(CPP_STANDARDS)
+        raise ConfigError(path, lines.get("cpp_standard"), f"cpp_standard must be one of {known}, not {standard!r}")
+    return SiteConfig(
+        **values, time_limit=float(limit), tracks=tracks, cpp_standard=standard, publish_active_files=active
+    )
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:
@@ -151,6 +159,7 @@ def _hint(key: str, known: tuple[str, ...]) -> str:
 
 
 TRACK_KEYS = ("title", "description")
+CPP_STANDARDS = ("c++17", "c++20", "c++23", "c++26", "gnu++17", "gnu++20", "gnu++23", "gnu++26")
 
 
 def _parse_tracks(value: Any, path: str, lines: dict[str, int]) -> dict[str, TrackInfo]:

@@ -13,16 +13,14 @@ import re
 from collections.abc import Iterable
 
 from ..model import Layout, Metadata, Validator
-from .languages import language_for, suffix
+from .languages import judge_language, judge_order, language_for, suffix
 
 WRITEUPS = ("solution.tex", "solution.md")
 STATEMENTS = ("statement.md", "statement.tex", "statement.txt")
-RUN_LANGUAGES = {".py": "python", ".py3": "python", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp"}
 CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c++"})
 DOCUMENT_LANGUAGE = r"(?:\.([a-z]{2,3}(?:-[A-Z]{2})?))?"
 _STATEMENT = re.compile(r"^(statement|problem_statement)/problem" + DOCUMENT_LANGUAGE + r"\.(tex|md|pdf)$")
 _WRITEUP = re.compile(r"^(solution|problem_statement)/solution" + DOCUMENT_LANGUAGE + r"\.(tex|md)$")
-_ORDER = {".py": 0, ".py3": 0, ".cpp": 1, ".cc": 1, ".cxx": 1, ".c++": 1}
 
 
 def native_layout(names: list[str]) -> Layout:
@@ -35,8 +33,8 @@ def native_layout(names: list[str]) -> Layout:
         statements=(("en", statement),) if statement else (),
         statement_pdf="statement.pdf" if "statement.pdf" in present else None,
         writeup=next((n for n in WRITEUPS if n in present), None),
-        solvers=tuple(_by_language(n for n in code if suffix(n) in RUN_LANGUAGES)),
-        shown=tuple(sorted(n for n in code if suffix(n) not in RUN_LANGUAGES)),
+        solvers=tuple(_by_language(n for n in code if judge_language(n))),
+        shown=tuple(sorted(n for n in code if not judge_language(n))),
         validator=Validator("", "python", "checker.py", ("checker.py",)) if "checker.py" in present else None,
     )
 
@@ -48,7 +46,7 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
     writeups = _documents(names, _WRITEUP, ("solution", "problem_statement"), ("tex", "md"))
     accepted = [n for n in names if n.startswith("submissions/accepted/") and n.count("/") == 2]
     code = [n for n in accepted if language_for(n) not in (None, "text", "markdown", "latex", "yaml")]
-    solvers = _by_language(n for n in code if suffix(n) in RUN_LANGUAGES)
+    solvers = _by_language(n for n in code if judge_language(n))
     missing = []
     if not statements and not pdfs:
         missing.append("a statement (statement/problem.en.tex or .md; legacy: problem_statement/problem.en.tex)")
@@ -126,4 +124,4 @@ def _documents(
 
 
 def _by_language(names: Iterable[str]) -> list[str]:
-    return sorted(names, key=lambda n: (_ORDER.get(suffix(n), 9), n))
+    return sorted(names, key=lambda n: (judge_order(n), n))

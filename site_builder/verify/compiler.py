@@ -13,20 +13,20 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, RunResult, Toolchain
-from ..source.languages import suffix
-from ..source.layout import CPP_SUFFIXES
+from ..source.languages import JudgeLanguage, judge_languages, suffix
 from ..store import write_atomic
 from .runtimes import command_version
+from .toolchains import Installed, installed, java_file_name, java_main_class, kotlin_main_class
 
-CXX_FLAGS = ("-O2", "-std=c++17")
 STDCXX = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<bits/stdc\+\+\.h>", re.MULTILINE)
-NO_COMPILER = "g++ not found: the C++ solver was not checked"
 PCH = "/opt/pch"  # where compiles see the precompiled <bits/stdc++.h>
+CPP_STANDARD = "c++20"
 log = logging.getLogger(__name__)
 
 
@@ -36,46 +36,60 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class Compiler:
-    """Compiles C++ solvers once per source (and compiler version), into the cache."""
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What one program is built from: its language, its files (name -> text) and its entry point."""
 
-    def __init__(self, folder: Path, rerun: bool = False) -> None:
+    language: JudgeLanguage
+    files: tuple[tuple[str, str], ...]
+    main: str
+
+    @staticmethod
+    def of(language: JudgeLanguage, files: dict[str, str], main: str) -> Source:
+        return Source(language, tuple(sorted(files.items())), main)
+
+
+class Compiler:
+    """Compiles solvers and validators once per sources, language table entry and compiler
+    version, in the sandbox, into the cache."""
+
+    def __init__(self, folder: Path, rerun: bool = False, python: str = "", cpp_standard: str = CPP_STANDARD) -> None:
         self.folder = folder
         self.rerun = rerun  # compile again what failed before
+        self.python = python
+        self.cpp_standard = cpp_standard
         self.gxx = shutil.which("g++")
         self.version = command_version([self.gxx, "--version"]) if self.gxx else ""
-        key = hashlib.sha256(json.dumps([self.version, CXX_FLAGS]).encode()).hexdigest()[:16]
+        key = hashlib.sha256(json.dumps([self.version, self.pch_flags()]).encode()).hexdigest()[:16]
         self.headers = folder / f"pch-{key}"  # <bits/stdc++.h> precompiled, for this g++ and flags
         self._precompiling = threading.Lock()
         self._precompile_failed = False
 
-    def compile_files(self, files: dict[str, str]) -> tuple[Path | None, str]:
-        """Compile every C++ source among ``files`` (headers beside them) into one program, once."""
-        if self.gxx is None:
-            return None, NO_COMPILER
-        binary = self._binary(files)
+    def tools(self, language: JudgeLanguage) -> Installed:
+        return installed(language, self.python)
+
+    def compile(self, source: Source) -> tuple[Path | None, str]:
+        """Build ``source`` into one program, once; (None, why) when it cannot be built."""
+        tools = self.tools(source.language)
+        if tools.missing:
+            return None, f"not run: {tools.missing}"
+        binary = self.program(source)
         if binary.is_file():
             return binary, ""
         error_file = binary.with_name("compile-error.txt")
         if error_file.is_file() and not self.rerun:
             return None, "compile error:\n" + error_file.read_text("utf-8", "replace")
-        return self._compile(files, binary, error_file)
+        return self._compile(source, tools, binary, error_file)
 
-    def compiled(self, files: dict[str, str]) -> Path | None:
-        """The program built from ``files`` before, if there is one (without compiling)."""
-        if self.gxx is None:
-            return None
-        binary = self._binary(files)
+    def compiled(self, source: Source) -> Path | None:
+        """The program built from ``source`` before, if there is one (without compiling)."""
+        binary = self.program(source)
         return binary if binary.is_file() else None
-
-    def folder_name(self, files: dict[str, str]) -> str:
-        """The name of the folder that holds the program of ``files`` (see ``keep_only``)."""
-        return self._binary(files).parent.name
 
     def keep_only(self, folders: set[str], settled: float = 3600.0) -> None:
         """Delete every compiled program but those in ``folders`` (a full build's), unless it was
         made in the last ``settled`` seconds: another build sharing the cache may be about to run it."""
-        if self.gxx is None or not self.folder.is_dir():
+        if not self.folder.is_dir():
             return
         keep = folders | {self.headers.name}
         before = time.time() - settled
@@ -83,33 +97,72 @@ class Compiler:
             if folder.name not in keep and folder.is_dir() and folder.stat().st_mtime < before:
                 shutil.rmtree(folder, ignore_errors=True)
 
-    def _binary(self, files: dict[str, str]) -> Path:
-        """Where the program of ``files`` is kept: named by the sources (by digest), g++ and its flags."""
-        named = sorted((name, text_digest(text)) for name, text in files.items())
-        return self._binary_of(tuple(named))
-
     @lru_cache(maxsize=4096)  # noqa: B019 (one compiler per verifier; the cache holds paths only)
-    def _binary_of(self, named: tuple[tuple[str, str], ...]) -> Path:
-        key = hashlib.sha256(json.dumps([named, self.version, CXX_FLAGS]).encode()).hexdigest()[:24]
-        return self.folder / key / "program"
+    def program(self, source: Source) -> Path:
+        """Where the program of ``source`` is kept: named by the sources (by digest), the language's
+        commands, its compiler's version and the C++ standard."""
+        named = [(name, text_digest(text)) for name, text in source.files]
+        language = source.language
+        parts = [named, source.main, language.compile, language.program, self.tools(language).version]
+        key = hashlib.sha256(json.dumps([*parts, self.cpp_standard]).encode()).hexdigest()[:24]
+        return self.folder / key / language.program
 
-    def _compile(self, files: dict[str, str], binary: Path, error_file: Path) -> tuple[Path | None, str]:
+    def pch_flags(self) -> list[str]:
+        """The C++ compile's flags, for a precompiled header that fits it."""
+        cpp = judge_languages()["cpp"]
+        flags = [
+            w.replace("{cpp_std}", self.cpp_standard) for w in cpp.compile[1:] if w not in ("{files}", "-x", "c++")
+        ]
+        if "-o" in flags:
+            at = flags.index("-o")
+            del flags[at : at + 2]
+        return flags
+
+    def _command(self, source: Source, tools: Installed) -> tuple[list[str], dict[str, str]]:
+        """The compile's argv, and its files under the names the compiler needs."""
+        language = source.language
+        files = dict(source.files)
+        main = source.main
+        stem = main.rsplit(".", 1)[0]
+        mainclass = stem
+        if language.id == "java":
+            mainclass = java_main_class(files[main], stem)
+            renamed = java_file_name(files[main], main)
+            if renamed != main and renamed not in files:
+                files[renamed] = files.pop(main)
+                main = renamed
+        elif language.id == "kotlin":
+            mainclass = kotlin_main_class(stem)
+        sources = sorted(n for n in files if suffix(n) in language.suffixes)
+        argv = tools.command(
+            language.compile,
+            files=[f"./{name}" for name in sources],
+            main=f"./{main}",
+            mainclass=mainclass,
+            cpp_std=self.cpp_standard,
+            memory_mb=str(COMPILE_LIMITS.memory >> 20),
+        )
+        if language.id == "cpp":
+            argv[1:1] = self._header_flags(files, sources)
+        return argv, files
+
+    def _compile(self, source: Source, tools: Installed, binary: Path, error_file: Path) -> tuple[Path | None, str]:
         """Compile in the sandbox; the program comes back on a pipe and is renamed into place (builds
         sharing the cache, ``make site`` beside ``make serve``, may compile it at once). What the
         sandbox reports is the source's doing (an error, a time or memory limit) and is kept, for
         ``--rerun`` to try again; a failure of this machine (the sandbox, the cache's disk) is not."""
-        sources = sorted(n for n in files if suffix(n) in CPP_SUFFIXES)
-        assert self.gxx is not None
-        headers = self._header_flags(files, sources)
-        argv = [self.gxx, *CXX_FLAGS, *headers, "-o", "program", *(f"./{name}" for name in sources)]
+        argv, files = self._command(source, tools)
+        toolchain = tools.toolchain
+        if PCH in " ".join(argv):
+            toolchain = Toolchain((*toolchain.binds, (str(self.headers), PCH)), toolchain.made, toolchain.dirs)
         try:
             result = sandbox.run(
                 argv,
                 None,
-                COMPILE_LIMITS,
+                tools.limits(COMPILE_LIMITS),
                 files={name: text.encode() for name, text in files.items()},
-                toolchain=Toolchain(((str(self.headers), PCH),)) if headers else Toolchain(),
-                collect="program",
+                toolchain=toolchain,
+                collect=source.language.program,
             )
         except OSError as error:
             return None, f"could not compile: {error}"
@@ -119,8 +172,8 @@ class Compiler:
             except OSError as error:
                 return None, f"could not keep the compiled program in {binary.parent}: {error.strerror}"
             return binary, ""
-        message = _compile_failure(result)
-        for name in sources:  # as the author wrote it: paul.cpp, not ./paul.cpp
+        message = _compile_failure(result, argv[0].rsplit("/", 1)[-1])
+        for name in files:  # as the author wrote it: paul.cpp, not ./paul.cpp
             message = message.replace(f"./{name}:", f"{name}:")
         with contextlib.suppress(OSError):
             write_atomic(error_file, message.encode("utf-8"))
@@ -151,7 +204,7 @@ class Compiler:
             return
         try:
             (work / "all.h").write_text("#include <bits/stdc++.h>\n", encoding="utf-8")
-            argv = [self.gxx, *CXX_FLAGS, "-x", "c++-header", "all.h", "-o", "all.h.gch"]
+            argv = [self.gxx, *self.pch_flags(), "-x", "c++-header", "all.h", "-o", "all.h.gch"]
             done = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=300, check=False)
             if done.returncode == 0:
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -175,15 +228,14 @@ COMPILE_LIMITS = Limits(
 )
 
 
-def _compile_failure(result: RunResult) -> str:
-    """Why a compile made no program, in g++'s words where it has any."""
+def _compile_failure(result: RunResult, tool: str) -> str:
+    """Why a compile made no program, in the compiler's words where it has any."""
     if result.timed_out:
-        return f"g++ took longer than {COMPILE_LIMITS.wall:g} s (run the build with --rerun to try again)"
+        return f"{tool} took longer than {COMPILE_LIMITS.wall:g} s (run the build with --rerun to try again)"
     if result.output_exceeded:
-        return f"the program or g++'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
+        return f"the program or {tool}'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
     text = result.stderr[-4000:]
     if result.signal is not None:
-        text += (
-            f"\ng++ was killed by signal {result.signal} (over {COMPILE_LIMITS.memory // sandbox.MiB} MiB of memory?)"
-        )
-    return text.strip() or f"g++ failed with exit code {result.exit_code} and no message"
+        memory = COMPILE_LIMITS.memory // sandbox.MiB
+        text += f"\n{tool} was killed by signal {result.signal} (over {memory} MiB of memory?)"
+    return text.strip() or f"{tool} failed with exit code {result.exit_code} and no message"

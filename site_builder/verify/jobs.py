@@ -24,11 +24,12 @@ from ..errors import Diagnostic, Level
 from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, RunResult, Toolchain
-from ..source.languages import language_for
+from ..source.languages import TABLE, judge_language, judge_languages
 from .cache import Recalled, ResultCache
 from .compare import compare_output
-from .compiler import CXX_FLAGS, NO_COMPILER, Compiler, text_digest
+from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
+from .toolchains import installed, python2, sandboxed
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
@@ -44,6 +45,7 @@ class VerifyOptions:
     cache_dir: Path = Path(".cache")
     time_limit: float = 10.0
     memory: int = 1024 * sandbox.MiB
+    cpp_standard: str = CPP_STANDARD
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ class Solver:
     source: str
     argv: tuple[str, ...]  # run inside the working directory holding the source
     note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
-    program: Path | None = None  # a compiled solver, shown to the run as ``./program``
+    program: Path | None = None  # a compiled solver, shown to the run as ``./program`` (or as the table says)
 
     @property
     def hash(self) -> str:
@@ -114,15 +116,22 @@ class Verifier:
     def __init__(self, options: VerifyOptions) -> None:
         self.options = options
         self.cache = ResultCache(options.cache_dir / "verify.json")
-        self.compiler = Compiler(options.cache_dir / "cpp", options.rerun)
-        # The part of every entry's key that is not the entry's (see ``_entry_key``).
+        self.compiler = Compiler(
+            options.cache_dir / "programs", options.rerun, options.interpreter, options.cpp_standard
+        )
+        # The part of every entry's key that is not the entry's (see ``_entry_key``): the tools found
+        # for each language (a JDK installed since is a change) and the table's commands.
         self.settings = _json_list(
             [
                 CACHE_VERSION,
                 options.interpreter,
                 interpreter_version(options.interpreter),
-                repr((options.time_limit, options.memory, CXX_FLAGS)),
-                self.compiler.version,
+                repr((options.time_limit, options.memory, options.cpp_standard)),
+                text_digest(TABLE.read_text(encoding="utf-8")),
+                *(
+                    self.compiler.tools(lang).missing or self.compiler.tools(lang).version
+                    for lang in judge_languages().values()
+                ),
             ]
         )
 
@@ -162,12 +171,12 @@ class Verifier:
     def _plan(self, sources: list[EntrySource], archive: Path) -> Plan:
         """The solvers of ``sources`` (C++ ones compiled, in parallel) and a job per solver and sample."""
         options, compiler = self.options, self.compiler
-        programs = {s.path: _cpp_programs(s) for s in sources}
-        missing = [files for files in itertools.chain(*programs.values()) if compiler.compiled(files) is None]
+        programs = {s.path: _programs(s) for s in sources}
+        missing = [found for found in itertools.chain(*programs.values()) if compiler.compiled(found) is None]
         if missing:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-                list(pool.map(compiler.compile_files, missing))  # in parallel; later calls hit the cache
-        plan = Plan({p: tuple(compiler.folder_name(files) for files in found) for p, found in programs.items()})
+                list(pool.map(compiler.compile, missing))  # in parallel; later calls hit the cache
+        plan = Plan({p: tuple(compiler.program(found).parent.name for found in f) for p, f in programs.items()})
         for source in sources:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
@@ -247,39 +256,57 @@ def _read_text(source: EntrySource) -> str:
 INTERACTIVE_NOTE = "not run: an interactive problem needs its validator to talk to the solver"
 
 
-def _cpp_programs(source: EntrySource) -> list[dict[str, str]]:
-    """The C++ sources an entry needs compiled: its C++ solvers and a C++ output validator."""
-    programs = [
-        _solver_files(name, f.text)
-        for name in source.layout.solvers
-        if language_for(name) == "cpp" and (f := source.file(name)) is not None and f.text is not None
-    ]
+def _programs(source: EntrySource) -> list[Source]:
+    """What an entry needs compiled: its solvers in compiled languages (those whose tools are
+    here and that can run) and a C++ output validator."""
+    programs = []
+    for name in source.layout.solvers:
+        language = judge_language(name)
+        item = source.file(name)
+        if language is None or not language.compile or item is None or item.text is None or source.meta.interactive:
+            continue
+        files = _solver_files(name, item.text)
+        if not _unsafe_name(files):
+            programs.append(Source.of(language, files, name.rsplit("/", 1)[-1]))
     validator = source.layout.validator
     if validator is not None and validator.language == "cpp":
-        programs.append(_validator_files(source, validator.folder, validator.files))
+        programs.append(
+            Source.of(judge_languages()["cpp"], _validator_files(source, validator.folder, validator.files), "")
+        )
     return programs
 
 
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
     solvers = []
-    interactive = INTERACTIVE_NOTE if source.meta.interactive else ""
     for name in source.layout.solvers:
         item = source.file(name)
-        if item is None or item.text is None:
+        language = judge_language(name)
+        if item is None or item.text is None or language is None:
             continue
         files = _solver_files(name, item.text)
-        if unsafe := _unsafe_name(files):
-            solvers.append(Solver(name, language_for(name) or "", item.text, (), unsafe))
-        elif language_for(name) == "python":
-            argv = (python_runtime(options.interpreter)[0], *files)  # the source's own file name
-            solvers.append(Solver(name, "python", item.text, argv, interactive))
-        else:
-            binary, note = compiler.compile_files(files) if not interactive else (None, interactive)
-            solvers.append(Solver(name, "cpp", item.text, (PROGRAM,) if binary else (), note, binary))
+        tools = compiler.tools(language)
+        note = (
+            _unsafe_name(files)
+            or (PYTHON2_NOTE if language.id == "python" and python2(name, item.text) else "")
+            or (INTERACTIVE_NOTE if source.meta.interactive else "")
+            or (f"not run: {tools.missing}" if tools.missing else "")
+        )
+        if note:
+            solvers.append(Solver(name, language.id, item.text, (), note))
+            continue
+        memory_mb = str(options.memory >> 20)
+        filename = name.rsplit("/", 1)[-1]
+        if not language.compile:
+            argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
+            solvers.append(Solver(name, language.id, item.text, argv))
+            continue
+        binary, note = compiler.compile(Source.of(language, files, filename))
+        argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
+        solvers.append(Solver(name, language.id, item.text, argv, note, binary))
     return solvers
 
 
-PROGRAM = "./program"
+PYTHON2_NOTE = "not run: Python 2 (this build runs Python 3, as judges do today)"
 
 
 def _unsafe_name(files: dict[str, str]) -> str:
@@ -313,9 +340,9 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
         argv = (python_runtime(options.interpreter)[0], spec.main)
         return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
     if spec.language == "cpp":
-        binary, note = compiler.compile_files(files)
-        if binary is None and note == NO_COMPILER:
-            note = f"g++ not found: the C++ output validator {name} was not built, so outputs were not judged"
+        binary, note = compiler.compile(Source.of(judge_languages()["cpp"], files, ""))
+        if binary is None and note.startswith("not run: "):
+            note = f"{note[9:]}: the C++ output validator {name} was not built, so outputs were not judged"
             return ValidatorProgram(name, (), (), args, digest, note)
         if binary is None:
             return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
@@ -330,7 +357,7 @@ def _jobs(
     """One job per sample, each with the key of everything that can change its verdict: the JSON
     text of a list whose middle two items are the sample's and the answer's digests."""
     limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
-    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv[1:])]
+    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv)]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -359,17 +386,19 @@ def _json_list(parts: list[str | None]) -> str:
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
+    language = judge_languages()[solver.language]
+    tools = installed(language, options.interpreter)
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
-        files = _program_files(solver.program, "program") or {solver.filename: solver.source.encode()}
+        files = _program_files(solver.program, language.program) or {solver.filename: solver.source.encode()}
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     result = sandbox.run(
         list(solver.argv),
         stdin,
-        job.limits,
+        tools.limits(job.limits),
         files=files,
-        toolchain=python_runtime(options.interpreter)[1] if solver.language == "python" else Toolchain(),
+        toolchain=sandboxed(tools.toolchain),
     )
     return judge(job, result, options)
 

@@ -1,0 +1,169 @@
+"""The installed compilers and runtimes of ``languages.yaml``: whether each is here, what the sandbox
+must show it, its version, and its commands with the blanks filled in."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..sandbox import runner as sandbox
+from ..sandbox.runner import Limits, Toolchain, interpreter_folders
+from ..source.languages import JudgeLanguage
+from .runtimes import command_version, python_runtime
+
+SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib")  # shown to every run already
+THREADED_PROCESSES = 256
+NOTHING = Toolchain()  # the JVM, Go and .NET start a thread per core and more
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """A language as this machine has it: ``missing`` says which tool is not installed ("" if none)."""
+
+    language: JudgeLanguage
+    missing: str = ""
+    paths: tuple[tuple[str, str], ...] = ()  # tool word -> the command to use for it
+    toolchain: Toolchain = NOTHING
+    version: str = ""
+
+    def command(self, words: tuple[str, ...], **values: str | list[str]) -> list[str]:
+        """``words`` with each tool resolved and each ``{blank}`` filled (a list value adds words)."""
+        tools = dict(self.paths)
+        argv: list[str] = []
+        for index, word in enumerate(words):
+            if index == 0 or word in tools:
+                word = tools.get(word, word)
+            for key, value in values.items():
+                if word == "{" + key + "}" and isinstance(value, list):
+                    argv.extend(value)
+                    break
+                if isinstance(value, str):
+                    word = word.replace("{" + key + "}", value)
+            else:
+                argv.append(word)
+        return argv
+
+    def limits(self, limits: Limits) -> Limits:
+        """A run's limits for this language: threaded runtimes get room for their threads and no
+        address-space limit (they reserve far more than they use; the cgroup still caps memory)."""
+        if not self.language.threads:
+            return limits
+        return Limits(
+            wall=limits.wall,
+            memory=limits.memory + 512 * sandbox.MiB,  # the runtime's own, beyond the heap of ``memory``
+            output=limits.output,
+            processes=max(limits.processes, THREADED_PROCESSES),
+            file_size=limits.file_size,
+            scratch=limits.scratch,
+            address_space=False,
+        )
+
+
+def installed(language: JudgeLanguage, python: str) -> Installed:
+    """Find ``language``'s tools (``python``: the build's Python 3, for ``{python}``)."""
+    return _installed(language, python, sandbox.isolated())
+
+
+@lru_cache(maxsize=64)
+def _installed(language: JudgeLanguage, python: str, isolated: bool) -> Installed:
+    if language.id == "python":
+        command, toolchain = python_runtime(python)
+        pypy = shutil.which("pypy3")
+        if pypy is not None:
+            command, toolchain = python_runtime(pypy)
+        return Installed(language, "", (("{python}", command),), toolchain, _python_version(pypy or python))
+    paths: list[tuple[str, str]] = []
+    binds: dict[str, str] = {}
+    root = _sysroot(language)
+    for tool in language.tools:
+        found = str(Path(root, "bin", tool)) if root else shutil.which(tool)
+        if found is None or not os.access(found, os.X_OK):
+            return Installed(language, f"{tool} not found")
+        real = os.path.realpath(found)
+        if not real.startswith(SYSTEM) or root:
+            paths.append((tool, real))
+            binds.update((str(f), str(f)) for f in interpreter_folders(real))
+        binds.update(_outside_links(real))
+    if root:
+        binds[root] = root
+    version = command_version([dict(paths).get(w, w) for w in language.version]) if language.version else ""
+    return Installed(language, "", tuple(paths), Toolchain(tuple(sorted(binds.items()))), version)
+
+
+def _python_version(interpreter: str) -> str:
+    from .runtimes import interpreter_version
+
+    return interpreter_version(interpreter)
+
+
+def _sysroot(language: JudgeLanguage) -> str:
+    """Where a toolchain that proxies its tools (rustup's ``rustc``) really lives ("" for none)."""
+    if not language.sysroot or shutil.which(language.sysroot[0]) is None:
+        return ""
+    try:
+        done = subprocess.run(list(language.sysroot), capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    root = done.stdout.strip()
+    return os.path.realpath(root) if done.returncode == 0 and os.path.isdir(root) else ""
+
+
+@lru_cache(maxsize=64)
+def _outside_links(tool: str) -> tuple[tuple[str, str], ...]:
+    """Folders outside ``/usr`` that a tool's installation links to (Debian's JDK keeps its
+    configuration in ``/etc/java-17-openjdk``): each shown read-only, by its top two parts."""
+    home = Path(tool).parent.parent
+    found: set[str] = set()
+    for folder, dirs, files in os.walk(home):
+        if folder.count(os.sep) - str(home).count(os.sep) >= 4:
+            dirs[:] = []
+        for name in (*dirs, *files):
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                if target.startswith("/etc/") and os.path.exists(target):
+                    found.add("/".join(target.split("/")[:3]))
+    return tuple(sorted((f, f) for f in found))
+
+
+JAVA_MAIN = re.compile(r"\bstatic\s+(?:public\s+)?void\s+main\s*\(")
+JAVA_CLASS = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
+JAVA_PUBLIC = re.compile(r"\bpublic\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+
+
+def java_main_class(text: str, stem: str) -> str:
+    """The class that declares ``main``: the last class opened before it (with its package)."""
+    main = JAVA_MAIN.search(text)
+    classes = [m for m in JAVA_CLASS.finditer(text) if main is None or m.start() < main.start()]
+    name = classes[-1].group(1) if classes else stem
+    package = JAVA_PACKAGE.search(text)
+    return f"{package.group(1)}.{name}" if package else name
+
+
+def java_file_name(text: str, name: str) -> str:
+    """The name javac needs for a source: its public class's (``solution.java`` holding ``public
+    class Main`` is compiled as ``Main.java``)."""
+    public = JAVA_PUBLIC.search(text)
+    return f"{public.group(1)}.java" if public else name
+
+
+def kotlin_main_class(stem: str) -> str:
+    """Kotlin's class for a file's top-level ``main``: ``hello.kt`` -> ``HelloKt``."""
+    return stem[:1].upper() + stem[1:] + "Kt"
+
+
+def python2(name: str, text: str) -> bool:
+    """A Python 2 program: ``.py2``, or a first line that asks for python2."""
+    first = text.split("\n", 1)[0]
+    return name.endswith(".py2") or (first.startswith("#!") and "python2" in first)
+
+
+def sandboxed(toolchain: Toolchain) -> Toolchain:
+    """The toolchain as runs see it (without isolation nothing needs showing)."""
+    return toolchain if sandbox.isolated() else Toolchain()
