@@ -264,6 +264,7 @@ class Entry(Compact):
     package: str | None = None
     missing: tuple[str, ...] = ()
     withheld: tuple[tuple[str, str], ...] = ()  # files listed but not published, and why
+    time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -560,3 +561,22 @@ def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -
 )
 def test_the_status_counts_every_language(runs: list[tuple[str, str, list[str], str]], status: str) -> None:
     assert _entry_with(runs).verification[1] == status
+
+
+def test_a_run_over_the_limit_but_within_the_margin_is_judged_and_called_slow(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """A busy machine must not turn a correct run into a flaky Time Limit: runs are stopped at
+    twice the limit (at least a second over it); a correct one in between is Accepted, and slow."""
+    from site_builder.verify.jobs import safety_margin
+
+    assert (safety_margin(1), safety_margin(3), safety_margin(0.2)) == (2, 6, 1.2)
+    slow = "import time\ntime.sleep(1.3)\nprint(5)\n"
+    stuck = "import time\ntime.sleep(30)\nprint(5)\n"
+    archive = make_archive(entry("slow", slow) | entry("stuck", stuck))
+    report = verify(archive, tmp_path)
+    (accepted,) = report.runs["t/A-slow"][0].verdicts
+    assert accepted.code == "AC" and re.fullmatch(r"slow: 1\.\d\d s, limit 1 s", accepted.message)
+    (stopped,) = report.runs["t/A-stuck"][0].verdicts
+    assert stopped.code == "TLE" and stopped.message == "stopped at 2 s: over the time limit of 1 s"
+    assert 1.9 < stopped.seconds < 5

@@ -78,6 +78,7 @@ def render_entry(source: EntrySource) -> Entry:
         package=meta.package,
         missing=layout.missing,
         withheld=source.withheld,
+        time_limit=meta.time_limit,
     )
 
 

@@ -94,6 +94,7 @@ class Job:
     validator: ValidatorProgram | None
     limits: Limits
     key: str
+    time_limit: float = 10.0  # the problem's limit; a run is stopped only at ``limits.wall``, the margin above it
 
 
 @dataclass
@@ -351,12 +352,23 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     return ValidatorProgram(name, (), (), args, digest, note)
 
 
+MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit,
+MARGIN_SECONDS = 1.0  # and at least a second over it
+
+
+def safety_margin(limit: float) -> float:
+    """When a run is stopped: well above its limit, so that a busy machine does not turn a correct
+    run into a flaky Time Limit. A run over the limit but under this is judged, and called slow."""
+    return max(limit * MARGIN_FACTOR, limit + MARGIN_SECONDS)
+
+
 def _jobs(
     source: EntrySource, solver: Solver, folder: Path, validator: ValidatorProgram | None, options: VerifyOptions
 ) -> list[Job]:
     """One job per sample, each with the key of everything that can change its verdict: the JSON
     text of a list whose middle two items are the sample's and the answer's digests."""
-    limits = Limits(wall=source.meta.time_limit or options.time_limit, memory=options.memory)
+    time_limit = source.meta.time_limit or options.time_limit
+    limits = Limits(wall=safety_margin(source.meta.time_limit or options.time_limit), memory=options.memory)
     before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv)]
     after = [
         repr(source.meta.checker),
@@ -371,7 +383,7 @@ def _jobs(
         answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
         text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
-        jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key))
+        jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit))
     return jobs
 
 
@@ -419,11 +431,15 @@ def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
     output = output_bytes[:SHOWN_OUTPUT].decode("utf-8", "replace")
     truncated = len(output_bytes) > SHOWN_OUTPUT
 
+    slow = f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
+
     def verdict(code: str, message: str = "") -> Verdict:
-        return Verdict(job.sample.name, code, seconds, output, truncated, message)
+        text = "\n".join(part for part in (slow, message) if part)
+        return Verdict(job.sample.name, code, seconds, output, truncated, text)
 
     if result.timed_out or result.signal == signal.SIGXCPU:
-        return verdict("TLE", f"stopped after the time limit of {job.limits.wall:g} s")
+        slow = ""
+        return verdict("TLE", f"stopped at {job.limits.wall:g} s: over the time limit of {job.time_limit:g} s")
     if result.output_exceeded:
         return verdict("OLE", f"printed more than {job.limits.output // sandbox.MiB} MiB")
     if result.signal is not None or result.exit_code != 0:
@@ -502,8 +518,12 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
                     f"{entry.display_path}/{run.solver}", _compile_line(first), "does not compile: " + first, "warning"
                 )
             )
-        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC"]
+        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC" or _slow(v)]
     return found
+
+
+def _slow(verdict: Verdict) -> bool:
+    return verdict.message.startswith("slow: ")
 
 
 def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
