@@ -11,7 +11,7 @@ from .errors import Compact, Diagnostic, init_fields
 class Checker(Compact):
     """How solver output is compared with the expected answer."""
 
-    mode: str = "tokens"  # "tokens" or "exact"
+    mode: str = "tokens"  # "tokens", "spaces" (Kattis' space_change_sensitive) or "exact" (bytes)
     case_sensitive: bool = True
     float_absolute: float | None = None
     float_relative: float | None = None

@@ -129,7 +129,7 @@ def parse_checker_flags(words: list[str], path: str, line: int | None) -> tuple[
             unknown.append(word)
         i += 1
     checker = Checker(
-        mode="exact" if exact else "tokens",
+        mode="spaces" if exact else "tokens",
         case_sensitive=case_sensitive,
         float_absolute=tolerances.get("absolute"),
         float_relative=tolerances.get("relative"),

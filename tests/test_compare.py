@@ -1,0 +1,162 @@
+"""The default output validator gives Kattis' verdicts: checked against problemtools' own program."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from site_builder.model import Checker
+from site_builder.source.metadata import parse_checker_flags
+from site_builder.verify.compare import c_float, compare_output
+
+PROBLEMTOOLS = "problemtools==1.20260907"  # the release whose default_validator.cc the test compiles
+SOURCE = "support/default_validator/default_validator.cc"
+
+
+def checker(flags: str) -> Checker:
+    return parse_checker_flags(flags.split(), "problem.yaml", None)[0]
+
+
+@pytest.mark.parametrize(
+    ("flags", "answer", "output", "accepted"),
+    [
+        ("float_tolerance 1e-6", "16\n", "0x10\n", True),  # C reads hex as a number
+        ("float_tolerance 1e-6", "1000\n", "1_000\n", False),  # and underscores as no number
+        ("", "1000\n", "1_000\n", False),
+        ("space_change_sensitive float_tolerance 1e-3", "1.0 2\n", "1.0001 2\n", True),
+        ("space_change_sensitive float_tolerance 1e-3", "1.0 2\n", "1.0001  2\n", False),
+        ("space_change_sensitive", "Yes\n", "YES\n", True),  # case-insensitive unless case_sensitive
+        ("space_change_sensitive case_sensitive", "Yes\n", "YES\n", False),
+        ("", "a\u00a0b\n", "a\u00a0b\n", True),  # a non-breaking space is part of the token
+        ("", "a b\n", "a\u00a0b\n", False),
+        ("", "ÄB\n", "äb\n", False),  # case folds ASCII only
+        ("float_tolerance 1e-6", "nan\n", "NaN\n", True),  # nan is no number: compared as text
+        ("float_tolerance 1e-6", "1e999\n", "inf\n", False),
+        ("float_absolute_tolerance 0.5", "0\n", "0.4\n", True),
+        ("float_relative_tolerance 0.1", "0\n", "0.0001\n", False),
+        ("", "1\n2\n", "1 2", True),
+        ("", "1\n", "1 2\n", False),
+        ("", "\n", "", True),
+        ("float_tolerance 1e-6", "abc\n", "ABC\n", True),  # not a number in the answer: text, without case
+    ],
+)
+def test_kattis_rules(flags: str, answer: str, output: str, accepted: bool) -> None:
+    assert compare_output(output, answer, checker(flags)).accepted is accepted
+
+
+def test_c_float_reads_what_sscanf_reads() -> None:
+    assert c_float(b"0x10") == 16 and c_float(b"1e5") == 1e5 and c_float(b"-.5") == -0.5 and c_float(b"5.") == 5
+    assert c_float(b"1_000") is None and c_float(b"nan") is None and c_float(b"inf") is None
+    assert c_float(b"1,5") is None and c_float(b"") is None and c_float(b"12abc") is None
+
+
+# ---------------------------------------------------------------- against problemtools' default_validator
+
+
+@pytest.fixture(scope="module")
+def kattis(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """problemtools' default_validator, compiled from its source in the PyPI release."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++ to compile problemtools' default_validator")
+    cache = ROOT / "tests" / "artifacts" / "problemtools"
+    archives = sorted(cache.glob("problemtools-*.tar.gz"))
+    if not archives:
+        cache.mkdir(parents=True, exist_ok=True)
+        pip = [sys.executable, "-m", "pip", "download", PROBLEMTOOLS, "--no-deps", "--no-binary", ":all:", "-q"]
+        done = subprocess.run([*pip, "-d", str(cache)], capture_output=True, text=True, timeout=300)
+        archives = sorted(cache.glob("problemtools-*.tar.gz"))
+        if done.returncode != 0 or not archives:
+            pytest.skip(f"cannot download {PROBLEMTOOLS} from PyPI: {done.stderr.strip()[-300:]}")
+    work = tmp_path_factory.mktemp("kattis")
+    with tarfile.open(archives[-1]) as archive:
+        member = next(m for m in archive.getmembers() if m.name.endswith(SOURCE))
+        source = archive.extractfile(member)
+        assert source is not None
+        (work / "default_validator.cc").write_bytes(source.read())
+    subprocess.run(["g++", "-O2", "-o", str(work / "dv"), str(work / "default_validator.cc")], check=True)
+    return work
+
+
+def kattis_accepts(kattis: Path, flags: str, answer: bytes, output: bytes) -> bool:
+    (kattis / "answer").write_bytes(answer)
+    (kattis / "input").write_bytes(b"")
+    feedback = kattis / "feedback"
+    feedback.mkdir(exist_ok=True)
+    argv = [str(kattis / "dv"), str(kattis / "input"), str(kattis / "answer"), str(feedback), *flags.split()]
+    code = subprocess.run(argv, input=output, capture_output=True, timeout=10).returncode
+    assert code in (42, 43), code
+    return code == 42
+
+
+NUMBERS = [
+    "0", "1", "-1", "+1", "007", "16", "0x10", "0X1A", "0x1p3", "1e5", "1E-3", "1e", "1e+", ".5", "5.", "-.5",
+    "1.0", "1.00001", "0.99999", "3.14159", "1_000", "1000", "1,5", "inf", "-inf", "INF", "nan", "NaN", "1e999",
+    "123456789012345678901234567890", "0.1e1", "1.5e-300", "-0", "0.0",
+]  # fmt: skip
+WORDS = ["yes", "Yes", "YES", "no", "abc", "ABC", "Ä", "ä", "a\u00a0b", "x-y", "héllo", "HÉLLO"]
+SPACES = [" ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", " \n"]
+FLAGS = [
+    "",
+    "case_sensitive",
+    "space_change_sensitive",
+    "float_tolerance 1e-6",
+    "float_absolute_tolerance 1e-3",
+    "float_relative_tolerance 1e-4",
+    "case_sensitive float_tolerance 1e-6",
+    "space_change_sensitive float_tolerance 1e-4",
+    "space_change_sensitive case_sensitive",
+    "float_absolute_tolerance 0.5 float_relative_tolerance 1e-9",
+]
+
+
+def _text(tokens: list[str], spaces: list[str], end: str) -> str:
+    return "".join(t + s for t, s in zip(tokens, spaces, strict=True))[: -len(spaces[-1]) or None] + end
+
+
+def _mutated(rng: random.Random, tokens: list[str]) -> list[str]:
+    out = list(tokens)
+    i = rng.randrange(len(out))
+    kind = rng.randrange(7)
+    if kind == 0:
+        out[i] = out[i].swapcase()
+    elif kind == 1:
+        out[i] = rng.choice(NUMBERS + WORDS)
+    elif kind == 2:
+        try:
+            out[i] = repr(float(out[i]) * (1 + rng.choice([1e-9, 1e-5, 1e-3, -1e-7])) + rng.choice([0, 1e-4, 0.3]))
+        except ValueError:
+            out[i] = out[i] + "x"
+    elif kind == 3:
+        out.append(rng.choice(NUMBERS))
+    elif kind == 4 and len(out) > 1:
+        del out[i]
+    elif kind == 5:
+        out[i] = {"16": "0x10", "1000": "1_000", "1.0": "1", "0": "-0", "0.5": ".5"}.get(out[i], out[i])
+    return out
+
+
+def test_every_flag_gives_kattis_verdict_on_generated_pairs(kattis: Path) -> None:
+    rng = random.Random(20261123)
+    disagreements = []
+    for case in range(1500):
+        tokens = [rng.choice(NUMBERS + WORDS) for _ in range(rng.randint(1, 4))]
+        spaces = [rng.choice(SPACES) for _ in tokens]
+        answer = _text(tokens, spaces, rng.choice(["\n", "", " \n"]))
+        same = rng.random() < 0.4
+        got_tokens = list(tokens) if same else _mutated(rng, tokens)
+        got_spaces = [rng.choice(SPACES) if rng.random() < 0.3 else s for s in spaces[: len(got_tokens)]]
+        got_spaces += [" "] * (len(got_tokens) - len(got_spaces))
+        output = _text(got_tokens, got_spaces, rng.choice(["\n", "", "\n\n"]))
+        flags = FLAGS[case % len(FLAGS)]
+        ours = compare_output(output.encode(), answer.encode(), checker(flags)).accepted
+        theirs = kattis_accepts(kattis, flags, answer.encode(), output.encode())
+        if ours != theirs:
+            disagreements.append((flags, answer, output, theirs))
+    assert disagreements == [], f"{len(disagreements)} disagreements, first: {disagreements[:5]}"
