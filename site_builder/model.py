@@ -39,6 +39,7 @@ class Metadata(Compact):
     package: str | None = None  # the ICPC problem package format version ("legacy", "2025-09"), if one
     validation: str = ""  # a package's "default" or "custom" output validation ("" when it does not say)
     interactive: bool = False
+    multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
 
 

@@ -580,3 +580,105 @@ def test_a_run_over_the_limit_but_within_the_margin_is_judged_and_called_slow(
     (stopped,) = report.runs["t/A-stuck"][0].verdicts
     assert stopped.code == "TLE" and stopped.message == "stopped at 2 s: over the time limit of 1 s"
     assert 1.9 < stopped.seconds < 5
+
+
+# ---------------------------------------------------------------- interactive and multi-pass problems
+
+GUESS_VALIDATOR = """import os
+import sys
+
+secret, limit = map(int, open(sys.argv[1]).read().split())
+
+
+def end(code, message):
+    with open(sys.argv[3] + "/judgemessage.txt", "w") as feedback:
+        feedback.write(message)
+    os._exit(code)  # nothing left to flush to a solver that may have gone
+
+
+def say(word):
+    try:
+        print(word, flush=True)
+    except BrokenPipeError:
+        end(43, "the solver stopped reading")
+
+
+for turn in range(1, limit + 1):
+    line = sys.stdin.readline()
+    if not line:
+        end(43, "the solver stopped before guessing right")
+    guess = int(line)
+    if guess == secret:
+        say("correct")
+        end(42, f"found in {turn} guesses")
+    say("higher" if guess < secret else "lower")
+end(43, f"not found in {limit} guesses")
+"""
+GUESS_SOLVER = """lo, hi = 1, 1000
+while True:
+    mid = (lo + hi) // 2
+    print(mid, flush=True)
+    answer = input()
+    if answer == "correct":
+        break
+    lo, hi = (mid + 1, hi) if answer == "higher" else (lo, mid - 1)
+"""
+GUESS_CPP = """#include <iostream>
+#include <string>
+int main() {
+    int lo = 1, hi = 1000;
+    for (std::string answer; ; ) {
+        int mid = (lo + hi) / 2;
+        std::cout << mid << std::endl;
+        std::cin >> answer;
+        if (answer == "correct") return 0;
+        if (answer == "higher") lo = mid + 1; else hi = mid - 1;
+    }
+}
+"""
+
+
+def guessing(folder: str, submissions: dict[str, str], kind: str = "interactive") -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": (
+            f"problem_format_version: 2025-09\nname: Guess\ntype: {kind}\nlimits:\n  time_limit: 1\n"
+        ),
+        f"{folder}/output_validator/validator.py": GUESS_VALIDATOR,
+        f"{folder}/data/sample/1.in": "377 10\n",
+        f"{folder}/data/sample/1.ans": "377\n",
+        f"{folder}/data/sample/2.in": "1000 10\n",
+        f"{folder}/data/sample/2.ans": "1000\n",
+    }
+    return files | {f"{folder}/submissions/accepted/{name}": text for name, text in submissions.items()}
+
+
+def test_an_interactive_problem_runs_the_solver_against_its_validator(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    submissions = {
+        "search.py": GUESS_SOLVER,
+        "always_one.py": "while True:\n    print(1, flush=True)\n    input()\n",
+        "quits.py": "print(500, flush=True)\n",
+        "crashes.py": "print(500, flush=True)\ninput()\nraise SystemExit(3)\n",
+        "silent.py": "import time\ntime.sleep(30)\n",
+    }
+    if Path("/usr/bin/g++").exists():
+        submissions["search.cpp"] = GUESS_CPP
+    archive = make_archive(guessing("t/A-guess", submissions))
+    runs = {r.solver.rsplit("/", 1)[1]: r for r in verify(archive, tmp_path).runs["t/A-guess"]}
+    codes = {name: [v.code for v in run.verdicts] for name, run in runs.items()}
+    assert codes["search.py"] == ["AC", "AC"] and runs["search.py"].verdicts[0].message == "found in 10 guesses"
+    assert codes.get("search.cpp", ["AC", "AC"]) == ["AC", "AC"]
+    assert codes["always_one.py"] == ["WA", "WA"] and runs["always_one.py"].verdicts[0].message.startswith(
+        "not found in 10 guesses"
+    )
+    assert codes["quits.py"] == ["WA", "WA"], [v.message for v in runs["quits.py"].verdicts]
+    assert codes["crashes.py"] == ["WA", "WA"]  # a moment before the validator's rejection: noted
+    assert runs["crashes.py"].verdicts[0].message.endswith("(the solver also ended with exit code 3)")
+    assert codes["silent.py"] == ["TLE", "TLE"]
+
+
+def test_a_multi_pass_problem_is_not_called_verified(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(guessing("t/A-passes", {"search.py": GUESS_SOLVER}, kind="[pass-fail, multi-pass]"))
+    (run,) = verify(archive, tmp_path).runs["t/A-passes"]
+    assert run.verdicts == () and run.note.startswith("not run: multi-pass problems are not run yet")

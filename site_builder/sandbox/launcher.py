@@ -27,7 +27,7 @@ Messages on the SOCK_SEQPACKET socket FD, in ``marshal`` format (both ends are t
                  "files": [(name, mode)], "dirs": [name]}            streams, then one per file
     launcher -> {"pid": child} or {"error": text}
     sandbox  -> b"kill"                                              optional: stop the run now
-    launcher -> {"status": wait status, "cpu": seconds}              when everything has ended
+    launcher -> {"status": wait status, "cpu": seconds, "ended": time}  when everything has ended
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import select
 import signal
 import socket
 import sys
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # typing is not imported at run time: a smaller launcher forks faster
@@ -247,8 +248,9 @@ def serve(sock: socket.socket, inside: bool = False) -> None:
             os.close(fd)
         if child:
             status, cpu = _wait(child, sock)
+            ended = time.monotonic()  # the clock the builder's perf_counter reads: which of two runs ended first
             _end_everything() if inside else _reap_all()
-            _send(sock, {"status": status, "cpu": cpu})
+            _send(sock, {"status": status, "cpu": cpu, "ended": ended})
         elif inside:
             _end_everything()
 

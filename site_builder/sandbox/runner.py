@@ -80,6 +80,7 @@ class RunResult:
     timed_out: bool
     output_exceeded: bool
     collected: bytes = b""  # the ``collect`` file, as the program left it ("" when there was none)
+    ended: float = 0.0  # when the run ended (``time.perf_counter``): which of two ended first
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +133,17 @@ def run(
     toolchain: Toolchain = Toolchain(),
     dirs: tuple[str, ...] = (),
     collect: str | None = None,
+    stdin_fd: int | None = None,
+    stdout_fd: int | None = None,
 ) -> RunResult:
     """Run ``argv`` in a fresh working folder holding ``files``: bytes, or (bytes, mode) such as a
     compiled program's ``(data, 0o555)``.
 
     ``toolchain``: an interpreter's or compiler's folders and files (ignored without isolation);
     ``dirs``: empty writable folders to make; ``collect``: a file of the working folder to return
-    (``collected``). ``argv`` names files of the working folder as ``./name``.
+    (``collected``). ``argv`` names files of the working folder as ``./name``. ``stdin_fd`` and
+    ``stdout_fd``: pipes to use instead of ``stdin`` and the stdout the builder reads (another
+    run's, for interactive problems); this call closes them.
     """
     level = isolation_level()
     if collect is not None:
@@ -146,10 +151,10 @@ def run(
     named = {
         _safe_name(name): (data, 0o444) if isinstance(data, bytes) else data for name, data in (files or {}).items()
     }
-    opened: list[int] = []  # every descriptor this call makes, each closed once
+    opened: list[int] = [fd for fd in (stdin_fd, stdout_fd) if fd is not None]  # each closed once
     try:
-        given = [_memfd(stdin or b"", opened)]
-        out_read, out_write = _pipe(opened)
+        given = [stdin_fd if stdin_fd is not None else _memfd(stdin or b"", opened)]
+        out_read, out_write = _pipe(opened) if stdout_fd is None else (-1, stdout_fd)
         err_read, err_write = _pipe(opened)
         col_read, col_write = _pipe(opened)
         given += [out_write, err_write, col_write]
@@ -171,11 +176,51 @@ def run(
                 launcher.start(request, given, limits)
                 _close(given, opened)  # the run holds the only writing ends left, so its pipes end with it
                 streams = {out_read: limits.output, err_read: -limits.file_size, col_read: limits.output}
+                streams.pop(-1, None)  # stdout goes to another run
                 ended = launcher.follow(streams, limits, started)
                 wall = time.perf_counter() - started
     finally:
         _close(list(opened), opened)
     return _result(ended, wall, (out_read, err_read, col_read), collect is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One side of an interactive run: what ``run`` takes besides its standard streams."""
+
+    argv: list[str]
+    limits: Limits
+    files: Mapping[str, bytes | tuple[bytes, int]] = field(default_factory=dict)
+    toolchain: Toolchain = Toolchain()
+    dirs: tuple[str, ...] = ()
+    collect: str | None = None
+
+
+def run_interactive(submission: Call, validator: Call) -> tuple[RunResult, RunResult]:
+    """Run a submission and an interactive validator at once, each in its own sandbox, the
+    submission's standard output piped to the validator's standard input and back, as judges do."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    to_validator = os.pipe2(os.O_CLOEXEC)
+    to_submission = os.pipe2(os.O_CLOEXEC)
+
+    def side(call: Call, stdin_fd: int, stdout_fd: int) -> RunResult:
+        return run(
+            call.argv,
+            None,
+            call.limits,
+            files=call.files,
+            toolchain=call.toolchain,
+            dirs=call.dirs,
+            collect=call.collect,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+        )
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(side, submission, to_submission[0], to_validator[1])
+        second = pool.submit(side, validator, to_validator[0], to_submission[1])
+        return first.result(), second.result()
 
 
 def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bool) -> RunResult:
@@ -189,11 +234,12 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
         signal=signal_number,
         wall=wall,
         cpu=ended.cpu,
-        stdout=ended.read[out],
+        stdout=ended.read.get(out, b""),
         stderr=ended.read[err][-STDERR_KEPT:].decode("utf-8", "replace"),
         timed_out=ended.timed_out,
         output_exceeded=ended.output_exceeded,
         collected=ended.read[collected],
+        ended=ended.at or time.perf_counter(),
     )
 
 
@@ -383,7 +429,7 @@ class Launcher:
                     deadline = time.perf_counter() + 10.0
                 for key, _ in events:
                     if key.fileobj is self.sock:
-                        ended.status, ended.cpu = self._end()
+                        ended.status, ended.cpu, ended.at = self._end()
                         selector.unregister(self.sock)
                         continue
                     fd = int(key.fd)
@@ -411,9 +457,9 @@ class Launcher:
             self.sock.send(KILL)
         return True
 
-    def _end(self) -> tuple[int, float]:
+    def _end(self) -> tuple[int, float, float]:
         message = self._receive(0.0)
-        return int(message["status"]), float(message["cpu"])
+        return int(message["status"]), float(message["cpu"]), float(message.get("ended", time.perf_counter()))
 
     def _receive(self, timeout: float, sock: socket.socket | None = None) -> dict[str, Any]:
         sock = sock or self.sock
@@ -460,6 +506,7 @@ class _Ended:
 
     status: int = 0
     cpu: float = 0.0
+    at: float = 0.0  # when it ended (time.perf_counter's clock)
     read: dict[int, bytes] = field(default_factory=dict)
     stopped: bool = False
     timed_out: bool = False

@@ -120,6 +120,7 @@ def parse_package_metadata(
     elif license_name is not None:
         license_name = LICENSES[license_name.lower()]
     validation, interactive = _validation(data)
+    multi_pass = _multi_pass(data)
     no_checker: tuple[Checker, tuple[str, ...], list[Diagnostic]] = (Checker(), (), [])
     checker, args, flag_warnings = gathered.value(lambda: _checker(data, lines, path, test_group), no_checker)
     warnings += flag_warnings
@@ -141,6 +142,7 @@ def parse_package_metadata(
         package=version,
         validation=validation,
         interactive=interactive,
+        multi_pass=multi_pass,
         constants=gathered.value(lambda: _constants(data.get("constants"), path, lines.get("constants")), ()),
     )
     warnings += slow_time_limit(path, lines.get("limits"), meta.time_limit)
@@ -252,6 +254,15 @@ def _validation(data: dict[str, Any]) -> tuple[str, bool]:
     if isinstance(validation, dict):  # 2023-07 drafts
         return "custom", interactive or bool(validation.get("interaction"))
     return "", interactive
+
+
+def _multi_pass(data: dict[str, Any]) -> bool:
+    """2025-09 ``type: [..., multi-pass]``, legacy ``validation: custom multi-pass``."""
+    kinds = data.get("type")
+    types = {str(k) for k in kinds} if isinstance(kinds, list) else {str(kinds)} if kinds else set()
+    validation = data.get("validation")
+    words = validation.split() if isinstance(validation, str) else []
+    return "multi-pass" in types or "multi-pass" in words
 
 
 def _checker(

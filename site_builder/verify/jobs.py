@@ -23,13 +23,13 @@ from pathlib import Path
 from ..errors import Diagnostic, Level
 from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
-from ..sandbox.runner import Limits, RunResult, Toolchain
+from ..sandbox.runner import Call, Limits, RunResult, Toolchain
 from ..source.languages import TABLE, judge_language, judge_languages
 from .cache import Recalled, ResultCache
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
-from .toolchains import installed, python2, sandboxed
+from .toolchains import Installed, installed, python2, sandboxed
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
@@ -95,6 +95,7 @@ class Job:
     limits: Limits
     key: str
     time_limit: float = 10.0  # the problem's limit; a run is stopped only at ``limits.wall``, the margin above it
+    interactive: bool = False  # the solver talks to the validator instead of reading the sample
 
 
 @dataclass
@@ -254,7 +255,17 @@ def _read_text(source: EntrySource) -> str:
     return repr((source.path, source.meta, layout, files, samples))
 
 
-INTERACTIVE_NOTE = "not run: an interactive problem needs its validator to talk to the solver"
+INTERACTIVE_NOTE = "not run: this interactive problem has no output validator to talk to the solver"
+MULTI_PASS_NOTE = "not run: multi-pass problems are not run yet (a pass after the first would go unchecked)"
+
+
+def _unrunnable(source: EntrySource) -> str:
+    """Why no solver of the entry can run, whatever its language ("" when they can)."""
+    if source.meta.multi_pass:
+        return MULTI_PASS_NOTE
+    if source.meta.interactive and source.layout.validator is None:
+        return INTERACTIVE_NOTE
+    return ""
 
 
 def _programs(source: EntrySource) -> list[Source]:
@@ -264,7 +275,7 @@ def _programs(source: EntrySource) -> list[Source]:
     for name in source.layout.solvers:
         language = judge_language(name)
         item = source.file(name)
-        if language is None or not language.compile or item is None or item.text is None or source.meta.interactive:
+        if language is None or not language.compile or item is None or item.text is None or _unrunnable(source):
             continue
         files = _solver_files(name, item.text)
         if not _unsafe_name(files):
@@ -289,7 +300,7 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         note = (
             _unsafe_name(files)
             or (PYTHON2_NOTE if language.id == "python" and python2(name, item.text) else "")
-            or (INTERACTIVE_NOTE if source.meta.interactive else "")
+            or _unrunnable(source)
             or (f"not run: {tools.missing}" if tools.missing else "")
         )
         if note:
@@ -383,7 +394,12 @@ def _jobs(
         answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
         text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
-        jobs.append(Job(source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit))
+        jobs.append(
+            Job(
+                source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
+                source.meta.interactive,
+            )
+        )  # fmt: skip
     return jobs
 
 
@@ -400,6 +416,8 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     solver = job.solver
     language = judge_languages()[solver.language]
     tools = installed(language, options.interpreter)
+    if job.interactive and job.validator is not None:
+        return _interactive(job, job.validator, tools, options)
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
         files = _program_files(solver.program, language.program) or {solver.filename: solver.source.encode()}
@@ -450,6 +468,74 @@ def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
         return _custom_check(job, job.validator, output_bytes, verdict, options)
     comparison = compare_output(output_bytes.decode("utf-8", "replace"), job.sample.answer, job.checker)
     return verdict("AC") if comparison.accepted else verdict("WA", comparison.message)
+
+
+# Two ends this close are one: a solver that loses its validator ends a moment after it (end of
+# input, a broken pipe), and two launchers notice their runs' ends a few milliseconds apart. Then
+# the validator's rejection decides (problemtools tells the order apart; a solver that crashed
+# within that moment of its validator's rejection is Wrong Answer here, with the crash noted).
+SAME_MOMENT = 0.05
+
+
+def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, options: VerifyOptions) -> Verdict:
+    """The solver and the validator talking through pipes, both sandboxed; judged as judges do: the
+    validator's rejection first, then the solver's time and crash, then the validator's acceptance."""
+    sample = job.sample
+
+    def verdict(code: str, message: str, seconds: float = 0.0) -> Verdict:
+        return Verdict(sample.name, code, round(seconds, 3), "", False, message)
+
+    if validator.note:
+        return verdict("CE" if validator.broken else "NJ", validator.note)
+    language = judge_languages()[job.solver.language]
+    try:
+        files = _program_files(job.solver.program, language.program) or {
+            job.solver.filename: job.solver.source.encode()
+        }
+        checking = _validator_files_for(validator, sample.input, sample.answer or "")
+    except OSError as error:
+        return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
+    solver_run, checked = sandbox.run_interactive(
+        Call(list(job.solver.argv), tools.limits(job.limits), files, sandboxed(tools.toolchain)),
+        Call(
+            [*validator.argv, "input", "answer", "feedback/", *validator.args],
+            job.limits,
+            checking,
+            sandboxed(python_runtime(options.interpreter)[1]) if validator.program is None else Toolchain(),
+            ("feedback",),
+            "feedback/judgemessage.txt",
+        ),
+    )
+    seconds = solver_run.wall
+    message = checked.collected[:8192].decode("utf-8", "replace").strip()[:2000]
+    slow = f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
+    rejected = checked.exit_code == 43
+    if checked.exit_code not in (42, 43) and not checked.timed_out:
+        why = f"exit code {checked.exit_code}, signal {checked.signal}"
+        return verdict(
+            "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{checked.stderr.strip()[-2000:]}"
+        )
+    moment = 0.0 if solver_run.timed_out else SAME_MOMENT  # a solver stopped for its time is what ended it
+    if rejected and checked.ended <= solver_run.ended + moment:  # the validator ended first: its verdict stands
+        crashed = solver_run.signal is not None or solver_run.exit_code not in (0, None)
+        also = f"\n(the solver also ended with {_crash_message(solver_run).splitlines()[0]})" if crashed else ""
+        return verdict(
+            "WA", (message or f"{validator.name} rejected the interaction") + also, min(seconds, job.time_limit)
+        )
+    if solver_run.timed_out or checked.timed_out:
+        return verdict("TLE", f"stopped at {job.limits.wall:g} s: over the time limit of {job.time_limit:g} s", seconds)
+    if solver_run.signal is not None or solver_run.exit_code != 0:
+        return verdict("RTE", _crash_message(solver_run), seconds)
+    if rejected:
+        return verdict("WA", message or f"{validator.name} rejected the interaction", seconds)
+    return verdict("AC", "\n".join(p for p in (slow, message) if p), seconds)
+
+
+def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -> dict[str, bytes | tuple[bytes, int]]:
+    files: dict[str, bytes | tuple[bytes, int]] = {name: text.encode() for name, text in validator.files}
+    files.update({"input": given.encode(), "answer": answer.encode()})
+    files.update(_program_files(validator.program, "validator"))
+    return files
 
 
 def _crash_message(result: RunResult) -> str:
