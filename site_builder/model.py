@@ -300,6 +300,13 @@ class Entry(Compact):
     def python_run(self) -> SolverRun | None:
         return next((r for r in self.runs if r.language == "python"), None)
 
+    def shown_output(self, sample: str) -> tuple[SolverRun, Verdict] | None:
+        """The run whose output a sample shows: the first that fails on it, else the Python one,
+        else the first that ran on it."""
+        ran = [(r, v) for r in self.runs if (v := r.verdict(sample)) is not None]
+        failing = next(((r, v) for r, v in ran if v.failed), None)
+        return failing or next(((r, v) for r, v in ran if r.language == "python"), None) or (ran[0] if ran else None)
+
     @property
     def verification(self) -> tuple[str, str]:
         """The header status over every run of every language, as (kind, text): ("verified",

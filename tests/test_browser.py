@@ -78,3 +78,37 @@ def test_a_hostile_svg_opened_on_its_own_runs_and_loads_nothing(browser: Any, tm
         assert page.goto(f"{base}/page.html").status == 404  # type: ignore[union-attr]
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("javac") is None, reason="needs g++ and a JDK")
+def test_each_languages_verdicts_stand_side_by_side(browser: Any, tmp_path: Path) -> None:
+    """An entry with Python, C++ and Java solutions, one of them wrong on one sample: every verdict
+    is beside its sample, the failing one's output is the one shown, and the header names it."""
+    from test_verify import IN_EVERY_LANGUAGE
+
+    from site_builder.build import build_site
+    from site_builder.source.config import make_options
+
+    files = {name: text for lang, (name, text) in IN_EVERY_LANGUAGE.items() if lang in ("python", "cpp", "java")}
+    files["solution.cpp"] = files["solution.cpp"].replace("a + b + std::ssize(v) - 1", "(a > 100 ? a : a + b)")
+    archive = {f"t/A-add/{name}": text for name, text in files.items()}
+    archive |= {"t/A-add/solution.md": "# Add\n\nAdd the two numbers.\n", "t/A-add/samples/1.in": "2 3\n"}
+    archive |= {"t/A-add/samples/1.ans": "5\n", "t/A-add/samples/2.in": "200 1\n", "t/A-add/samples/2.ans": "201\n"}
+    write_tree(tmp_path / "archive", archive)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
+    assert page.locator(".entry-status").inner_text().strip() == "Failing: C++ 1/2"
+    rows = [page.locator(f"#sample-{n} .verdicts li").all_inner_texts() for n in (1, 2)]
+    assert [[r.split()[:2] for r in row] for row in rows] == [
+        [["solution.py", "Accepted"], ["solution.cpp", "Accepted"], ["solution.java", "Accepted"]],
+        [["solution.py", "Accepted"], ["solution.cpp", "Wrong"], ["solution.java", "Accepted"]],
+    ]
+    assert page.locator("#sample-2 .io-solver").inner_text() == "solution.cpp"
+    assert page.locator("#sample-2 pre.io-failed").inner_text().strip() == "200"
+    page.locator("#samples").scroll_into_view_if_needed()
+    artifacts = ROOT / "tests" / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / "languages-side-by-side.png"))
