@@ -678,7 +678,42 @@ def test_an_interactive_problem_runs_the_solver_against_its_validator(
     assert codes["silent.py"] == ["TLE", "TLE"]
 
 
-def test_a_multi_pass_problem_is_not_called_verified(make_archive: ArchiveMaker, tmp_path: Path) -> None:
-    archive = make_archive(guessing("t/A-passes", {"search.py": GUESS_SOLVER}, kind="[pass-fail, multi-pass]"))
-    (run,) = verify(archive, tmp_path).runs["t/A-passes"]
-    assert run.verdicts == () and run.note.startswith("not run: multi-pass problems are not run yet")
+DOUBLING_VALIDATOR = """import os
+import sys
+
+feedback = sys.argv[3]
+state = os.path.join(feedback, "state")
+given = int(open(state).read()) if os.path.exists(state) else int(open(sys.argv[1]).read())
+got = int(sys.stdin.read())
+if got != 2 * given:
+    open(os.path.join(feedback, "judgemessage.txt"), "w").write(f"expected {2 * given}, got {got}")
+    sys.exit(43)
+if not os.path.exists(state) or ASK_AGAIN:
+    open(state, "w").write(str(got))
+    open(os.path.join(feedback, "nextpass.in"), "w").write(f"{got}\\n")
+sys.exit(42)
+"""
+
+
+def doubling(folder: str, submissions: dict[str, str], ask_again: bool = False) -> dict[str, str | bytes]:
+    return {
+        f"{folder}/problem.yaml": "problem_format_version: 2025-09\nname: Twice\ntype: [pass-fail, multi-pass]\n",
+        f"{folder}/output_validator/validator.py": DOUBLING_VALIDATOR.replace("ASK_AGAIN", str(ask_again)),
+        f"{folder}/data/sample/1.in": "3\n",
+        f"{folder}/data/sample/1.ans": "6\n",
+    } | {f"{folder}/submissions/accepted/{name}": text for name, text in submissions.items()}
+
+
+def test_a_multi_pass_problem_runs_every_pass(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Pass 1 doubles the input; the validator asks for pass 2 with that result as its input, and
+    keeps what it needs in its feedback folder: a solver right only the first time fails."""
+    twice = "print(2 * int(input()))\n"
+    once = "import os\nn = int(input())\nprint(2 * n if n == 3 else n)\n"
+    archive = make_archive(doubling("t/A-twice", {"twice.py": twice, "once.py": once}))
+    archive = make_archive(doubling("t/B-again", {"twice.py": twice}, ask_again=True))
+    report = verify(archive, tmp_path)
+    runs = {r.solver.rsplit("/", 1)[1]: r.verdicts[0] for r in report.runs["t/A-twice"]}
+    assert (runs["twice.py"].code, runs["twice.py"].message) == ("AC", "pass 2 of 2")
+    assert (runs["once.py"].code, runs["once.py"].message) == ("WA", "pass 2 of 2: expected 12, got 6")
+    (again,) = report.runs["t/B-again"][0].verdicts
+    assert again.code == "CE" and again.message == "the validator asked for a pass after the last one (2) allowed"

@@ -44,6 +44,8 @@ KILL = b"kill"  # launcher.KILL: stop the current run
 STDERR_KEPT = 8192
 # The wrapper that copies a file of the working folder to descriptor 3 once the program has ended.
 COLLECT = '"$@"; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
+# The same for a folder (``collect`` ending in "/"): its files as a tar archive, read in memory only.
+COLLECT_FOLDER = '"$@"; s=$?; tar -C "$0" -cf - . >&3 2>/dev/null; exit $s'
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -147,7 +149,7 @@ def run(
     """
     level = isolation_level()
     if collect is not None:
-        argv = ["/bin/sh", "-c", COLLECT, collect, *argv]
+        argv = ["/bin/sh", "-c", COLLECT_FOLDER if collect.endswith("/") else COLLECT, collect, *argv]
     named = {
         _safe_name(name): (data, 0o444) if isinstance(data, bytes) else data for name, data in (files or {}).items()
     }

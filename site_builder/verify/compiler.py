@@ -49,6 +49,12 @@ class Source:
         return Source(language, tuple(sorted(files.items())), main)
 
 
+# This module's and the toolchains' code: how a compile is made (Java's main class, file names) is part of its key.
+_CODE = hashlib.sha256(
+    Path(__file__).read_bytes() + Path(__file__).with_name("toolchains.py").read_bytes()
+).hexdigest()[:16]
+
+
 class Compiler:
     """Compiles solvers and validators once per sources, language table entry and compiler
     version, in the sandbox, into the cache."""
@@ -103,7 +109,7 @@ class Compiler:
         commands, its compiler's version and the C++ standard."""
         named = [(name, text_digest(text)) for name, text in source.files]
         language = source.language
-        parts = [named, source.main, language.compile, language.program, self.tools(language).version]
+        parts = [named, source.main, language.compile, language.program, self.tools(language).version, _CODE]
         key = hashlib.sha256(json.dumps([*parts, self.cpp_standard]).encode()).hexdigest()[:24]
         return self.folder / key / language.program
 

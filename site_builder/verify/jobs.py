@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import Diagnostic, Level
@@ -96,6 +96,7 @@ class Job:
     key: str
     time_limit: float = 10.0  # the problem's limit; a run is stopped only at ``limits.wall``, the margin above it
     interactive: bool = False  # the solver talks to the validator instead of reading the sample
+    multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
 
 
 @dataclass
@@ -130,6 +131,7 @@ class Verifier:
                 interpreter_version(options.interpreter),
                 repr((options.time_limit, options.memory, options.cpp_standard)),
                 text_digest(TABLE.read_text(encoding="utf-8")),
+                _code_fingerprint(),
                 *(
                     self.compiler.tools(lang).missing or self.compiler.tools(lang).version
                     for lang in judge_languages().values()
@@ -243,6 +245,12 @@ class Plan:
         return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
 
 
+def _code_fingerprint() -> str:
+    """The verifier's own code: a change to how runs are made or judged is a change to every entry's key."""
+    here = Path(__file__).parent
+    return text_digest("".join(p.read_text(encoding="utf-8") for p in sorted(here.glob("*.py"))))
+
+
 def _read_text(source: EntrySource) -> str:
     """What verifying an entry reads of it, as text: its path, metadata and layout, and its solvers',
     validator's and samples' files by digest. Not its write-up or statement: an author editing those
@@ -256,13 +264,13 @@ def _read_text(source: EntrySource) -> str:
 
 
 INTERACTIVE_NOTE = "not run: this interactive problem has no output validator to talk to the solver"
-MULTI_PASS_NOTE = "not run: multi-pass problems are not run yet (a pass after the first would go unchecked)"
+MAX_PASSES = 2  # a multi-pass problem's passes, unless its package says (limits: validation_passes)
 
 
 def _unrunnable(source: EntrySource) -> str:
     """Why no solver of the entry can run, whatever its language ("" when they can)."""
-    if source.meta.multi_pass:
-        return MULTI_PASS_NOTE
+    if source.meta.multi_pass and source.layout.validator is None:
+        return INTERACTIVE_NOTE.replace("interactive", "multi-pass")
     if source.meta.interactive and source.layout.validator is None:
         return INTERACTIVE_NOTE
     return ""
@@ -380,7 +388,8 @@ def _jobs(
     text of a list whose middle two items are the sample's and the answer's digests."""
     time_limit = source.meta.time_limit or options.time_limit
     limits = Limits(wall=safety_margin(source.meta.time_limit or options.time_limit), memory=options.memory)
-    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv)]
+    program = solver.program.parent.name if solver.program else ""  # the compiled program's key
+    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv), program]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -397,7 +406,7 @@ def _jobs(
         jobs.append(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
-                source.meta.interactive,
+                source.meta.interactive, source.meta.multi_pass,
             )
         )  # fmt: skip
     return jobs
@@ -423,14 +432,23 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         files = _program_files(solver.program, language.program) or {solver.filename: solver.source.encode()}
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
-    result = sandbox.run(
-        list(solver.argv),
-        stdin,
-        tools.limits(job.limits),
-        files=files,
-        toolchain=sandboxed(tools.toolchain),
-    )
-    return judge(job, result, options)
+    feedback: dict[str, bytes] = {}
+    passes = MAX_PASSES if job.multi_pass else 1
+    for number in range(1, passes + 1):
+        result = sandbox.run(
+            list(solver.argv), stdin, tools.limits(job.limits), files=files, toolchain=sandboxed(tools.toolchain)
+        )
+        verdict = judge(job, result, options, feedback)
+        nextpass = feedback.pop("nextpass.in", None)
+        if not job.multi_pass:
+            return verdict
+        if verdict.code != "AC" or nextpass is None:
+            return replace(verdict, message=f"pass {number} of {passes}: {verdict.message}".rstrip(": "))
+        if number == passes:
+            message = f"the validator asked for a pass after the last one ({passes}) allowed"
+            return replace(verdict, code="CE", message=message)
+        stdin = nextpass
+    raise AssertionError("unreachable")
 
 
 MAX_SAMPLE = 256 * sandbox.MiB
@@ -443,7 +461,9 @@ def _program_files(program: Path | None, name: str) -> dict[str, bytes | tuple[b
     return {name: (sandbox.read_regular(program, MAX_PROGRAM), 0o555)} if program else {}
 
 
-def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
+def judge(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[str, bytes] | None = None) -> Verdict:
+    """``feedback``: a multi-pass problem's feedback folder, kept from pass to pass (``nextpass.in``
+    in it after a pass: the input of the next)."""
     seconds = round(result.wall, 3)
     output_bytes = result.stdout
     output = output_bytes[:SHOWN_OUTPUT].decode("utf-8", "replace")
@@ -465,7 +485,7 @@ def judge(job: Job, result: RunResult, options: VerifyOptions) -> Verdict:
     if job.sample.answer is None:
         return verdict("GEN", "no answer file: this output is what the solver printed, not verified")
     if job.validator is not None:
-        return _custom_check(job, job.validator, output_bytes, verdict, options)
+        return _custom_check(job, job.validator, output_bytes, verdict, options, feedback)
     comparison = compare_output(output_bytes.decode("utf-8", "replace"), job.sample.answer, job.checker)
     return verdict("AC") if comparison.accepted else verdict("WA", comparison.message)
 
@@ -561,8 +581,10 @@ def _custom_check(
     output: bytes,
     verdict: Callable[[str, str], Verdict],
     options: VerifyOptions,
+    feedback: dict[str, bytes] | None = None,
 ) -> Verdict:
-    """Kattis output validator: VALIDATOR INPUT ANSWER FEEDBACK_DIR [ARGS] < OUTPUT; 42 accepts, 43 rejects."""
+    """Kattis output validator: VALIDATOR INPUT ANSWER FEEDBACK_DIR [ARGS] < OUTPUT; 42 accepts, 43 rejects.
+    With ``feedback`` (a multi-pass problem), the feedback folder's files go in and come back."""
     assert job.sample.answer is not None
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
@@ -573,6 +595,8 @@ def _custom_check(
     except OSError as error:
         return verdict("CE", f"cannot read the compiled {validator.name}: {error.strerror}")
     argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
+    if feedback is not None:
+        files.update({f"feedback/{name}": (data, 0o644) for name, data in feedback.items()})  # it may change them
     result = sandbox.run(
         argv,
         output,
@@ -580,9 +604,14 @@ def _custom_check(
         files=files,
         toolchain=python_runtime(options.interpreter)[1] if validator.program is None else Toolchain(),
         dirs=("feedback",),
-        collect="feedback/judgemessage.txt",
+        collect="feedback/" if feedback is not None else "feedback/judgemessage.txt",
     )
-    message = result.collected[:8192].decode("utf-8", "replace").strip()[:2000]
+    collected = result.collected
+    if feedback is not None:
+        feedback.clear()
+        feedback.update(_unpacked(collected))
+        collected = feedback.get("judgemessage.txt", b"")
+    message = collected[:8192].decode("utf-8", "replace").strip()[:2000]
     if result.exit_code == 42:
         return verdict("AC", message)
     if result.exit_code == 43:
@@ -591,6 +620,26 @@ def _custom_check(
     return verdict(
         "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
     )
+
+
+def _unpacked(archive: bytes) -> dict[str, bytes]:
+    """The plain files at the top of a feedback folder, from the tar a run's shell wrote (read in
+    memory only: nothing is extracted anywhere)."""
+    import io
+    import tarfile
+
+    found: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+            for member in tar:
+                name = member.name.removeprefix("./")
+                if member.isfile() and name and "/" not in name and member.size <= MAX_SAMPLE:
+                    data = tar.extractfile(member)
+                    if data is not None:
+                        found[name] = data.read()
+    except (tarfile.TarError, OSError, EOFError):
+        return {}
+    return found
 
 
 def verification_diagnostics(entry: Entry) -> list[Diagnostic]:

@@ -137,12 +137,31 @@ JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 JAVA_PUBLIC = re.compile(r"\bpublic\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
 
 
+JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+
+
 def java_main_class(text: str, stem: str) -> str:
-    """The class that declares ``main``: the last class opened before it (with its package)."""
-    main = JAVA_MAIN.search(text)
-    classes = [m for m in JAVA_CLASS.finditer(text) if main is None or m.start() < main.start()]
-    name = classes[-1].group(1) if classes else stem
-    package = JAVA_PACKAGE.search(text)
+    """The top-level class whose body declares ``main`` (not a nested class declared before it),
+    with its package; else the public class, else the file's name."""
+    code = JAVA_NOISE.sub(lambda m: " " * len(m.group()), text)  # comments and literals, same length
+    main = JAVA_MAIN.search(code)
+    top: list[tuple[str, int, int]] = []  # (name, start, end) of each top-level class
+    depth, opened = 0, None
+    for match in re.finditer(r"[{}]|" + JAVA_CLASS.pattern, code):
+        token = match.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth == 0 and opened is not None:
+                top.append((opened[0], opened[1], match.end()))
+                opened = None
+        elif depth == 0 and opened is None:
+            opened = (match.group(1), match.start())
+    name = next((n for n, start, end in top if main is not None and start < main.start() < end), None)
+    public = JAVA_PUBLIC.search(code)
+    name = name or (public.group(1) if public else stem)
+    package = JAVA_PACKAGE.search(code)
     return f"{package.group(1)}.{name}" if package else name
 
 
