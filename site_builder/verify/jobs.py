@@ -438,7 +438,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         result = sandbox.run(
             list(solver.argv), stdin, tools.limits(job.limits), files=files, toolchain=sandboxed(tools.toolchain)
         )
-        verdict = judge(job, result, options, feedback)
+        verdict = judge(job, result, options, feedback if job.multi_pass else None)
         nextpass = feedback.pop("nextpass.in", None)
         if not job.multi_pass:
             return verdict
