@@ -40,6 +40,7 @@ class Metadata(Compact):
     validation: str = ""  # a package's "default" or "custom" output validation ("" when it does not say)
     interactive: bool = False
     multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
+    validation_passes: int = 2  # at most this many passes of a multi-pass problem
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
 
 

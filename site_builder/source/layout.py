@@ -71,9 +71,11 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
 
 
 def package_validator(names: list[str]) -> Validator | None:
-    """``output_validator/`` (2025-09), else the first ``output_validators/<name>/`` (legacy)."""
+    """``output_validator/`` (2025-09), else the first ``output_validator/<name>/`` (2023-07 drafts), else
+    the first ``output_validators/<name>/`` (legacy)."""
     folders = ["output_validator"]
-    folders += sorted({n.rsplit("/", 1)[0] for n in names if n.startswith("output_validators/") and n.count("/") == 2})
+    for parent in ("output_validator/", "output_validators/"):
+        folders += sorted({n.rsplit("/", 1)[0] for n in names if n.startswith(parent) and n.count("/") == 2})
     folders.append("output_validators")  # files placed directly in it
     for folder in folders:
         files = tuple(n for n in names if n.startswith(folder + "/") and n.count("/") == folder.count("/") + 1)

@@ -143,6 +143,9 @@ def parse_package_metadata(
         validation=validation,
         interactive=interactive,
         multi_pass=multi_pass,
+        validation_passes=gathered.value(
+            lambda: _passes(data.get("limits"), path, lines.get("limits.validation_passes")), 2
+        ),
         constants=gathered.value(lambda: _constants(data.get("constants"), path, lines.get("constants")), ()),
     )
     warnings += slow_time_limit(path, lines.get("limits"), meta.time_limit)
@@ -240,6 +243,17 @@ def _time_limit(limits: Any, path: str, line: int | None) -> float | None:
     if not isinstance(limits, dict):
         raise MetadataError(path, line, "limits must be a mapping (time_limit, memory, ...)")
     return checked_time_limit(limits.get("time_limit"), path, line, "limits: time_limit")
+
+
+MAX_PASSES = 100  # more than any real problem asks for; each pass runs the solver again
+
+
+def _passes(limits: Any, path: str, line: int | None) -> int:
+    """``limits: validation_passes`` of a multi-pass problem (2 when it does not say)."""
+    value = limits.get("validation_passes", 2) if isinstance(limits, dict) else 2
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= MAX_PASSES:
+        raise MetadataError(path, line, f"limits: validation_passes must be a whole number from 2 to {MAX_PASSES}")
+    return value
 
 
 def _validation(data: dict[str, Any]) -> tuple[str, bool]:

@@ -97,6 +97,7 @@ class Job:
     time_limit: float = 10.0  # the problem's limit; a run is stopped only at ``limits.wall``, the margin above it
     interactive: bool = False  # the solver talks to the validator instead of reading the sample
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
+    passes: int = 2  # at most this many passes (limits: validation_passes)
 
 
 @dataclass
@@ -264,7 +265,6 @@ def _read_text(source: EntrySource) -> str:
 
 
 INTERACTIVE_NOTE = "not run: this interactive problem has no output validator to talk to the solver"
-MAX_PASSES = 2  # a multi-pass problem's passes, unless its package says (limits: validation_passes)
 
 
 def _unrunnable(source: EntrySource) -> str:
@@ -396,6 +396,7 @@ def _jobs(
         validator.note if validator else None,
         interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
+        repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
@@ -406,7 +407,7 @@ def _jobs(
         jobs.append(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
-                source.meta.interactive, source.meta.multi_pass,
+                source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes,
             )
         )  # fmt: skip
     return jobs
@@ -433,7 +434,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     feedback: dict[str, bytes] = {}
-    passes = MAX_PASSES if job.multi_pass else 1
+    passes = job.passes if job.multi_pass else 1
     for number in range(1, passes + 1):
         result = sandbox.run(
             list(solver.argv), stdin, tools.limits(job.limits), files=files, toolchain=sandboxed(tools.toolchain)
