@@ -441,3 +441,33 @@ def test_a_validator_that_does_not_compile_is_an_error(make_archive: ArchiveMake
         and ": Checker Error: output_validator/: compile error:" in d
         for d in diagnostics
     )
+
+
+C_VALIDATOR = r"""#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+    FILE *in = fopen(argv[1], "r");
+    long long a, b, x, y;
+    if (!in || fscanf(in, "%lld %lld", &a, &b) != 2) return 1;
+    if (scanf("%lld %lld", &x, &y) != 2) return 43;
+    return x + y == a + b ? 42 : 43;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_c_validator_is_compiled_from_the_language_table(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    files = modern_package("icpc/2025/A-lanterns")
+    del files["icpc/2025/A-lanterns/output_validator/validator.py"]
+    del files["icpc/2025/A-lanterns/output_validator/pairs.py"]
+    files["icpc/2025/A-lanterns/output_validator/check.c"] = C_VALIDATOR
+    files["icpc/2025/A-lanterns/submissions/accepted/off.py"] = "print(0, 1)\n"
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == [
+        f"archive/icpc/2025/A-lanterns/data/sample/{n}.in: warning: submissions/accepted/off.py: Wrong Answer: "
+        "output_validator/ rejected the output"
+        for n in (1, 2)
+    ]
+    page = (out / "icpc/2025/A-lanterns/index.html").read_text()
+    assert page.count('title="Accepted"') == (6 if JAVA else 4)

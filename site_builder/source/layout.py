@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from ..model import Layout, Metadata, Validator
-from .languages import judge_language, judge_order, language_for, suffix
+from .languages import judge_language, judge_languages, judge_order, language_for, suffix
 
 WRITEUPS = ("solution.tex", "solution.md")
 STATEMENTS = ("statement.md", "statement.tex", "statement.txt")
@@ -90,8 +90,9 @@ def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     if python:
         main = _python_main(python)
         return Validator(folder, "python", main, files)
-    if any(suffix(n) in CPP_SUFFIXES for n in local):
-        return Validator(folder, "cpp", "", files)
+    for language in judge_languages().values():  # compiled into a program of its own: C++, C, Rust, Go
+        if language.run == ("./program",) and any(suffix(n) in language.suffixes for n in local):
+            return Validator(folder, language.id, "", files)
     languages = [language_for(n) for n in local]
     return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
 

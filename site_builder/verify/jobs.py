@@ -24,7 +24,7 @@ from ..errors import Diagnostic, Level
 from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
-from ..source.languages import TABLE, judge_language, judge_languages
+from ..source.languages import TABLE, judge_language, judge_languages, suffix
 from .cache import Recalled, ResultCache
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
@@ -288,12 +288,21 @@ def _programs(source: EntrySource) -> list[Source]:
         files = _solver_files(name, item.text)
         if not _unsafe_name(files):
             programs.append(Source.of(language, files, name.rsplit("/", 1)[-1]))
-    validator = source.layout.validator
-    if validator is not None and validator.language == "cpp":
-        programs.append(
-            Source.of(judge_languages()["cpp"], _validator_files(source, validator.folder, validator.files), "")
-        )
+    validator = _validator_source(source)
+    if validator is not None:
+        programs.append(validator)
     return programs
+
+
+def _validator_source(source: EntrySource) -> Source | None:
+    """What a compiled output validator is built from (None for a Python one, or none at all)."""
+    spec = source.layout.validator
+    language = judge_languages().get(spec.language) if spec is not None else None
+    if spec is None or language is None or not language.compile:
+        return None
+    files = _validator_files(source, spec.folder, spec.files)
+    main = next((n for n in sorted(files) if suffix(n) in language.suffixes), "")
+    return Source.of(language, files, main)
 
 
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
@@ -359,10 +368,12 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     if spec.language == "python":
         argv = (python_runtime(options.interpreter)[0], spec.main)
         return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
-    if spec.language == "cpp":
-        binary, note = compiler.compile(Source.of(judge_languages()["cpp"], files, ""))
+    built = _validator_source(source)
+    if built is not None and built.language.run == ("./program",):
+        binary, note = compiler.compile(built)
         if binary is None and note.startswith("not run: "):
-            note = f"{note[9:]}: the C++ output validator {name} was not built, so outputs were not judged"
+            what = f"the {built.language.name} output validator {name}"
+            note = f"{note[9:]}: {what} was not built, so outputs were not judged"
             return ValidatorProgram(name, (), (), args, digest, note)
         if binary is None:
             return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
