@@ -46,6 +46,13 @@ STDERR_KEPT = 8192
 COLLECT = '"$@"; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
 # The same for a folder (``collect`` ending in "/"): its files as a tar archive, read in memory only.
 COLLECT_FOLDER = '"$@"; s=$?; tar -C "$0" -cf - . >&3 2>/dev/null; exit $s'
+# For a program whose standard streams are another program's pipes: the shell hands them over and
+# lets go of its own copies, so that the other side sees the end of input when this program closes
+# its output (an interactive validator that ends the conversation), not only when the shell ends.
+COLLECT_APART = (
+    'exec 4<&0 5>&1 0</dev/null 1>/dev/null; "$@" <&4 >&5 4<&- 5>&- & p=$!; exec 4<&- 5>&-; '
+    'wait $p; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
+)
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -149,7 +156,8 @@ def run(
     """
     level = isolation_level()
     if collect is not None:
-        argv = ["/bin/sh", "-c", COLLECT_FOLDER if collect.endswith("/") else COLLECT, collect, *argv]
+        wrapper = COLLECT_FOLDER if collect.endswith("/") else COLLECT_APART if stdout_fd is not None else COLLECT
+        argv = ["/bin/sh", "-c", wrapper, collect, *argv]
     named = {
         _safe_name(name): (data, 0o444) if isinstance(data, bytes) else data for name, data in (files or {}).items()
     }

@@ -247,9 +247,11 @@ class Plan:
 
 
 def _code_fingerprint() -> str:
-    """The verifier's own code: a change to how runs are made or judged is a change to every entry's key."""
+    """The verifier's and the sandbox's code: a change to how runs are made or judged is a change to
+    every entry's key."""
     here = Path(__file__).parent
-    return text_digest("".join(p.read_text(encoding="utf-8") for p in sorted(here.glob("*.py"))))
+    code = [*sorted(here.glob("*.py")), here.parent / "sandbox" / "runner.py", here.parent / "sandbox" / "launcher.py"]
+    return text_digest("".join(p.read_text(encoding="utf-8") for p in code))
 
 
 def _read_text(source: EntrySource) -> str:
