@@ -326,6 +326,7 @@ class Builder:
             cache_dir=self.options.cache,
             time_limit=self.config.time_limit,
             cpp_standard=self.config.cpp_standard,
+            time_margin=self.config.time_margin,
         )
         if self.verifier is None or self.verifier.options != settings:
             self.verifier = Verifier(settings)

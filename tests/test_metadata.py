@@ -71,6 +71,12 @@ def test_every_wrong_value_of_a_file_is_reported_at_once() -> None:
             "s.yaml:5: tracks.icpc: unknown key 'titel'; did you mean 'title'?",
         ),
         ("titel: T\n", "s.yaml:1: unknown key 'titel'; did you mean 'title'?"),
+        ("time_margin: {factor: 0.5}\n", "s.yaml:1: time_margin: factor must be from 1 to 10 and seconds from 0 to 60"),
+        (
+            "cpp_standard: c++98\n",
+            "s.yaml:1: cpp_standard must be one of c++17, c++20, c++23, c++26, gnu++17, gnu++20, gnu++23, gnu++26,"
+            " not 'c++98'",
+        ),
         ("tracks:\n  a: {title: A}\n  b: 5\n", "s.yaml:3: tracks.b must be a mapping with a string title"),
     ],
 )

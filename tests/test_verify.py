@@ -571,6 +571,7 @@ def test_a_run_over_the_limit_but_within_the_margin_is_judged_and_called_slow(
     from site_builder.verify.jobs import safety_margin
 
     assert (safety_margin(1), safety_margin(3), safety_margin(0.2)) == (2, 6, 1.2)
+    assert safety_margin(3, 1.5, 0.5) == 4.5 and safety_margin(3, 1.0, 0.0) == 3  # site.yaml's time_margin
     slow = "import time\ntime.sleep(1.3)\nprint(5)\n"
     stuck = "import time\ntime.sleep(30)\nprint(5)\n"
     archive = make_archive(entry("slow", slow) | entry("stuck", stuck))

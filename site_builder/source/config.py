@@ -24,6 +24,7 @@ SITE_KEYS = (
     "time_limit",
     "tracks",
     "cpp_standard",
+    "time_margin",
     "publish_active_files",
 )
 
@@ -40,6 +41,7 @@ class SiteConfig:
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
+    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) seconds
     publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
 
 
@@ -117,9 +119,27 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     if not isinstance(standard, str) or standard not in CPP_STANDARDS:
         known = ", ".join(CPP_STANDARDS)
         raise ConfigError(path, lines.get("cpp_standard"), f"cpp_standard must be one of {known}, not {standard!r}")
+    margin = _time_margin(data.get("time_margin", {}), path, lines.get("time_margin"))
     return SiteConfig(
-        **values, time_limit=float(limit), tracks=tracks, cpp_standard=standard, publish_active_files=active
+        **values,
+        time_limit=float(limit),
+        tracks=tracks,
+        cpp_standard=standard,
+        time_margin=margin,
+        publish_active_files=active,
     )
+
+
+def _time_margin(value: Any, path: str, line: int | None) -> tuple[float, float]:
+    """``time_margin: {factor: 2, seconds: 1}``: runs are stopped at the larger of the limit times
+    ``factor`` (1 to 10) and the limit plus ``seconds`` (0 to 60)."""
+    if not isinstance(value, dict) or set(value) - {"factor", "seconds"}:
+        raise ConfigError(path, line, "time_margin must be a mapping like {factor: 2, seconds: 1}")
+    factor, seconds = value.get("factor", 2.0), value.get("seconds", 1.0)
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (factor, seconds))
+    if not numbers or not (1 <= factor <= 10 and 0 <= seconds <= 60):
+        raise ConfigError(path, line, "time_margin: factor must be from 1 to 10 and seconds from 0 to 60")
+    return float(factor), float(seconds)
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:

@@ -46,6 +46,7 @@ class VerifyOptions:
     time_limit: float = 10.0
     memory: int = 1024 * sandbox.MiB
     cpp_standard: str = CPP_STANDARD
+    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,7 @@ class Verifier:
                 CACHE_VERSION,
                 options.interpreter,
                 interpreter_version(options.interpreter),
-                repr((options.time_limit, options.memory, options.cpp_standard)),
+                repr((options.time_limit, options.memory, options.cpp_standard, options.time_margin)),
                 text_digest(TABLE.read_text(encoding="utf-8")),
                 _code_fingerprint(),
                 *(
@@ -388,10 +389,10 @@ MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit,
 MARGIN_SECONDS = 1.0  # and at least a second over it
 
 
-def safety_margin(limit: float) -> float:
+def safety_margin(limit: float, factor: float = MARGIN_FACTOR, seconds: float = MARGIN_SECONDS) -> float:
     """When a run is stopped: well above its limit, so that a busy machine does not turn a correct
     run into a flaky Time Limit. A run over the limit but under this is judged, and called slow."""
-    return max(limit * MARGIN_FACTOR, limit + MARGIN_SECONDS)
+    return max(limit * factor, limit + seconds)
 
 
 def _jobs(
@@ -400,7 +401,8 @@ def _jobs(
     """One job per sample, each with the key of everything that can change its verdict: the JSON
     text of a list whose middle two items are the sample's and the answer's digests."""
     time_limit = source.meta.time_limit or options.time_limit
-    limits = Limits(wall=safety_margin(source.meta.time_limit or options.time_limit), memory=options.memory)
+    wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
+    limits = Limits(wall=wall, memory=options.memory)
     program = solver.program.parent.name if solver.program else ""  # the compiled program's key
     before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv), program]
     after = [
