@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from ..document import safe_url
 from .core import Context, _plain, render_inline
@@ -15,7 +16,10 @@ def _url(cmd: Cmd, ctx: Context) -> str:
 
 
 def _href(cmd: Cmd, ctx: Context) -> str:
-    return _link(_plain(cmd.arg(0)), render_inline(cmd.arg(1), ctx), cmd, ctx)
+    """``\\href{url}{text}``; in the URL, ``\\%``, ``\\#``, ``\\&``, ``\\_`` and ``\\~`` stand for the
+    characters themselves, as hyperref reads them."""
+    url = re.sub(r"\\([%#&_~$])", r"\1", _plain(cmd.arg(0)))
+    return _link(url, render_inline(cmd.arg(1), ctx), cmd, ctx)
 
 
 def _link(url: str, label: str, cmd: Cmd, ctx: Context) -> str:

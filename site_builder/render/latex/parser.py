@@ -67,6 +67,8 @@ COMMAND_ARGS: dict[str, str] = {
         "{",
     ),
     "href": "{{",
+    "textcolor": "[{{",
+    "color": "[{",
     "includegraphics": "<[{",
     "item": "<[<",
     # Beamer slides

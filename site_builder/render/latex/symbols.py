@@ -56,13 +56,16 @@ SYMBOLS = {
     "S": "\u00a7",
     "P": "\u00b6",
     "copyright": "\u00a9",
+    "textcopyright": "\u00a9",
+    "texttrademark": "\u2122",
+    "textregistered": "\u00ae",
+    "textdegree": "\u00b0",
     "dag": "\u2020",
     "ddag": "\u2021",
     "quad": "\u2003",
     "qquad": "\u2003\u2003",
     "enspace": "\u2002",
     "thinspace": "\u2009",
-    "textdegree": "\u00b0",
     "ss": "\u00df",
     "o": "\u00f8",
     "O": "\u00d8",
@@ -158,6 +161,7 @@ IGNORED = frozenset(
         "subtitle",
         "institute",
         "logo",
+        "color",  # a colour for the rest of the group: the site keeps its own
     }
 )
 

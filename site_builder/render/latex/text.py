@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from .core import Context, _plain, render_inline
 from .parser import Cmd
@@ -39,6 +40,25 @@ def _footnotes(ctx: Context) -> str:
     return f'\n<section class="footnotes" aria-label="Footnotes"><ol>{items}</ol></section>'
 
 
+# \textcolor's colour, when it is a plain name or a hex code (with an xcolor model, only HTML's hex)
+_COLOR_NAME = re.compile(r"[A-Za-z]{1,20}")
+_COLOR_HEX = re.compile(r"[0-9A-Fa-f]{6}")
+
+
+def _textcolor(cmd: Cmd, ctx: Context) -> str:
+    """``\textcolor[model]{colour}{text}``: the text in that colour, where the colour is a named or
+    HTML one (dvipsnames' and xcolor's mixes like ``red!50`` are shown in the text's colour)."""
+    model, colour = _plain(cmd.option() or []).strip(), _plain(cmd.arg(0)).strip()
+    body = render_inline(cmd.arg(1), ctx)
+    if model.lower() == "html" and _COLOR_HEX.fullmatch(colour):
+        css = f"#{colour}"
+    elif not model and _COLOR_NAME.fullmatch(colour):
+        css = colour.lower()
+    else:
+        return body
+    return f'<span class="tex-color" style="color: {css}">{body}</span>'
+
+
 def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
     return f"<code>{html.escape(_plain(cmd.arg(0)))}</code>"
 
@@ -52,4 +72,5 @@ COMMANDS = {
     "footnote": _footnote,
     "lstinline": _inline_code_command,
     "mintinline": _inline_code_command,
+    "textcolor": _textcolor,
 }
