@@ -109,3 +109,11 @@ def test_text_is_escaped() -> None:
 def test_heading_ids_are_unique_and_avoid_page_ids() -> None:
     document = render_latex("\\section{Code}\n\\section{Idea}\n\\section*{Idea}", "x.tex")[0]
     assert [h.id for h in document.toc] == ["code-2", "idea", "idea-2"]
+
+
+def test_dollar_math_inside_text_inside_math_is_one_formula() -> None:
+    """`$(a_i < 10^5 \\text{ for each $i$})$` is valid LaTeX: the inner `$` opens math inside the text."""
+    text = r"Bounds $(1 \le a_i < 10^5 \text{ for each $i$})$ and $x$; $$y = \mbox{if $z$}$$" + "\n"
+    document, warnings = render_latex(text, "t/A/solution.tex")
+    assert [m.tex for m in document.math] == [r"(1 \le a_i < 10^5 \text{ for each $i$})", "x", r"y = \mbox{if $z$}"]
+    assert warnings == []

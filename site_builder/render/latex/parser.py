@@ -315,7 +315,7 @@ class _TreeBuilder:
         display = self.text.startswith("$", pos)
         delim = "$$" if display else "$"
         body_start = start + len(delim)
-        close = _find_unescaped(self.text, delim, body_start)
+        close = _find_math_end(self.text, delim, body_start)
         if close < 0:
             raise self.error(start, f"math opened with {delim} is never closed")
         self.add(Math(self.text[body_start:close].strip(), display, self.line(start)))
@@ -428,6 +428,45 @@ class _TreeBuilder:
                 self.path, top.line, f"\\begin{{{top.name}}} is never closed (missing \\end{{{top.name}}})"
             )
         raise LatexError(self.path, top.line, "unbalanced '{': this brace is never closed")
+
+
+# Text inside math, where a `$` opens math again: `$(a_i < 10^5 \text{ for each $i$})$` is one formula.
+_TEXT_IN_MATH = re.compile(r"\\(?:text[a-z]*|mbox|hbox|emph)\s*\{")
+
+
+def _find_math_end(text: str, delim: str, start: int) -> int:
+    """Where math that began at ``start`` ends: the first unescaped ``delim`` outside ``\\text{...}``."""
+    i = start
+    while True:
+        close = _find_unescaped(text, delim, i)
+        if close < 0:
+            return -1
+        group = _TEXT_IN_MATH.search(text, i, close)
+        if group is None:
+            return close
+        end = _matching_brace(text, group.end() - 1)
+        if end < 0:
+            return close
+        i = end + 1
+
+
+def _matching_brace(text: str, opening: int) -> int:
+    """The index of the ``}`` that closes the ``{`` at ``opening`` (-1 if none)."""
+    depth = 0
+    i = opening
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _find_unescaped(text: str, delim: str, start: int) -> int:
