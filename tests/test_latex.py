@@ -92,7 +92,7 @@ def test_includegraphics_uses_the_asset_and_the_caption_as_alt() -> None:
         "\\caption{The sample graph}\n\\end{figure}"
     )
     html = render_latex(source, "x.tex", assets=frozenset({"graph.svg"}))[0].html
-    assert '<img src="graph.svg" alt="The sample graph" loading="lazy">' in html
+    assert '<img src="graph.svg" alt="The sample graph" style="width: 5cm" loading="lazy">' in html
     assert "<figcaption>The sample graph</figcaption>" in html
 
 
@@ -117,3 +117,21 @@ def test_dollar_math_inside_text_inside_math_is_one_formula() -> None:
     document, warnings = render_latex(text, "t/A/solution.tex")
     assert [m.tex for m in document.math] == [r"(1 \le a_i < 10^5 \text{ for each $i$})", "x", r"y = \mbox{if $z$}"]
     assert warnings == []
+
+
+@pytest.mark.parametrize(
+    ("options", "style"),
+    [
+        ("[width=8cm]", ' style="width: 8cm"'),
+        ("[width=0.5\\textwidth,height=3cm]", ' style="width: 50%"'),
+        ("[width=\\linewidth]", ' style="width: 100%"'),
+        ("[width=40bp]", ' style="width: 40pt"'),
+        ("[scale=0.4]", ""),
+        ("[width=8cm;color:red]", ""),  # nothing but a length reaches the style
+    ],
+)
+def test_includegraphics_keeps_its_width(options: str, style: str) -> None:
+    document, _ = render_latex(
+        f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets=frozenset({"fig.png"})
+    )
+    assert f'<img src="fig.png" alt="fig"{style} loading="lazy">' in document.html

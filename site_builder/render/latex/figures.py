@@ -8,7 +8,7 @@ import re
 from ...errors import LatexError
 from ..document import is_local_path
 from .core import Context, _plain, render_blocks, render_inline
-from .parser import Cmd, Env
+from .parser import Cmd, Env, Node, Text
 
 
 def _includegraphics(cmd: Cmd, ctx: Context) -> str:
@@ -19,7 +19,32 @@ def _includegraphics(cmd: Cmd, ctx: Context) -> str:
     if found is None:
         ctx.doc.warn(cmd.line, f"image {name!r} not found in the problem folder")
         return f'<span class="missing-image">[image: {html.escape(name)}]</span>'
-    return f'<img src="{html.escape(ctx.asset_base + found)}" alt="{html.escape(_caption_alt(name))}" loading="lazy">'
+    size = _size(cmd.option())
+    style = f' style="width: {size}"' if size else ""
+    src, alt = html.escape(ctx.asset_base + found), html.escape(_caption_alt(name))
+    return f'<img src="{src}" alt="{alt}"{style} loading="lazy">'
+
+
+_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(cm|mm|in|pt|bp|pc|em|ex|px)\s*")
+_FRACTION = re.compile(r"\s*([0-9]*\.?[0-9]+)?\s*\\(textwidth|linewidth|columnwidth|hsize)\s*")
+_UNITS = {"bp": "pt"}  # CSS has every other one under its own name
+
+
+def _size(option: list[Node] | None) -> str:
+    """The CSS width of ``\\includegraphics[width=8cm]`` (or ``0.5\\textwidth``, as a share of the
+    column); "" when the options give none (the page then fits the image to the column)."""
+    if not option:
+        return ""
+    text = "".join(n.text if isinstance(n, Text) else f"\\{n.name}" if isinstance(n, Cmd) else "" for n in option)
+    for part in text.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() != "width":
+            continue
+        if length := _LENGTH.fullmatch(value):
+            return f"{float(length.group(1)):g}{_UNITS.get(length.group(2), length.group(2))}"
+        if share := _FRACTION.fullmatch(value):
+            return f"{min(float(share.group(1) or 1), 1.0) * 100:g}%"
+    return ""
 
 
 def _find_asset(name: str, assets: frozenset[str]) -> str | None:
