@@ -485,7 +485,7 @@ def judge(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[st
     output = output_bytes[:SHOWN_OUTPUT].decode("utf-8", "replace")
     truncated = len(output_bytes) > SHOWN_OUTPUT
 
-    slow = f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
+    slow = _slow_note(seconds, job)
 
     def verdict(code: str, message: str = "") -> Verdict:
         text = "\n".join(part for part in (slow, message) if part)
@@ -544,13 +544,10 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
     )
     seconds = solver_run.wall
     message = checked.collected[:8192].decode("utf-8", "replace").strip()[:2000]
-    slow = f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
+    slow = _slow_note(seconds, job)
     rejected = checked.exit_code == 43
     if checked.exit_code not in (42, 43) and not checked.timed_out:
-        why = f"exit code {checked.exit_code}, signal {checked.signal}"
-        return verdict(
-            "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{checked.stderr.strip()[-2000:]}"
-        )
+        return verdict("CE", _validator_failure(validator, checked))
     moment = 0.0 if solver_run.timed_out else SAME_MOMENT  # a solver stopped for its time is what ended it
     if rejected and checked.ended <= solver_run.ended + moment:  # the validator ended first: its verdict stands
         crashed = solver_run.signal is not None or solver_run.exit_code not in (0, None)
@@ -565,6 +562,11 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
     if rejected:
         return verdict("WA", message or f"{validator.name} rejected the interaction", seconds)
     return verdict("AC", "\n".join(p for p in (slow, message) if p), seconds)
+
+
+def _slow_note(seconds: float, job: Job) -> str:
+    """What a run over its time limit, but within the margin, is noted with ("" for one within it)."""
+    return f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
 
 
 def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -> dict[str, bytes | tuple[bytes, int]]:
@@ -604,10 +606,8 @@ def _custom_check(
     assert job.sample.answer is not None
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
-    files: dict[str, bytes | tuple[bytes, int]] = {name: text.encode() for name, text in validator.files}
-    files.update({"input": job.sample.input.encode(), "answer": job.sample.answer.encode()})
     try:
-        files.update(_program_files(validator.program, "validator"))
+        files = _validator_files_for(validator, job.sample.input, job.sample.answer)
     except OSError as error:
         return verdict("CE", f"cannot read the compiled {validator.name}: {error.strerror}")
     argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
@@ -632,10 +632,12 @@ def _custom_check(
         return verdict("AC", message)
     if result.exit_code == 43:
         return verdict("WA", message or f"{validator.name} rejected the output")
+    return verdict("CE", _validator_failure(validator, result))
+
+
+def _validator_failure(validator: ValidatorProgram, result: RunResult) -> str:
     why = "timed out" if result.timed_out else f"exit code {result.exit_code}, signal {result.signal}"
-    return verdict(
-        "CE", f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
-    )
+    return f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
 
 
 def _unpacked(archive: bytes) -> dict[str, bytes]:

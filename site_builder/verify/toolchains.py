@@ -14,7 +14,7 @@ from pathlib import Path
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, Toolchain, interpreter_folders
 from ..source.languages import JudgeLanguage
-from .runtimes import command_version, python_runtime
+from .runtimes import command_version, interpreter_version, python_runtime
 
 SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib")  # shown to every run already
 THREADED_PROCESSES = 256
@@ -76,7 +76,7 @@ def _installed(language: JudgeLanguage, python: str, isolated: bool) -> Installe
         pypy = shutil.which("pypy3")
         if pypy is not None:
             command, toolchain = python_runtime(pypy)
-        return Installed(language, "", (("{python}", command),), toolchain, _python_version(pypy or python))
+        return Installed(language, "", (("{python}", command),), toolchain, interpreter_version(pypy or python))
     paths: list[tuple[str, str]] = []
     binds: dict[str, str] = {}
     root = _sysroot(language)
@@ -93,12 +93,6 @@ def _installed(language: JudgeLanguage, python: str, isolated: bool) -> Installe
         binds[root] = root
     version = command_version([dict(paths).get(w, w) for w in language.version]) if language.version else ""
     return Installed(language, "", tuple(paths), Toolchain(tuple(sorted(binds.items()))), version)
-
-
-def _python_version(interpreter: str) -> str:
-    from .runtimes import interpreter_version
-
-    return interpreter_version(interpreter)
 
 
 def _sysroot(language: JudgeLanguage) -> str:
