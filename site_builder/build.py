@@ -31,6 +31,7 @@ from .publish.screening import is_svg, screen
 from .publish.search import BUNDLE, SearchFeed, SearchIndex, build_search_index, search_records
 from .publish.svg import SvgSanitizer
 from .render.math import MathRenderer
+from .render.pictures import PictureRenderer
 from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
@@ -68,6 +69,7 @@ class Builder:
         self.pool = pool  # workers started before the build, to render its entries with
         self.math = MathRenderer(options.root, options.cache)
         self.svg = SvgSanitizer(options.root, options.cache)
+        self.pictures = PictureRenderer(options.root, options.cache)
         self.sanitized: dict[str, Path] = {}  # the sanitized file to publish for each SVG, by its path in the site
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None
@@ -211,7 +213,7 @@ class Builder:
         if feed is not None and len(todo) >= PARALLEL_THRESHOLD:
             feed.start()
         jobs = [Job(s, k) for s, k in todo]
-        setup = Setup(self.math, self.renders)
+        setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
             entries = self._fed(fresh, cached, feed)
         self.math.save_cache()
@@ -313,6 +315,7 @@ class Builder:
         digest = hashlib.sha256()
         digest.update(renderer_fingerprint().encode())
         digest.update(self.math.cache_path.name.encode())  # Temml version and options
+        digest.update(self.pictures.version.encode())  # TeX and dvisvgm, or none
         digest.update(source.key_text().encode())
         return digest.hexdigest()
 

@@ -147,6 +147,16 @@ class MathSnippet(Compact):
 
 
 @dataclass(frozen=True, slots=True)
+class TexPicture(Compact):
+    """A TikZ picture of a LaTeX document, for TeX to draw: its source, and the definitions, packages and
+    libraries of the document it needs (``preamble``)."""
+
+    source: str
+    preamble: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Heading(Compact):
     level: int  # 1 = top level of the document
     id: str
@@ -163,6 +173,7 @@ class Document(Compact):
     title: str | None = None
     summary_html: str | None = None
     math: tuple[MathSnippet, ...] = ()
+    pictures: tuple[TexPicture, ...] = ()  # drawn by TeX where the html has their slots
     language: str = ""  # the language code of a statement in a multi-language problem package
 
 

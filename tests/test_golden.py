@@ -39,6 +39,10 @@ def rendered(source: Path) -> str:
         f"<!-- math {i}: {'display' if m.display else 'inline'} line {m.line}: {m.tex} -->"
         for i, m in enumerate(document.math)
     ]
+    parts += [
+        f"<!-- picture {i}: line {p.line}: {p.source!r} with {len(p.preamble.splitlines())} preamble lines -->"
+        for i, p in enumerate(document.pictures)
+    ]
     parts += [f"<!-- warning line {line}: {message} -->" for line, message in warnings]
     return "\n".join(parts) + "\n"
 

@@ -135,3 +135,51 @@ def test_includegraphics_keeps_its_width(options: str, style: str) -> None:
         f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets=frozenset({"fig.png"})
     )
     assert f'<img src="fig.png" alt="fig"{style} loading="lazy">' in document.html
+
+
+def test_definitions_in_an_input_file_apply_after_the_input() -> None:
+    inputs = {"macros.tex": "\\newcommand{\\maxn}{500}\n\\newcommand{\\pt}[1]{(#1)}\n"}
+    source = "Before: \\maxn.\n\\input{macros}\nAfter: $n \\le \\maxn$ and \\pt{x}.\n"
+    document, warnings = render_latex(source, "t/x/solution.tex", inputs=inputs)
+    assert 'Before: <code class="unknown">\\maxn</code>.' in document.html
+    assert "After:" in document.html and "(x)." in document.html
+    assert document.math[0].tex == "n \\le 500"
+    assert warnings == [(1, "unknown macro \\maxn; shown as text")]
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "message"),
+    [
+        ("\\def\\a{\\a\\a}\nok\n\\a\n", 3, "\\a: over 200000 macro expansions; a definition that never ends?"),
+        ("\\newcommand{\\b}[1]{x}\n\n\\b", 3, "\\b is missing an argument"),
+        ("one\n\\newcommand{\\c}{open\n\n", 2, "unbalanced '{': the definition is never closed"),
+        ("\\newcommand{\\d}[1]{#1}\ntext\n\\d{never closed\n", 3, "unbalanced '{' in an argument of \\d"),
+    ],
+)
+def test_macro_errors_name_the_line(source: str, line: int, message: str) -> None:
+    with pytest.raises(LatexError) as info:
+        render_latex(source, "t/x/solution.tex")
+    assert (info.value.line, info.value.message) == (line, message)
+
+
+def test_lines_after_multiline_definitions_and_calls_stay_where_they_were() -> None:
+    source = "\\newcommand{\\e}[2]{%\n  [#1|#2]%\n}\n\\e{a\nb}{c\nd}\n\\unknownmacro\n"
+    document, warnings = render_latex(source, "t/x/solution.tex")
+    assert "[a b|c d]" in document.html
+    assert warnings == [(7, "unknown macro \\unknownmacro; shown as text")]
+
+
+def test_tikz_pictures_and_delimited_definitions_are_left_to_tex() -> None:
+    from site_builder.render.latex.macros import Macros, expand_macros
+
+    macros = Macros()
+    source = (
+        "\\newcommand{\\ball}[1]{\\fill (#1) circle (1pt);}\n"
+        "\\begin{tikzpicture}\\def\\r{2}\\ball{0,0}\\end{tikzpicture}\n"
+        "\\def\\pair#1,#2.{(#1;#2)}\n"
+    )
+    expanded = expand_macros(source, "t/x/solution.tex", macros)
+    assert "\\begin{tikzpicture}\\def\\r{2}\\ball{0,0}\\end{tikzpicture}" in expanded
+    assert "\\def\\pair#1,#2.{(#1;#2)}" in expanded
+    assert macros.sources == ["\\newcommand{\\ball}[1]{\\fill (#1) circle (1pt);}"]
+    assert expanded.count("\n") == source.count("\n")

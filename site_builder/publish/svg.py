@@ -12,7 +12,9 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
@@ -76,20 +78,28 @@ class SvgSanitizer:
 
     def clean(self, images: dict[str, Path]) -> dict[str, Cleaned]:
         """The outcome for each image (``images``: its file, by the digest it had when loaded)."""
+        return self._outcomes({key: partial(self._read, path) for key, path in images.items()})
+
+    def clean_texts(self, texts: list[str]) -> dict[str, Cleaned]:
+        """The outcome for each image made here from archive content (a drawing TeX made), by its text's
+        SHA-1 digest."""
+        keyed = {hashlib.sha1(text.encode("utf-8")).hexdigest(): text for text in texts}
+        return self._outcomes({key: partial(_given, key, text) for key, text in keyed.items()})
+
+    def _outcomes(self, images: dict[str, Callable[[], tuple[str, str] | Cleaned]]) -> dict[str, Cleaned]:
+        """Each image's outcome from the cache, or sanitized now (``images``: how to read its digest and text)."""
         results: dict[str, Cleaned] = {}
         todo: dict[str, tuple[str, str]] = {}  # digest when loaded -> (digest now, text)
-        for key, path in images.items():
+        for key, read in images.items():
             kept = self._cached(key)
             if kept is not None:
                 results[key] = kept
             elif self.missing:
                 results[key] = Cleaned(None, f"cannot be checked for scripts: {self.missing}")
+            elif isinstance(found := read(), Cleaned):
+                results[key] = found
             else:
-                read = self._read(path)
-                if isinstance(read, Cleaned):
-                    results[key] = read
-                else:
-                    todo[key] = read
+                todo[key] = found
         for batch in _batches(todo):
             results.update(self._sanitize(batch))
         return results
@@ -157,6 +167,10 @@ class SvgSanitizer:
             assert self.modules is not None
             digest.update((self.modules / name / "package.json").read_bytes())
         return digest.hexdigest()[:16]
+
+
+def _given(digest: str, text: str) -> tuple[str, str]:
+    return digest, text
 
 
 def _batches(todo: dict[str, tuple[str, str]]) -> list[dict[str, tuple[str, str]]]:

@@ -10,12 +10,13 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, SiteError
-from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile
+from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
 from . import highlight
 from .document import fill_math, math_fallback, plain_text
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
+from .pictures import PictureResult, fill_pictures, picture_html
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
 log = logging.getLogger(__name__)
@@ -204,16 +205,46 @@ def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -
             toc=tuple(replace(h, html=fill_math(h.html, rendered)) for h in document.toc),
         )
 
-    statement, solution = fill(entry.statement), fill(entry.solution)
+    return _each_document(entry, fill, problems)
+
+
+def fill_entry_pictures(entry: Entry, results: dict[TexPicture, PictureResult]) -> Entry:
+    """Put the drawn TikZ pictures into the entry's documents; a warning for each picture not drawn."""
+    problems: list[Diagnostic] = []
+
+    def fill(document: Document | None) -> Document | None:
+        if document is None or not document.pictures:
+            return document
+        drawn = []
+        for picture in document.pictures:
+            result = results.get(picture, PictureResult(error="not drawn"))
+            drawn.append(picture_html(result))
+            if result.error:
+                line = picture.line + result.line - 1 if result.line else picture.line
+                where = f"{entry.display_path}/{document.file}"
+                problems.append(Diagnostic(where, line, f"TikZ picture {result.error}", "warning"))
+        return replace(document, html=fill_pictures(document.html, drawn))
+
+    return _each_document(entry, fill, problems)
+
+
+def _each_document(
+    entry: Entry, fill: Callable[[Document | None], Document | None], problems: list[Diagnostic]
+) -> Entry:
+    """The entry with ``fill`` applied to each of its documents, and the ``problems`` it found."""
     translations = tuple(d for d in (fill(t) for t in entry.translations) if d is not None)
-    unique = tuple(dict.fromkeys(problems))
     return replace(
         entry,
-        statement=statement,
-        solution=solution,
+        statement=fill(entry.statement),
+        solution=fill(entry.solution),
         translations=translations,
-        diagnostics=entry.diagnostics + unique,
+        diagnostics=entry.diagnostics + tuple(dict.fromkeys(problems)),
     )
+
+
+def entry_pictures(entry: Entry) -> list[TexPicture]:
+    documents = (entry.statement, entry.solution, *entry.translations)
+    return [p for doc in documents if doc for p in doc.pictures]
 
 
 def math_snippets(entry: Entry) -> list[tuple[str, bool]]:

@@ -8,7 +8,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from ..model import Heading, MathSnippet, Sample
+from ..model import Heading, MathSnippet, Sample, TexPicture
 
 # Ids the page templates use themselves; headings of documents must not take them.
 RESERVED_IDS = frozenset(
@@ -57,6 +57,7 @@ class Collector:
     ids: set[str] = field(default_factory=set)
     toc: list[Heading] = field(default_factory=list)
     math: list[MathSnippet] = field(default_factory=list)
+    pictures: list[TexPicture] = field(default_factory=list)
     warnings: list[tuple[int, str]] = field(default_factory=list)
     samples: tuple[Sample, ...] = ()  # for a statement's \nextsample and \remainingsamples
     samples_shown: int = 0
@@ -86,6 +87,11 @@ class Collector:
     def math_slot(self, tex: str, display: bool, line: int) -> str:
         self.math.append(MathSnippet(tex, display, line))
         return f'<math-slot n="{len(self.math) - 1}"></math-slot>'
+
+    def picture_slot(self, picture: TexPicture, inline: bool) -> str:
+        self.pictures.append(picture)
+        tag = "span" if inline else "div"
+        return f'<{tag} class="tex-picture"><picture-slot n="{len(self.pictures) - 1}"></picture-slot></{tag}>'
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))

@@ -28,6 +28,7 @@ from ..source.archive import find_problem_folders
 from ..source.languages import language_for
 from ..store import PickleStore, renderer_fingerprint
 from .math import MathRenderer
+from .pictures import PictureRenderer
 
 if TYPE_CHECKING:
     from ..publish.freshness import Probe
@@ -48,6 +49,7 @@ class Job:
 class Setup:
     math: MathRenderer
     renders: PickleStore
+    pictures: PictureRenderer
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,8 @@ class EarlyStart:
             return
         if len(find_problem_folders(options.archive, probe.stamp.listing)) < PARALLEL_THRESHOLD:
             return
-        self.pool = RenderPool(options.workers, Setup(MathRenderer(options.root, options.cache), renders))
+        math, pictures = MathRenderer(options.root, options.cache), PictureRenderer(options.root, options.cache)
+        self.pool = RenderPool(options.workers, Setup(math, renders, pictures))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -173,10 +176,12 @@ def _render_in_worker(job: Job) -> _Done:
 
 def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
-    from .content import fill_entry_math, math_snippets, render_entry
+    from .content import entry_pictures, fill_entry_math, fill_entry_pictures, math_snippets, render_entry
 
     entry = render_entry(job.source)
     entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
+    if pictures := entry_pictures(entry):
+        entry = fill_entry_pictures(entry, setup.pictures.draw_all(pictures))
     data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     if entry.lasting(setup.math.available):
         setup.renders.put_pickled(job.key, data)

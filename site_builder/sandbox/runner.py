@@ -564,8 +564,15 @@ class _Launchers:
         for launcher in launchers:
             launcher.close()
 
+    def forget(self) -> None:
+        """In a forked child (a render worker): the parent's launchers are the parent's. The child starts
+        its own when it runs something; closing the parent's would stop them."""
+        self.lock = threading.Lock()
+        self.started, self.idle = [], {}
+
 
 _LAUNCHERS = _Launchers()
+os.register_at_fork(after_in_child=_LAUNCHERS.forget)
 
 
 def _running_processes() -> int:

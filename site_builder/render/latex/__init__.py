@@ -14,6 +14,7 @@ from ..document import Collector
 from . import beamer, figures, layout, links, lists, statements, tables, text, theorems
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, THEOREM, Context, _plain, render_blocks
+from .macros import Macros, expand_macros
 from .parser import Cmd, Env, Node, parse_latex
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
@@ -48,8 +49,10 @@ def render_latex(
     Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
     other input that has no sensible rendering.
     """
-    nodes = parse_latex(text, path)
+    macros = Macros()
+    nodes = parse_latex(expand_macros(text, path, macros, inputs), path)
     ctx = Context(
+        macros=macros,
         doc=Collector(path=path, id_prefix=id_prefix, samples=samples),
         assets=assets,
         asset_base=asset_base,
@@ -66,6 +69,7 @@ def render_latex(
         title=ctx.title,
         summary_html=ctx.summary,
         math=tuple(ctx.doc.math),
+        pictures=tuple(ctx.doc.pictures),
     )
     return document, ctx.doc.warnings
 

@@ -9,10 +9,11 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...model import Heading
+from ...model import Heading, TexPicture
 from .. import highlight
 from ..document import Collector, heading_link
-from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
+from .macros import Macros
+from .parser import PICTURE_ENVS, Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SYMBOLS
 
 # Filled by the construct families (see ``__init__.py``): a name's handler.
@@ -38,6 +39,7 @@ class Context:
     asset_base: str = ""
     constants: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
+    macros: Macros = field(default_factory=Macros)
     input_stack: list[str] = field(default_factory=list)
     inlined: int = 0  # characters of TeX that ``\input`` has inlined so far
     frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
@@ -99,6 +101,8 @@ def _is_block(node: Node) -> bool:
 
 
 def _render_block(node: Node, ctx: Context, top: bool) -> str:
+    if isinstance(node, Verbatim) and node.env in PICTURES:
+        return _picture(node, ctx)
     if isinstance(node, Verbatim):
         return _verbatim_block(node)
     if isinstance(node, Cmd):
@@ -155,6 +159,8 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
         elif isinstance(node, Math):
             tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
             parts.append(ctx.doc.math_slot(tex, node.display, node.line))
+        elif isinstance(node, Verbatim) and node.env in PICTURES:
+            parts.append(_picture(node, ctx))
         elif isinstance(node, Verbatim):
             parts.append(f"<code>{html.escape(node.text)}</code>" if node.inline else _verbatim_block(node))
         elif isinstance(node, Cmd):
@@ -190,6 +196,15 @@ def _command(cmd: Cmd, ctx: Context) -> str:
 
 def _inline_env(env: Env, ctx: Context) -> str:
     return render_inline(env.children, ctx)
+
+
+PICTURES = PICTURE_ENVS | {"tikz"}
+
+
+def _picture(node: Verbatim, ctx: Context) -> str:
+    """A slot for a TikZ picture, which TeX draws after rendering (``render/pictures.py``)."""
+    preamble = "\n".join(ctx.macros.sources)
+    return ctx.doc.picture_slot(TexPicture(node.text, preamble, node.line), node.inline)
 
 
 def _verbatim_block(node: Verbatim) -> str:

@@ -7,6 +7,7 @@ import html
 from ...errors import LatexError
 from ..document import is_local_path
 from .core import Context, _plain, render_blocks
+from .macros import expand_macros
 from .parser import Cmd, parse_latex
 
 MAX_INPUT_DEPTH = 8
@@ -31,7 +32,7 @@ def _input(cmd: Cmd, ctx: Context) -> str:
             ctx.doc.path, cmd.line, f"\\{cmd.name} inlines over {MAX_INLINED >> 20} MiB of TeX in all; refused"
         )
     path = ctx.doc.path.rsplit("/", 1)[0] + "/" + found
-    nodes = parse_latex(ctx.inputs[found], path)
+    nodes = parse_latex(expand_macros(ctx.inputs[found], path, ctx.macros, ctx.inputs), path)
     before = len(ctx.doc.warnings)
     ctx.input_stack.append(found)
     try:

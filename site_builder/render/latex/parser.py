@@ -15,6 +15,8 @@ from ...errors import LatexError
 
 MAX_DEPTH = 60
 VERBATIM_ENVS = frozenset({"verbatim", "verbatim*", "lstlisting", "minted", "comment", "Verbatim"})
+# Pictures TeX draws (TikZ, pgfplots inside them): kept whole, as source for TeX to compile.
+PICTURE_ENVS = frozenset({"tikzpicture", "pgfpicture", "circuitikz", "tikzcd"})
 MATH_ENVS = frozenset(
     f"{name}{star}"
     for name in ("equation", "align", "gather", "multline", "flalign", "alignat", "eqnarray", "displaymath")
@@ -92,6 +94,9 @@ COMMAND_ARGS: dict[str, str] = {
     "setlength": "{{",
     "setcounter": "{{",
     "usepackage": "[{",
+    **dict.fromkeys(("usetikzlibrary", "usepgfplotslibrary", "pgfplotsset", "tikzset"), "{"),
+    "definecolor": "[{{{",
+    "colorlet": "{{",
     "documentclass": "[{",
     **dict.fromkeys(("'", "`", "^", '"', "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k"), "{"),
 }
@@ -336,6 +341,11 @@ class _TreeBuilder:
             return self._begin(start, pos)
         if name == "end":
             return self._end(start, pos)
+        if name == "par":
+            self.add(Par(line))
+            return self._skip_space_after_word(pos)
+        if name == "tikz":
+            return self._inline_picture(start, pos)
         if name == "verb" or name == "verb*":
             return self._verb(start, pos)
         star = name.endswith("*") and len(name) > 1
@@ -383,12 +393,35 @@ class _TreeBuilder:
         self.add(Verbatim("verb", self.text[pos + 1 : close], self.line(start), inline=True))
         return close + 1
 
+    def _inline_picture(self, start: int, pos: int) -> int:
+        """``\\tikz[options]{...}`` or ``\\tikz[options] ... ;``: a picture in a line of text."""
+        text = self.text
+        m = re.compile(r"\s*(\[[^\]]*\])?\s*").match(text, pos)
+        assert m is not None
+        end = _matching_brace(text, m.end()) + 1 if text.startswith("{", m.end()) else text.find(";", m.end()) + 1
+        if end <= 0:
+            raise self.error(start, "\\tikz: the picture is never closed (no '}' or ';')")
+        self.add(Verbatim("tikz", text[start:end], self.line(start), inline=True))
+        return end
+
+    def _picture(self, name: str, start: int, pos: int) -> int:
+        """A TikZ picture, whole (nested pictures of the same name included)."""
+        opening, closing = re.compile(r"\\(begin|end)\s*\{" + re.escape(name) + r"\}"), 1
+        for m in opening.finditer(self.text, pos):
+            closing += 1 if m.group(1) == "begin" else -1
+            if closing == 0:
+                self.add(Verbatim(name, self.text[start : m.end()], self.line(start)))
+                return m.end()
+        raise self.error(start, f"\\begin{{{name}}} is never closed (missing \\end{{{name}}})")
+
     def _begin(self, start: int, pos: int) -> int:
         m = _NAME_ARG.match(self.text, pos)
         if m is None:
             raise self.error(start, "\\begin must be followed by {environment}")
         name, pos = m.group(1).strip(), m.end()
         line = self.line(start)
+        if name in PICTURE_ENVS:
+            return self._picture(name, start, pos)
         if name in MATH_ENVS or name in VERBATIM_ENVS:
             end_marker = f"\\end{{{name}}}"
             close = self.text.find(end_marker, pos)

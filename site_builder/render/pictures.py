@@ -1,0 +1,214 @@
+"""TikZ pictures drawn by TeX: each picture is compiled with ``latex`` and converted with ``dvisvgm``, in the sandbox.
+
+A picture is archive content, and TeX is a programming language: it runs where every program that reads the
+archive runs, with no shell escape and no file access outside its working folder. Its SVG can carry whatever
+TeX's ``\\special`` put there, so it is published only after the SVG sanitizer (``publish/svg.py``) and its
+own strict check have passed it. Outcomes are cached by the picture's whole source, the TeX tools' versions and
+this code. Without TeX and dvisvgm, each picture is a placeholder saying what to install.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import html
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from ..model import TexPicture
+from ..publish.svg import SvgSanitizer
+from ..sandbox import runner as sandbox
+from ..sandbox.runner import Limits, Toolchain
+from ..store import write_atomic
+
+LIMITS = Limits(wall=30.0, memory=1536 * 1024 * 1024, output=16 * 1024 * 1024, scratch=64 * 1024 * 1024)
+TEX_FOLDERS = ("/etc/texmf", "/var/lib/texmf")  # TeX's configuration and formats (the rest is under /usr)
+# Packages a picture's preamble may load (those the document loads, if installed): others are left out.
+PACKAGES = frozenset(
+    {"tikz", "pgf", "pgfplots", "xcolor", "color", "amsmath", "amssymb", "amsfonts", "mathtools", "bm"}
+    | {"circuitikz", "tikz-cd", "graphicx", "calc", "ifthen", "xfp", "siunitx", "textcomp"}
+)
+NEEDED = "install a TeX system with TikZ and dvisvgm (Debian: texlive-pictures, dvisvgm)"
+# Inside the sandbox: TeX reads and writes only its working folder; dvisvgm draws text as paths.
+SCRIPT = (
+    "export openin_any=p openout_any=p shell_escape=f TEXMFOUTPUT=. HOME=. ; "
+    "latex -no-shell-escape -interaction=nonstopmode -halt-on-error picture.tex >/dev/null 2>&1; code=$?; "
+    "if [ $code -ne 0 ]; then cat picture.log >&2; exit 3; fi; "
+    "dvisvgm --no-fonts --exact-bbox --precision=3 --stdout picture.dvi 2>/dev/null"
+)
+_PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?\s*\{([^}]*)\}")
+_TEX_ERROR = re.compile(r"^! (.*)$(?:.|\n)*?^l\.(\d+)", re.M)
+_SIZE = re.compile(r"<svg [^>]*?width='([0-9.]+)pt' height='([0-9.]+)pt'")
+
+
+@dataclass(frozen=True, slots=True)
+class PictureResult:
+    """A drawn picture (``svg``, sanitized, with its size in pt) or why there is none (``error``, at
+    ``line`` of the picture, 0 when it is not known)."""
+
+    svg: str = ""
+    width: float = 0.0
+    height: float = 0.0
+    error: str = ""
+    line: int = 0
+
+
+class PictureRenderer:
+    """Draws pictures with the TeX system on this machine; keeps outcomes in ``<cache>/pictures``."""
+
+    def __init__(self, root: Path, cache_dir: Path) -> None:
+        self.latex = shutil.which("latex")
+        self.dvisvgm = shutil.which("dvisvgm")
+        self.folder = cache_dir / "pictures"
+        self.sanitizer = SvgSanitizer(root, cache_dir)
+        self.version = _versions(self.latex, self.dvisvgm) if self.available else "none"
+
+    @property
+    def available(self) -> bool:
+        return bool(self.latex and self.dvisvgm)
+
+    def draw_all(self, pictures: list[TexPicture]) -> dict[TexPicture, PictureResult]:
+        """The outcome of each distinct picture: from the cache, or drawn now."""
+        results: dict[TexPicture, PictureResult] = {}
+        for picture in dict.fromkeys(pictures):
+            if not self.available:
+                results[picture] = PictureResult(error=f"not drawn: {NEEDED}")
+                continue
+            key = self._key(picture)
+            kept = self._cached(key)
+            results[picture] = kept if kept is not None else self._keep(key, self._draw(picture))
+        return results
+
+    def _key(self, picture: TexPicture) -> str:
+        text = f"{self.version}\0{_CODE}\0{tex_document(picture)}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def _cached(self, key: str) -> PictureResult | None:
+        try:
+            value = json.loads((self.folder / f"{key}.json").read_text("utf-8"))
+            return PictureResult(**value)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def _keep(self, key: str, result: PictureResult) -> PictureResult:
+        if "sanitizer" not in result.error:  # a sanitizer that failed may work next time
+            with contextlib.suppress(OSError):  # not kept: drawn again next time
+                write_atomic(self.folder / f"{key}.json", json.dumps(asdict(result)).encode())
+        return result
+
+    def _draw(self, picture: TexPicture) -> PictureResult:
+        document = tex_document(picture)
+        toolchain = Toolchain.showing(*(Path(f) for f in TEX_FOLDERS if Path(f).is_dir()))
+        try:
+            run = sandbox.run(
+                ["/bin/sh", "-c", SCRIPT], None, LIMITS, files={"picture.tex": document.encode()}, toolchain=toolchain
+            )
+        except OSError as error:
+            return PictureResult(error=f"TeX could not be started: {error}")
+        if run.timed_out:
+            return PictureResult(error=f"TeX took over {LIMITS.wall:g} s")
+        if run.exit_code != 0 or not run.stdout:
+            return _tex_failure(run.stderr, document, picture)
+        return self._sanitized(run.stdout.decode("utf-8", "replace"))
+
+    def _sanitized(self, svg: str) -> PictureResult:
+        (cleaned,) = self.sanitizer.clean_texts([svg]).values()
+        if cleaned.path is None:
+            return PictureResult(error=f"the drawing was withheld: {cleaned.problem}")
+        text = cleaned.path.read_text("utf-8")
+        size = _SIZE.search(svg)
+        width, height = (float(size.group(1)), float(size.group(2))) if size else (0.0, 0.0)
+        return PictureResult(svg=text, width=width, height=height)
+
+
+def tex_document(picture: TexPicture) -> str:
+    """The document TeX compiles: the packages (xcolor's options before TikZ loads it), the rest of the
+    preamble, and the picture on a page of its own."""
+    packages: list[str] = []
+    rest: list[str] = []
+    for line in picture.preamble.split("\n"):
+        m = _PACKAGE.fullmatch(line.strip())
+        if m is None:
+            rest.append(line)
+            continue
+        names = [n.strip() for n in m.group(2).split(",") if n.strip() in PACKAGES and n.strip() in installed()]
+        if names:
+            packages.append(f"\\usepackage{m.group(1) or ''}{{{','.join(names)}}}")
+    head = [
+        "\\documentclass{article}",
+        "\\def\\pgfsysdriver{pgfsys-dvisvgm.def}",
+        *packages,
+        "\\usepackage{tikz}",
+        "\\usepackage{amsmath,amssymb}",
+        "\\pagestyle{empty}",
+        *rest,
+        "\\begin{document}",
+    ]
+    return "\n".join([*head, picture.source, "\\end{document}", ""])
+
+
+def first_line(picture: TexPicture) -> int:
+    """The line of ``tex_document`` on which the picture starts."""
+    return tex_document(picture).split("\\begin{document}\n", 1)[0].count("\n") + 2
+
+
+def _tex_failure(log: str, document: str, picture: TexPicture) -> PictureResult:
+    m = _TEX_ERROR.search(log)
+    if m is None:
+        tail = [line for line in log.splitlines() if line.startswith("!")]
+        return PictureResult(error=f"TeX failed: {tail[0][2:] if tail else 'no reason given'}")
+    line = int(m.group(2)) - first_line(picture)
+    where = line + 1 if 0 <= line <= picture.source.count("\n") else 0
+    return PictureResult(error=f"TeX failed: {m.group(1).strip()}", line=where)
+
+
+@cache
+def installed() -> frozenset[str]:
+    """The LaTeX packages of this machine's TeX system, by name (from its file database)."""
+    names: set[str] = set()
+    for database in Path("/usr/share/texlive/texmf-dist/ls-R"), Path("/usr/share/texmf/ls-R"):
+        try:
+            text = database.read_text("utf-8", "replace")
+        except OSError:
+            continue
+        names.update(m.group(1) for m in re.finditer(r"^([A-Za-z0-9-]+)\.sty$", text, re.M))
+    return frozenset(names)
+
+
+def _versions(*tools: str | None) -> str:
+    parts = []
+    for tool in tools:
+        if tool is None:
+            continue
+        try:
+            done = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=10, check=False)
+            parts.append(done.stdout.split("\n", 1)[0])
+        except (OSError, subprocess.SubprocessError):
+            parts.append("?")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:12]
+
+
+_CODE = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]
+
+
+_SLOT = re.compile(r'<picture-slot n="(\d+)"></picture-slot>')
+
+
+def picture_html(result: PictureResult) -> str:
+    """The drawing as an image (its own document: the ids of one drawing never meet another's), or a
+    placeholder saying why there is none."""
+    if not result.svg:
+        return f'<span class="missing-picture">[TikZ picture: {html.escape(result.error)}]</span>'
+    data = base64.b64encode(result.svg.encode("utf-8")).decode("ascii")
+    size = f' width="{result.width * 4 / 3:.0f}" height="{result.height * 4 / 3:.0f}"' if result.width else ""
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="TikZ picture"{size} loading="lazy">'
+
+
+def fill_pictures(html_text: str, drawn: list[str]) -> str:
+    return _SLOT.sub(lambda m: drawn[int(m.group(1))], html_text)
