@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from site_builder.errors import LatexError
@@ -183,3 +185,36 @@ def test_tikz_pictures_and_delimited_definitions_are_left_to_tex() -> None:
     assert "\\def\\pair#1,#2.{(#1;#2)}" in expanded
     assert macros.sources == ["\\newcommand{\\ball}[1]{\\fill (#1) circle (1pt);}"]
     assert expanded.count("\n") == source.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("body", "last", "shown"),
+    [
+        ("\\only<-2>{A}\\only<3->{B}", 3, "B"),
+        ("\\alt<6->{A}{B}", 6, "A"),
+        ("\\begin{itemize}\\item<+-> a \\item<+-> b\\end{itemize}\\only<+>{C}\\only<.>{D}", 3, "CD"),
+        ("one \\pause two \\only<1>{E}", 2, ""),
+        ("\\uncover<+(2)->{F}\\only<2>{G}", 3, "F"),
+    ],
+)
+def test_a_frame_shows_its_last_slide(body: str, last: int, shown: str) -> None:
+    from site_builder.render.latex.overlays import resolve_frame
+    from site_builder.render.latex.parser import parse_latex
+
+    (frame,) = parse_latex(f"\\begin{{frame}}{body}\\end{{frame}}", "x.tex")
+    assert resolve_frame(frame.children) == last  # type: ignore[union-attr]
+    document, _ = render_latex(f"\\begin{{frame}}{body}\\end{{frame}}", "x.tex")
+    text = re.sub(r"<[^>]+>|\\s", "", document.html.replace("<li>", "").replace("</li>", ""))
+    assert "".join(c for c in text if c.isupper()) == shown
+
+
+def test_a_picture_in_a_frame_is_drawn_as_the_last_slide_shows_it() -> None:
+    source = (
+        "\\begin{frame}\\begin{tikzpicture}\n\\only<1>{\\node {early};}\\only<2->{\\node {late};}\n"
+        "\\alt<3>{\\draw (0,0) -- (1,0);}{\\draw (0,0) -- (0,1);}\\pause\n\\end{tikzpicture}\\end{frame}"
+    )
+    document, _ = render_latex(source, "x.tex")
+    (picture,) = document.pictures
+    assert picture.source == (
+        "\\begin{tikzpicture}\n\\node {late};\n\\draw (0,0) -- (1,0);\n\\end{tikzpicture}"
+    )

@@ -30,13 +30,15 @@ def render_entry(source: EntrySource) -> Entry:
     layout, meta = source.layout, source.meta
     assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
     tex = {f.name: f.text for f in source.files if f.name.endswith(".tex") and f.text is not None}
-    extras = DocumentExtras(assets, source.samples, dict(meta.constants), tex)
+    extras = DocumentExtras(assets, source.samples, dict(meta.constants), tex, meta.title or source.folder_title)
     statements = [
         document
         for index, (language, name) in enumerate(layout.statements)
         if (document := _document(source, name, _statement_prefix(index, language), extras, diagnostics, language))
     ]
     statement = statements[0] if statements else None
+    if statement is not None and statement.title and not meta.title:
+        extras = replace(extras, title=statement.title)
     solution = _document(source, layout.writeup, "", extras, diagnostics) if layout.writeup else None
     # A summary taken from the write-up is its first paragraph, which the page shows anyway: it
     # describes the page (meta description, search) but is not repeated above the statement.
@@ -95,6 +97,7 @@ class DocumentExtras:
     samples: tuple[Sample, ...]
     constants: dict[str, str]
     tex: dict[str, str]  # every .tex file of the folder, for \input
+    title: str  # the problem's, for slides' \problemtitle
 
 
 def _document(
@@ -122,6 +125,7 @@ def _document(
     options: dict[str, object] = {}
     if suffix == ".tex":
         options["inputs"] = {n[len(base) :]: t for n, t in extras.tex.items() if n.startswith(base) and n != item.name}
+        options["problem_title"] = extras.title
     try:
         document, warnings = RENDERERS[suffix](
             item.text,

@@ -42,6 +42,14 @@ SCRIPT = (
     "if [ $code -ne 0 ]; then cat picture.log >&2; exit 3; fi; "
     "dvisvgm --no-fonts --exact-bbox --precision=3 --stdout picture.dvi 2>/dev/null"
 )
+# What a picture's styles may still ask of Beamer (``visible on=<2->`` is built on ``\\alt``): the last
+# slide, where everything shows.
+BEAMER = (
+    "\\makeatletter\\newcounter{beamerpauses}\\setcounter{beamerpauses}{1}",
+    "\\@ifundefined{alt}{\\def\\alt<#1>#2#3{#2}}{}\\@ifundefined{only}{\\def\\only<#1>#2{#2}}{}",
+    "\\@ifundefined{uncover}{\\def\\uncover<#1>#2{#2}}{}\\@ifundefined{visible}{\\def\\visible<#1>#2{#2}}{}",
+    "\\@ifundefined{pause}{\\let\\pause\\relax}{}\\makeatother",
+)
 _PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?\s*\{([^}]*)\}")
 _TEX_ERROR = re.compile(r"^! (.*)$(?:.|\n)*?^l\.(\d+)", re.M)
 _SIZE = re.compile(r"<svg [^>]*?width='([0-9.]+)pt' height='([0-9.]+)pt'")
@@ -147,6 +155,7 @@ def tex_document(picture: TexPicture) -> str:
         "\\usepackage{tikz}",
         "\\usepackage{amsmath,amssymb}",
         "\\pagestyle{empty}",
+        *BEAMER,
         *rest,
         "\\begin{document}",
     ]

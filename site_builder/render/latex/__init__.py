@@ -13,8 +13,8 @@ from ...model import Document, Sample
 from ..document import Collector
 from . import beamer, figures, layout, links, lists, statements, tables, text, theorems
 from . import inputs as included
-from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, THEOREM, Context, _plain, render_blocks
-from .macros import Macros, expand_macros
+from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, THEOREM, Context, _plain, render_blocks
+from .macros import Macro, Macros, expand_macros, tex_escape
 from .parser import Cmd, Env, Node, parse_latex
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
@@ -22,6 +22,7 @@ from .theorems import THEOREMS, _theorem
 for family in (text, links, figures, lists, theorems, tables, beamer, statements, included, layout):
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))
+    HOLDERS.update(getattr(family, "HOLDERS", {}))
     ENVIRONMENTS.update(getattr(family, "ENVIRONMENTS", {}))
 THEOREM["theorem"] = _theorem
 
@@ -38,6 +39,7 @@ def render_latex(
     samples: tuple[Sample, ...] = (),
     constants: dict[str, str] | None = None,
     inputs: dict[str, str] | None = None,
+    problem_title: str = "",
 ) -> tuple[Document, list[tuple[int, str]]]:
     """Render a LaTeX document or fragment. Returns the document and its warnings (line, message).
 
@@ -45,11 +47,13 @@ def render_latex(
     A problem package's statement may place its ``samples`` with ``\\nextsample`` and
     ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``. ``inputs`` are the
     other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline (nothing outside the folder).
+    ``problem_title`` is what contest slide templates' ``\\problemtitle`` stands for.
 
     Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
     other input that has no sensible rendering.
     """
     macros = Macros()
+    macros.defined["problemtitle"] = Macro(0, None, tex_escape(problem_title))
     nodes = parse_latex(expand_macros(text, path, macros, inputs), path)
     ctx = Context(
         macros=macros,

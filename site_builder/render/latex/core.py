@@ -13,13 +13,17 @@ from ...model import Heading, TexPicture
 from .. import highlight
 from ..document import Collector, heading_link
 from .macros import Macros
-from .parser import PICTURE_ENVS, Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
+from .overlays import PICTURES, picture_at_slide, shown
+from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SYMBOLS
 
 # Filled by the construct families (see ``__init__.py``): a name's handler.
 COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # inline commands
 BLOCK_COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # commands that stand as blocks
 ENVIRONMENTS: dict[str, Callable[[Env, Context], str]] = {}
+# Commands that show some of their arguments (``\only``, ``\alt``...): which nodes. Inline, or as blocks
+# when those hold blocks (``\onslide<2->{\begin{block}...}``).
+HOLDERS: dict[str, Callable[[Cmd, Context], list[Node]]] = {}
 # The handler of every theorem-like environment the document declares (not a name a document can use).
 THEOREM: dict[str, Callable[[Env, Context], str]] = {}
 
@@ -43,6 +47,7 @@ class Context:
     input_stack: list[str] = field(default_factory=list)
     inlined: int = 0  # characters of TeX that ``\input`` has inlined so far
     frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
+    slide: int | None = None  # in a Beamer frame: its last slide, the one the page shows
     theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
     counters: dict[str, int] = field(default_factory=dict)
     section_numbers: list[int] = field(default_factory=lambda: [0, 0, 0])
@@ -79,6 +84,9 @@ def render_blocks(nodes: list[Node], ctx: Context, *, top: bool = False) -> str:
         elif isinstance(node, Cmd) and node.name in ("paragraph", "subparagraph"):
             flush()
             run_in.append(f'<strong class="run-in">{render_inline(node.arg(0), ctx).strip()}</strong>')
+        elif isinstance(node, Group) and any(_is_block(child) for child in node.children):
+            flush()  # a group holding blocks (``\onslide<2->{\begin{block}...}``) is blocks itself
+            out.append(render_blocks(node.children, ctx))
         elif _is_block(node):
             flush()
             block = _render_block(node, ctx, top)
@@ -97,6 +105,8 @@ def _is_block(node: Node) -> bool:
         return node.name not in INLINE_ENVS
     if isinstance(node, Verbatim):
         return not node.inline
+    if isinstance(node, Cmd) and node.name in HOLDERS:
+        return any(_is_block(child) for arg in node.args for child in arg.nodes)
     return isinstance(node, Cmd) and (node.name in SECTION_LEVELS or node.name in BLOCK_COMMANDS)
 
 
@@ -105,10 +115,14 @@ def _render_block(node: Node, ctx: Context, top: bool) -> str:
         return _picture(node, ctx)
     if isinstance(node, Verbatim):
         return _verbatim_block(node)
+    if isinstance(node, Cmd) and node.name in HOLDERS:
+        return render_blocks(HOLDERS[node.name](node, ctx), ctx)
     if isinstance(node, Cmd):
         block = BLOCK_COMMANDS.get(node.name)
         return block(node, ctx) if block is not None else _section(node, ctx, top)
     assert isinstance(node, Env)
+    if node.overlay and not shown(node.overlay, ctx.slide):
+        return ""  # not on the frame's last slide
     handler = ENVIRONMENTS.get(node.name)
     if handler is not None:
         return handler(node, ctx)
@@ -187,6 +201,8 @@ def _command(cmd: Cmd, ctx: Context) -> str:
     handler = COMMANDS.get(name)
     if handler is not None:
         return handler(cmd, ctx)
+    if name in HOLDERS:
+        return render_inline(HOLDERS[name](cmd, ctx), ctx)
     if name in IGNORED:
         return ""
     ctx.warn_unknown(f"macro \\{name}", cmd.line)
@@ -198,13 +214,12 @@ def _inline_env(env: Env, ctx: Context) -> str:
     return render_inline(env.children, ctx)
 
 
-PICTURES = PICTURE_ENVS | {"tikz"}
-
-
 def _picture(node: Verbatim, ctx: Context) -> str:
-    """A slot for a TikZ picture, which TeX draws after rendering (``render/pictures.py``)."""
+    """A slot for a TikZ picture, which TeX draws after rendering (``render/pictures.py``); in a Beamer
+    frame, as its last slide shows it."""
     preamble = "\n".join(ctx.macros.sources)
-    return ctx.doc.picture_slot(TexPicture(node.text, preamble, node.line), node.inline)
+    source = node.text if ctx.slide is None else picture_at_slide(node.text, ctx.slide)
+    return ctx.doc.picture_slot(TexPicture(source, preamble, node.line), node.inline)
 
 
 def _verbatim_block(node: Verbatim) -> str:

@@ -309,6 +309,15 @@ class _NotMine(Exception):
     """A definition of a form this module does not read: it is left in the source as it is."""
 
 
+_TEX_SPECIAL = re.compile(r"[\\{}$&#^_%~]")
+
+
+def tex_escape(text: str) -> str:
+    """Plain text as TeX source that typesets it."""
+    named = {"\\": "\\textbackslash{}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
+    return _TEX_SPECIAL.sub(lambda m: named.get(m.group(), "\\" + m.group()), text)
+
+
 def _next_special(text: str, pos: int) -> int:
     slash, comment = text.find("\\", pos), text.find("%", pos)
     if slash < 0 or (0 <= comment < slash):

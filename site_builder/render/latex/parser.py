@@ -24,7 +24,7 @@ MATH_ENVS = frozenset(
 )
 
 # Argument specs: "[" an optional argument, "{" a mandatory one, "(" an optional one in braces,
-# "<" a Beamer overlay specification (``<2->``), which is read and dropped.
+# "<" a Beamer overlay specification (``<2->``), kept as the command's or environment's ``overlay``.
 COMMAND_ARGS: dict[str, str] = {
     **dict.fromkeys(("section", "subsection", "subsubsection", "chapter", "part"), "[{"),
     **dict.fromkeys(("paragraph", "subparagraph"), "[{"),
@@ -75,9 +75,11 @@ COMMAND_ARGS: dict[str, str] = {
     "item": "<[<",
     # Beamer slides
     **dict.fromkeys(("frametitle", "framesubtitle"), "<[{"),
-    **dict.fromkeys(("alert", "structure", "only", "uncover", "visible", "invisible", "alt", "temporal"), "<{"),
+    **dict.fromkeys(("alert", "structure", "only", "uncover", "visible", "invisible"), "<{"),
+    "alt": "<{{",
+    "temporal": "<{{{",
     **dict.fromkeys(("textbf", "textit", "emph", "texttt"), "<{"),
-    "onslide": "<",
+    "onslide": "<(",
     "pause": "[",
     **dict.fromkeys(("usetheme", "usecolortheme", "usefonttheme", "useinnertheme", "useoutertheme"), "[{"),
     **dict.fromkeys(("setbeamertemplate", "setbeamercolor", "setbeamerfont"), "{[{"),
@@ -101,9 +103,6 @@ COMMAND_ARGS: dict[str, str] = {
     **dict.fromkeys(("'", "`", "^", '"', "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k"), "{"),
 }
 ENV_ARGS: dict[str, str] = {
-    "itemize": "[",
-    "enumerate": "[",
-    "description": "[",
     "tabular": "[{",
     "tabular*": "{[{",
     "tabularx": "{{",
@@ -115,7 +114,8 @@ ENV_ARGS: dict[str, str] = {
     "wrapfigure": "[{{",
     "multicols": "{",
     "frame": "<[(",
-    **dict.fromkeys(("block", "alertblock", "exampleblock"), "<{"),
+    **dict.fromkeys(("block", "alertblock", "exampleblock"), "<{<"),
+    **dict.fromkeys(("overprint", "onlyenv", "altenv", "itemize", "enumerate", "description"), "<["),
     "columns": "[",
     "column": "[{",
 }
@@ -177,6 +177,7 @@ class Cmd(_WithArgs):
     line: int
     star: bool = False
     args: list[Arg] = field(default_factory=list)
+    overlay: str = ""  # a Beamer overlay specification, as in ``\only<2->``
 
 
 @dataclass(slots=True)
@@ -191,6 +192,7 @@ class Env(_WithArgs):
     line: int
     children: list[Node] = field(default_factory=list)
     args: list[Arg] = field(default_factory=list)
+    overlay: str = ""
 
 
 @dataclass(slots=True)
@@ -580,7 +582,8 @@ def _take_env_args(env: Env, path: str) -> None:
 def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: str, owner: Cmd | Env) -> int:
     for kind in spec:
         if kind == "<":
-            i = _drop_overlay(children, i)
+            i, found = _read_overlay(children, i)
+            owner.overlay = found or owner.overlay
             continue
         j = i
         while j < len(children) and isinstance(children[j], Space):
@@ -616,21 +619,21 @@ def _take_args(args: list[Arg], spec: str, children: list[Node], i: int, path: s
     return i
 
 
-def _drop_overlay(children: list[Node], i: int) -> int:
-    """Skip a Beamer overlay specification (``<2->``, ``<+->``) right after a command."""
+def _read_overlay(children: list[Node], i: int) -> tuple[int, str]:
+    """A Beamer overlay specification (``<2->``, ``<+->``) right after a command, taken out of the text."""
     if i >= len(children):
-        return i
+        return i, ""
     node = children[i]
     if not isinstance(node, Text) or not node.text.startswith("<"):
-        return i
+        return i, ""
     end = node.text.find(">")
     if end < 0 or end > 40:
-        return i
-    rest = node.text[end + 1 :]
+        return i, ""
+    spec, rest = node.text[1:end], node.text[end + 1 :]
     if rest:
         children[i] = Text(rest, node.line)
-        return i
-    return i + 1
+        return i, spec
+    return i + 1, spec
 
 
 def take_option(children: list[Node], path: str, owner: Cmd | Env) -> list[Node] | None:

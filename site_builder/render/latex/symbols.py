@@ -154,6 +154,7 @@ IGNORED = frozenset(
         "author",
         "date",
         "pause",
+        "solvestats",  # contest slide templates: statistics typeset from a file only the jury has
         "onslide",
         "titlepage",
         "usetheme",
