@@ -95,7 +95,7 @@ def test_includegraphics_uses_the_asset_and_the_caption_as_alt() -> None:
     )
     html = render_latex(source, "x.tex", assets=frozenset({"graph.svg"}))[0].html
     assert '<img src="graph.svg" alt="The sample graph" style="width: 5cm" loading="lazy">' in html
-    assert "<figcaption>The sample graph</figcaption>" in html
+    assert '<figcaption><span class="caption-label">Figure 1:</span> The sample graph</figcaption>' in html
 
 
 def test_includegraphics_outside_the_folder_is_refused() -> None:
@@ -215,6 +215,4 @@ def test_a_picture_in_a_frame_is_drawn_as_the_last_slide_shows_it() -> None:
     )
     document, _ = render_latex(source, "x.tex")
     (picture,) = document.pictures
-    assert picture.source == (
-        "\\begin{tikzpicture}\n\\node {late};\n\\draw (0,0) -- (1,0);\n\\end{tikzpicture}"
-    )
+    assert picture.source == ("\\begin{tikzpicture}\n\\node {late};\n\\draw (0,0) -- (1,0);\n\\end{tikzpicture}")

@@ -9,6 +9,8 @@ stay visible and produce warnings with their line.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...model import Document, Sample
 from ..document import Collector
 from . import beamer, figures, layout, links, lists, statements, tables, text, theorems
@@ -16,6 +18,7 @@ from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
 from .parser import Cmd, Env, Node, parse_latex
+from .refs import fill_refs
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
 
@@ -65,13 +68,13 @@ def render_latex(
     )
     ctx.theorems = {name: (title, name) for name, title in THEOREMS.items()}
     body = _split_preamble(nodes, ctx)
-    html_text = render_blocks(body, ctx, top=True) + _footnotes(ctx)
+    html_text = fill_refs(render_blocks(body, ctx, top=True) + _footnotes(ctx), ctx)
     document = Document(
         file=path.rsplit("/", 1)[-1],
         html=html_text,
-        toc=tuple(ctx.doc.toc),
+        toc=tuple(replace(h, html=fill_refs(h.html, ctx)) for h in ctx.doc.toc),
         title=ctx.title,
-        summary_html=ctx.summary,
+        summary_html=fill_refs(ctx.summary, ctx) if ctx.summary else ctx.summary,
         math=tuple(ctx.doc.math),
         pictures=tuple(ctx.doc.pictures),
     )

@@ -15,6 +15,7 @@ from ..document import Collector, heading_link
 from .macros import Macros
 from .overlays import PICTURES, picture_at_slide, shown
 from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
+from .refs import Target, number_equations
 from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SYMBOLS
 
 # Filled by the construct families (see ``__init__.py``): a name's handler.
@@ -48,6 +49,9 @@ class Context:
     inlined: int = 0  # characters of TeX that ``\input`` has inlined so far
     frame_title: str | None = None  # the title of the last Beamer frame, so a continued frame adds no heading
     slide: int | None = None  # in a Beamer frame: its last slide, the one the page shows
+    labels: dict[str, Target] = field(default_factory=dict)  # \label keys, for \ref
+    label_target: Target | None = None  # what a \label names here: the last numbered thing
+    float_kind: str = ""  # "figure" or "table" inside one: what a \caption numbers
     theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # env -> (title, counter)
     counters: dict[str, int] = field(default_factory=dict)
     section_numbers: list[int] = field(default_factory=lambda: [0, 0, 0])
@@ -149,7 +153,9 @@ def _section(cmd: Cmd, ctx: Context, top: bool) -> str:
     shown = f'<span class="secnum">{number}</span> {title}' if number else title
     if top and level == 1:
         ctx.seen_section = True
-    return _heading(level, _plain(cmd.arg(0)), shown, ctx)
+    heading = _heading(level, _plain(cmd.arg(0)), shown, ctx)
+    ctx.label_target = Target(number, ctx.doc.toc[-1].id, "section")
+    return heading
 
 
 def _heading(level: int, plain: str, shown: str, ctx: Context) -> str:
@@ -172,7 +178,8 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
             parts.append(render_inline(node.children, ctx))
         elif isinstance(node, Math):
             tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
-            parts.append(ctx.doc.math_slot(tex, node.display, node.line))
+            tex, anchors = number_equations(tex, ctx) if node.display else (tex, "")
+            parts.append(anchors + ctx.doc.math_slot(tex, node.display, node.line))
         elif isinstance(node, Verbatim) and node.env in PICTURES:
             parts.append(_picture(node, ctx))
         elif isinstance(node, Verbatim):

@@ -9,6 +9,7 @@ from ...errors import LatexError
 from ..document import is_local_path
 from .core import Context, _plain, render_blocks, render_inline
 from .parser import Cmd, Env, Node, Text
+from .refs import Target
 
 
 def _includegraphics(cmd: Cmd, ctx: Context) -> str:
@@ -63,19 +64,31 @@ def _caption_alt(name: str) -> str:
 
 
 def _caption(cmd: Cmd, ctx: Context) -> str:
-    return f"<figcaption>{render_inline(cmd.arg(0), ctx).strip()}</figcaption>"
+    """A caption; in a figure or table, numbered as LaTeX numbers it ("Figure 2:"), which a ``\\label``
+    after it names."""
+    label = ""
+    if ctx.float_kind:
+        number = ctx.counters[ctx.float_kind] = ctx.counters.get(ctx.float_kind, 0) + 1
+        ctx.label_target = Target(str(number), "", ctx.float_kind)
+        label = f'<span class="caption-label">{ctx.float_kind.title()} {number}:</span> '
+    return f"<figcaption>{label}{render_inline(cmd.arg(0), ctx).strip()}</figcaption>"
 
 
 def _figure(env: Env, ctx: Context) -> str:
-    inner = render_blocks(env.children, ctx)
+    outer, ctx.float_kind = ctx.float_kind, "table" if env.name.startswith("table") else "figure"
+    try:
+        inner = render_blocks(env.children, ctx)
+    finally:
+        ctx.float_kind = outer
     caption = re.search(r"<figcaption>.*?</figcaption>", inner, re.S)
     body = inner.replace(caption.group(), "") if caption else inner
     if caption:
-        alt = re.sub(r"<[^>]+>", "", caption.group())
+        alt = re.sub(r'<span class="caption-label">.*?</span> |<[^>]+>', "", caption.group())
         body = re.sub(r'alt="[^"]*"', f'alt="{html.escape(html.unescape(alt), quote=True)}"', body, count=1)
     body = re.sub(r"<p>\s*</p>", "", body).strip()
-    return f"<figure>\n{body}\n{caption.group() if caption else ''}\n</figure>"
+    kind = ' class="table"' if env.name.startswith("table") else ""
+    return f"<figure{kind}>\n{body}\n{caption.group() if caption else ''}\n</figure>"
 
 
 COMMANDS = {"includegraphics": _includegraphics, "caption": _caption}
-ENVIRONMENTS = {"figure": _figure, "figure*": _figure}
+ENVIRONMENTS = {name: _figure for name in ("figure", "figure*", "table", "table*")}

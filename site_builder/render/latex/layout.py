@@ -26,7 +26,6 @@ def _transparent(env: Env, ctx: Context) -> str:
 
 
 ENVIRONMENTS = {
-    "table": _div("center"),
     "center": _div("center"),
     **dict.fromkeys(("flushleft", "flushright", "minipage", "multicols", "document"), _transparent),
     "quote": _quote,

@@ -8,6 +8,7 @@ import re
 from ..document import safe_url
 from .core import Context, _plain, render_inline
 from .parser import Cmd
+from .refs import Target
 
 
 def _url(cmd: Cmd, ctx: Context) -> str:
@@ -30,13 +31,40 @@ def _link(url: str, label: str, cmd: Cmd, ctx: Context) -> str:
     return f'<a href="{html.escape(target)}">{label}</a>'
 
 
-def _ref(cmd: Cmd, ctx: Context) -> str:
-    ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{_plain(cmd.arg(0))}}}: cross-references are not supported; shown as text")
+def _cite(cmd: Cmd, ctx: Context) -> str:
+    ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{_plain(cmd.arg(0))}}}: citations are not supported; shown as text")
     return f'<code class="unknown">{html.escape(_plain(cmd.arg(0)))}</code>'
+
+
+def _label(cmd: Cmd, ctx: Context) -> str:
+    key = _plain(cmd.arg(0))
+    target = ctx.label_target
+    if key in ctx.labels:
+        ctx.doc.warn(cmd.line, f"\\label{{{key}}} is defined twice; the first is used")
+        return ""
+    if target is None:
+        anchor = ctx.doc.unique_id(f"label-{key}")
+        ctx.labels[key] = Target("", anchor, "")
+        return f'<span id="{anchor}"></span>'
+    ctx.labels[key] = target
+    if target.anchor:
+        return ""
+    anchor = ctx.doc.unique_id(f"{target.kind}-{target.number}")
+    ctx.labels[key] = Target(target.number, anchor, target.kind)
+    return f'<span id="{anchor}"></span>'
+
+
+def _ref(cmd: Cmd, ctx: Context) -> str:
+    kind = {"eqref": "eq", "autoref": "auto", "cref": "auto", "Cref": "auto"}.get(cmd.name, "plain")
+    keys = [k.strip() for k in _plain(cmd.arg(0)).split(",") if k.strip()]
+    slots = [f'<ref-slot kind="{kind}" key="{html.escape(k)}" line="{cmd.line}"></ref-slot>' for k in keys]
+    return ", ".join(slots)
 
 
 COMMANDS = {
     "url": _url,
     "href": _href,
-    **dict.fromkeys(("ref", "eqref", "cite", "pageref", "nameref"), _ref),
+    "cite": _cite,
+    "label": _label,
+    **dict.fromkeys(("ref", "eqref", "pageref", "autoref", "cref", "Cref", "nameref"), _ref),
 }

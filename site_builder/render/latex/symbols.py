@@ -94,7 +94,6 @@ IGNORED = frozenset(
         "smallskip",
         "vspace",
         "hspace",
-        "label",
         "newpage",
         "clearpage",
         "pagebreak",

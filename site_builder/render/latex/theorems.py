@@ -6,6 +6,7 @@ import html
 
 from .core import Context, render_blocks, render_inline
 from .parser import Env, take_option
+from .refs import Target
 
 THEOREMS = {
     "theorem": "Theorem",
@@ -34,6 +35,7 @@ def _theorem(env: Env, ctx: Context) -> str:
     if note is not None:
         head += f" ({render_inline(note, ctx).strip()})"
     anchor = ctx.doc.unique_id(head)
+    ctx.label_target = Target(str(ctx.counters[counter]) if counter is not None else "", anchor, env.name)
     body = _with_run_in(render_blocks(env.children, ctx), f'<strong class="thm-head">{head}.</strong>')
     return f'<div class="theorem theorem-{html.escape(env.name)}" id="{anchor}">\n{body}\n</div>'
 
