@@ -216,3 +216,18 @@ def test_a_picture_in_a_frame_is_drawn_as_the_last_slide_shows_it() -> None:
     document, _ = render_latex(source, "x.tex")
     (picture,) = document.pictures
     assert picture.source == ("\\begin{tikzpicture}\n\\node {late};\n\\draw (0,0) -- (1,0);\n\\end{tikzpicture}")
+
+
+@pytest.mark.parametrize(
+    ("title", "label", "shown"),
+    [
+        ("ICPC World Finals 2009 G. House of Cards", "G", "House of Cards"),
+        ("G. Gears", "G", "Gears"),
+        ("Graph G: a story", "G", "Graph G: a story"),
+        ("Plain title", "B", "Plain title"),
+    ],
+)
+def test_a_title_that_carries_the_label_is_not_shown_with_it_twice(title: str, label: str, shown: str) -> None:
+    from site_builder.render.content import _without_label
+
+    assert _without_label(title, label) == shown

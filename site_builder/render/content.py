@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -47,12 +48,14 @@ def render_entry(source: EntrySource) -> Entry:
         plain_text(solution.summary_html, list(solution.math)) if solution and solution.summary_html else None
     )
     titles = (statement, solution) if meta.package else (solution, statement)
+    label = meta.label or source.folder_label
+    title = meta.title or _without_label(next((d.title for d in titles if d is not None and d.title), None), label)
     return Entry(
         path=source.path,
         track=source.track,
         groups=source.groups,
-        label=meta.label or source.folder_label,
-        title=meta.title or next((d.title for d in titles if d is not None and d.title), None) or source.folder_title,
+        label=label,
+        title=title or source.folder_title,
         year=meta.year or source.folder_year,
         source=meta.source,
         tags=meta.tags,
@@ -83,6 +86,15 @@ def render_entry(source: EntrySource) -> Entry:
         withheld=source.withheld,
         time_limit=meta.time_limit,
     )
+
+
+def _without_label(title: str | None, label: str | None) -> str | None:
+    """A document's title without the label the page puts before it: ``\\title{World Finals 2009\\\\G. House
+    of Cards}`` in folder G is "House of Cards", not "G. World Finals 2009 G. House of Cards"."""
+    if not title or not label:
+        return title
+    m = re.search(rf"(?:^|\s){re.escape(label)}\.\s+(\S.*)$", title)
+    return m.group(1) if m else title
 
 
 def _statement_prefix(index: int, language: str) -> str:

@@ -266,6 +266,8 @@ def _plain(nodes: list[Node] | None) -> str:
 
 
 def _plain_command(cmd: Cmd) -> str:
+    if cmd.name in ("\\", "newline", "linebreak"):
+        return " "
     if cmd.name in SYMBOLS:
         return html.unescape(re.sub(r"<[^>]+>", "", SYMBOLS[cmd.name]))
     if cmd.args:

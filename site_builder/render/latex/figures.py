@@ -67,7 +67,12 @@ def _caption(cmd: Cmd, ctx: Context) -> str:
     """A caption; in a figure or table, numbered as LaTeX numbers it ("Figure 2:"), which a ``\\label``
     after it names."""
     label = ""
-    if ctx.float_kind:
+    if ctx.float_kind.startswith("sub"):
+        number = ctx.counters["subfloat"] = ctx.counters.get("subfloat", 0) + 1
+        letter = chr(ord("a") + (number - 1) % 26)
+        ctx.label_target = Target(letter, "", ctx.float_kind)
+        label = f'<span class="caption-label">({letter})</span> '
+    elif ctx.float_kind:
         number = ctx.counters[ctx.float_kind] = ctx.counters.get(ctx.float_kind, 0) + 1
         ctx.label_target = Target(str(number), "", ctx.float_kind)
         label = f'<span class="caption-label">{ctx.float_kind.title()} {number}:</span> '
@@ -75,20 +80,48 @@ def _caption(cmd: Cmd, ctx: Context) -> str:
 
 
 def _figure(env: Env, ctx: Context) -> str:
-    outer, ctx.float_kind = ctx.float_kind, "table" if env.name.startswith("table") else "figure"
+    """``figure``, ``table``, ``wrapfigure`` (floated beside the text), ``subfigure`` and ``subtable``
+    (side by side, captioned "(a)", "(b)")."""
+    kind = "table" if "table" in env.name else "figure"
+    if env.name.startswith("sub"):
+        kind = f"sub{kind}"
+    else:
+        ctx.counters["subfloat"] = 0
+    outer, ctx.float_kind = ctx.float_kind, kind
     try:
         inner = render_blocks(env.children, ctx)
     finally:
         ctx.float_kind = outer
-    caption = re.search(r"<figcaption>.*?</figcaption>", inner, re.S)
-    body = inner.replace(caption.group(), "") if caption else inner
+    caption = _CAPTION.search(_NESTED.sub("", inner))  # its own, not a subfigure's
+    body = inner
+    if caption:
+        at = inner.rfind(caption.group())
+        body = inner[:at] + inner[at + len(caption.group()) :]
     if caption:
         alt = re.sub(r'<span class="caption-label">.*?</span> |<[^>]+>', "", caption.group())
         body = re.sub(r'alt="[^"]*"', f'alt="{html.escape(html.unescape(alt), quote=True)}"', body, count=1)
     body = re.sub(r"<p>\s*</p>", "", body).strip()
-    kind = ' class="table"' if env.name.startswith("table") else ""
-    return f"<figure{kind}>\n{body}\n{caption.group() if caption else ''}\n</figure>"
+    shape = {"wrapfigure": "wrap", "subfigure": "subfloat", "subtable": "subfloat", "table": "table"}.get(env.name)
+    shape = shape or ("table" if env.name == "table*" else "")
+    attribute = f' class="{shape}"' if shape else ""
+    return f"<figure{attribute}>\n{body}\n{caption.group() if caption else ''}\n</figure>"
+
+
+_CAPTION = re.compile(r"<figcaption>.*?</figcaption>", re.S)
+_NESTED = re.compile(r"<figure\b.*?</figure>", re.S)
+
+
+def _listing_file(cmd: Cmd, ctx: Context) -> str:
+    """``\\lstinputlisting{file}``: a link to the file, which the page publishes with the others."""
+    name = _plain(cmd.arg(0))
+    if not is_local_path(name):
+        raise LatexError(ctx.doc.path, cmd.line, f"\\lstinputlisting{{{name}}} points outside the problem folder")
+    href = html.escape(ctx.asset_base + name.removeprefix("./"))
+    return f'<p class="listing-file">Listing: <a href="{href}"><code>{html.escape(name)}</code></a></p>'
 
 
 COMMANDS = {"includegraphics": _includegraphics, "caption": _caption}
-ENVIRONMENTS = {name: _figure for name in ("figure", "figure*", "table", "table*")}
+BLOCK_COMMANDS = {"lstinputlisting": _listing_file}
+ENVIRONMENTS = {
+    name: _figure for name in ("figure", "figure*", "table", "table*", "wrapfigure", "subfigure", "subtable")
+}

@@ -27,7 +27,7 @@ def _transparent(env: Env, ctx: Context) -> str:
 
 ENVIRONMENTS = {
     "center": _div("center"),
-    **dict.fromkeys(("flushleft", "flushright", "minipage", "multicols", "document"), _transparent),
+    **dict.fromkeys(("flushleft", "flushright", "minipage", "multicols", "document", "samepage"), _transparent),
     "quote": _quote,
     "quotation": _quote,
     "abstract": _div("abstract"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .core import Context, render_blocks, render_inline
 from .parser import Cmd, Env, Node, Par, Space
+from .symbols import IGNORED
 
 
 def _list(env: Env, ctx: Context) -> str:
@@ -36,14 +37,28 @@ def _list(env: Env, ctx: Context) -> str:
 
 def _split_items(env: Env, ctx: Context) -> list[tuple[list[Node] | None, list[Node]]]:
     items: list[tuple[list[Node] | None, list[Node]]] = []
-    for node in env.children:
+    for node in _unwrapped(env.children):
         if isinstance(node, Cmd) and node.name == "item":
             items.append((node.option(), []))
         elif items:
             items[-1][1].append(node)
-        elif not isinstance(node, (Space, Par)):
+        elif not isinstance(node, (Space, Par)) and not (isinstance(node, Cmd) and node.name in IGNORED):
             ctx.doc.warn(getattr(node, "line", env.line), f"text before the first \\item in {env.name}; ignored")
     return items
+
+
+def _unwrapped(nodes: list[Node]) -> list[Node]:
+    """A list's nodes, with the items of a ``samepage`` (or the like) inside it taken out of it."""
+    out: list[Node] = []
+    for node in nodes:
+        if isinstance(node, Env) and node.name in WRAPPERS:
+            out.extend(_unwrapped(node.children))
+        else:
+            out.append(node)
+    return out
+
+
+WRAPPERS = frozenset({"samepage"})
 
 
 def _plain_label(option: list[Node] | None, ctx: Context) -> str | None:

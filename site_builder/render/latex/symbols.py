@@ -106,6 +106,8 @@ IGNORED = frozenset(
         "protect",
         "relax",
         "setlength",
+        "addtolength",
+        "looseness",
         "setcounter",
         "usepackage",
         "usetikzlibrary",
