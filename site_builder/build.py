@@ -69,7 +69,7 @@ class Builder:
         self.pool = pool  # workers started before the build, to render its entries with
         self.math = MathRenderer(options.root, options.cache)
         self.svg = SvgSanitizer(options.root, options.cache)
-        self.pictures = PictureRenderer(options.root, options.cache)
+        self.pictures = PictureRenderer(options.root, options.cache, options.archive)
         self.sanitized: dict[str, Path] = {}  # the sanitized file to publish for each SVG, by its path in the site
         self.renders = PickleStore(options.cache / "render")
         self.verifier: Verifier | None = None

@@ -154,6 +154,7 @@ class TexPicture(Compact):
     source: str
     preamble: str
     line: int
+    images: tuple[str, ...] = ()  # the images it includes, as files of the problem folder: image1.png is the first
 
 
 @dataclass(frozen=True, slots=True)

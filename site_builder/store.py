@@ -25,6 +25,7 @@ RENDERER_MODULES = (
     "render/highlight.py",
     "render/latex/*.py",
     "render/markdown.py",
+    "render/pictures.py",
     "model.py",
     "errors.py",
 )

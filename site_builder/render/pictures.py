@@ -16,6 +16,7 @@ import html
 import json
 import re
 import shutil
+import struct
 import subprocess
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -24,7 +25,7 @@ from pathlib import Path
 from ..model import TexPicture
 from ..publish.svg import SvgSanitizer
 from ..sandbox import runner as sandbox
-from ..sandbox.runner import Limits, Toolchain
+from ..sandbox.runner import Limits, Toolchain, read_regular
 from ..store import write_atomic
 
 LIMITS = Limits(wall=30.0, memory=1536 * 1024 * 1024, output=16 * 1024 * 1024, scratch=64 * 1024 * 1024)
@@ -34,6 +35,7 @@ PACKAGES = frozenset(
     {"tikz", "pgf", "pgfplots", "xcolor", "color", "amsmath", "amssymb", "amsfonts", "mathtools", "bm"}
     | {"circuitikz", "tikz-cd", "graphicx", "calc", "ifthen", "xfp", "siunitx", "textcomp"}
 )
+MAX_IMAGE_BYTES = 4 * 1024 * 1024  # an image a picture includes (it goes into the page)
 NEEDED = "install a TeX system with TikZ and dvisvgm (Debian: texlive-pictures, dvisvgm)"
 # Inside the sandbox: TeX reads and writes only its working folder; dvisvgm draws text as paths.
 SCRIPT = (
@@ -70,7 +72,8 @@ class PictureResult:
 class PictureRenderer:
     """Draws pictures with the TeX system on this machine; keeps outcomes in ``<cache>/pictures``."""
 
-    def __init__(self, root: Path, cache_dir: Path) -> None:
+    def __init__(self, root: Path, cache_dir: Path, archive: Path) -> None:
+        self.archive = archive  # where the problem folders are, with the images pictures include
         self.latex = shutil.which("latex")
         self.dvisvgm = shutil.which("dvisvgm")
         self.folder = cache_dir / "pictures"
@@ -81,20 +84,24 @@ class PictureRenderer:
     def available(self) -> bool:
         return bool(self.latex and self.dvisvgm)
 
-    def draw_all(self, pictures: list[TexPicture]) -> dict[TexPicture, PictureResult]:
-        """The outcome of each distinct picture: from the cache, or drawn now."""
+    def draw_all(
+        self, pictures: list[TexPicture], folder: Path | None = None, digests: dict[str, str] | None = None
+    ) -> dict[TexPicture, PictureResult]:
+        """The outcome of each distinct picture: from the cache, or drawn now. ``folder``: the problem
+        folder, with the images pictures include (``digests``: of its files, by name)."""
         results: dict[TexPicture, PictureResult] = {}
         for picture in dict.fromkeys(pictures):
             if not self.available:
                 results[picture] = PictureResult(error=f"not drawn: {NEEDED}")
                 continue
-            key = self._key(picture)
+            images = tuple((digests or {}).get(name, "?") for name in picture.images)
+            key = self._key(picture, images)
             kept = self._cached(key)
-            results[picture] = kept if kept is not None else self._keep(key, self._draw(picture))
+            results[picture] = kept if kept is not None else self._keep(key, self._draw(picture, folder))
         return results
 
-    def _key(self, picture: TexPicture) -> str:
-        text = f"{self.version}\0{_CODE}\0{tex_document(picture)}"
+    def _key(self, picture: TexPicture, images: tuple[str, ...]) -> str:
+        text = f"{self.version}\0{_CODE}\0{tex_document(picture)}\0{images}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def _cached(self, key: str) -> PictureResult | None:
@@ -110,20 +117,25 @@ class PictureRenderer:
                 write_atomic(self.folder / f"{key}.json", json.dumps(asdict(result)).encode())
         return result
 
-    def _draw(self, picture: TexPicture) -> PictureResult:
+    def _draw(self, picture: TexPicture, folder: Path | None) -> PictureResult:
         document = tex_document(picture)
+        images = _images(picture, folder)
+        if isinstance(images, PictureResult):
+            return images
+        files = {"picture.tex": document.encode()}
+        for name, (data, box) in images.items():
+            files[name] = data
+            files[name.rsplit(".", 1)[0] + ".xbb"] = box.encode()
         toolchain = Toolchain.showing(*(Path(f) for f in TEX_FOLDERS if Path(f).is_dir()))
         try:
-            run = sandbox.run(
-                ["/bin/sh", "-c", SCRIPT], None, LIMITS, files={"picture.tex": document.encode()}, toolchain=toolchain
-            )
+            run = sandbox.run(["/bin/sh", "-c", SCRIPT], None, LIMITS, files=files, toolchain=toolchain)
         except OSError as error:
             return PictureResult(error=f"TeX could not be started: {error}")
         if run.timed_out:
             return PictureResult(error=f"TeX took over {LIMITS.wall:g} s")
         if run.exit_code != 0 or not run.stdout:
             return _tex_failure(run.stderr, document, picture)
-        return self._sanitized(run.stdout.decode("utf-8", "replace"))
+        return self._sanitized(_with_images(run.stdout.decode("utf-8", "replace"), images))
 
     def _sanitized(self, svg: str) -> PictureResult:
         (cleaned,) = self.sanitizer.clean_texts([svg]).values()
@@ -133,6 +145,55 @@ class PictureRenderer:
         size = _SIZE.search(svg)
         width, height = (float(size.group(1)), float(size.group(2))) if size else (0.0, 0.0)
         return PictureResult(svg=text, width=width, height=height)
+
+
+def _images(picture: TexPicture, folder: Path | None) -> dict[str, tuple[bytes, str]] | PictureResult:
+    """Each image the picture includes, by the name it has there (``image1.png``): its bytes, and the
+    bounding box graphicx reads from an ``.xbb`` file (TeX may not run ``extractbb`` for it)."""
+    found: dict[str, tuple[bytes, str]] = {}
+    for number, name in enumerate(picture.images, 1):
+        try:
+            data = read_regular(folder / name, MAX_IMAGE_BYTES + 1) if folder is not None else b""
+        except OSError as error:
+            return PictureResult(error=f"cannot read the image {name}: {error.strerror or error}")
+        size = bitmap_size(data)
+        if size is None or len(data) > MAX_IMAGE_BYTES:
+            return PictureResult(error=f"the image {name} is not a PNG or JPEG of at most {MAX_IMAGE_BYTES >> 20} MiB")
+        width, height = size
+        box = f"%%BoundingBox: 0 0 {width} {height}\n%%HiResBoundingBox: 0 0 {width} {height}\n"
+        found[f"image{number}{name[name.rfind('.') :].lower()}"] = (data, box)
+    return found
+
+
+def _with_images(svg: str, images: dict[str, tuple[bytes, str]]) -> str:
+    """The drawing with its images inside it, as ``data:`` URLs (the only links the sanitizer keeps)."""
+    urls = {
+        name: f"data:image/{'png' if name.endswith('.png') else 'jpeg'};base64,{base64.b64encode(data).decode('ascii')}"
+        for name, (data, _) in images.items()
+    }
+    if not urls:
+        return svg
+    pattern = re.compile(r"""href=(['"])(""" + "|".join(map(re.escape, urls)) + r")\1")
+    return pattern.sub(lambda m: f"href={m.group(1)}{urls[m.group(2)]}{m.group(1)}", svg)
+
+
+def bitmap_size(data: bytes) -> tuple[int, int] | None:
+    """The pixel size of a PNG or JPEG, from its header (None for anything else)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
+        width, height = struct.unpack(">II", data[16:24])
+        return (width, height) if width and height else None
+    if not data.startswith(b"\xff\xd8"):
+        return None
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            return None
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+            return (width, height) if width and height else None
+        i += 2 + length
+    return None
 
 
 def tex_document(picture: TexPicture) -> str:
@@ -149,11 +210,12 @@ def tex_document(picture: TexPicture) -> str:
         if names:
             packages.append(f"\\usepackage{m.group(1) or ''}{{{','.join(names)}}}")
     head = [
-        "\\documentclass{article}",
+        "\\documentclass[dvisvgm]{article}",  # the driver of graphicx and xcolor, whoever loads them
         "\\def\\pgfsysdriver{pgfsys-dvisvgm.def}",
         *packages,
+        "\\usepackage{graphicx}",
         "\\usepackage{tikz}",
-        "\\usepackage{amsmath,amssymb}",
+        "\\usepackage{amsmath,amssymb,ifthen}",
         "\\pagestyle{empty}",
         *BEAMER,
         *rest,

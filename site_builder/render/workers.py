@@ -101,7 +101,10 @@ class EarlyStart:
             return
         if len(find_problem_folders(options.archive, probe.stamp.listing)) < PARALLEL_THRESHOLD:
             return
-        math, pictures = MathRenderer(options.root, options.cache), PictureRenderer(options.root, options.cache)
+        math, pictures = (
+            MathRenderer(options.root, options.cache),
+            PictureRenderer(options.root, options.cache, options.archive),
+        )
         self.pool = RenderPool(options.workers, Setup(math, renders, pictures))
 
     def close(self) -> None:
@@ -181,7 +184,9 @@ def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     entry = render_entry(job.source)
     entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
     if pictures := entry_pictures(entry):
-        entry = fill_entry_pictures(entry, setup.pictures.draw_all(pictures))
+        digests = {f.name: f.digest for f in job.source.files}
+        drawn = setup.pictures.draw_all(pictures, setup.pictures.archive / job.source.path, digests)
+        entry = fill_entry_pictures(entry, drawn)
     data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     if entry.lasting(setup.math.available):
         setup.renders.put_pickled(job.key, data)

@@ -226,7 +226,31 @@ def _picture(node: Verbatim, ctx: Context) -> str:
     frame, as its last slide shows it."""
     preamble = "\n".join(ctx.macros.sources)
     source = node.text if ctx.slide is None else picture_at_slide(node.text, ctx.slide)
-    return ctx.doc.picture_slot(TexPicture(source, preamble, node.line), node.inline)
+    images: list[str] = []
+
+    def image(m: re.Match[str]) -> str:
+        found = find_asset(m.group(2).strip(), ctx.assets)
+        if found is None or not found.lower().endswith((".png", ".jpg", ".jpeg")):
+            return m.group()
+        images.append(ctx.asset_base + found)
+        return f"{m.group(1)}{{image{len(images)}{found[found.rfind('.') :].lower()}}}"
+
+    source = _INCLUDED.sub(image, source)
+    return ctx.doc.picture_slot(TexPicture(source, preamble, node.line, tuple(images)), node.inline)
+
+
+_INCLUDED = re.compile(r"(\\includegraphics\s*(?:\[[^\]]*\])?)\s*\{([^{}]*)\}")
+
+
+def find_asset(name: str, assets: frozenset[str]) -> str | None:
+    """The image file ``\\includegraphics{name}`` means, as graphicx finds it (the name, or with an extension)."""
+    name = name.removeprefix("./")
+    if name in assets:
+        return name
+    for ext in (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp"):
+        if name + ext in assets:
+            return name + ext
+    return None
 
 
 def _verbatim_block(node: Verbatim) -> str:

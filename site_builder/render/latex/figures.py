@@ -7,14 +7,14 @@ import re
 
 from ...errors import LatexError
 from ..document import is_local_path
-from .core import Context, _plain, render_blocks, render_inline
+from .core import Context, _plain, find_asset, render_blocks, render_inline
 from .parser import Cmd, Env, Node, Text
 from .refs import Target
 
 
 def _includegraphics(cmd: Cmd, ctx: Context) -> str:
     name = _plain(cmd.arg(0))
-    found = _find_asset(name, ctx.assets)
+    found = find_asset(name, ctx.assets)
     if not is_local_path(name):
         raise LatexError(ctx.doc.path, cmd.line, f"\\includegraphics{{{name}}} points outside the problem folder")
     if found is None:
@@ -46,16 +46,6 @@ def _size(option: list[Node] | None) -> str:
         if share := _FRACTION.fullmatch(value):
             return f"{min(float(share.group(1) or 1), 1.0) * 100:g}%"
     return ""
-
-
-def _find_asset(name: str, assets: frozenset[str]) -> str | None:
-    name = name.removeprefix("./")
-    if name in assets:
-        return name
-    for ext in (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp"):
-        if name + ext in assets:
-            return name + ext
-    return None
 
 
 def _caption_alt(name: str) -> str:

@@ -29,7 +29,6 @@ PICTURE_SETUP = frozenset(
     | {"usepackage", "RequirePackage"}
 )
 _CS = re.compile(r"\\([A-Za-z@]+|.)", re.S)
-_SETUP_ARGS = re.compile(r"(?:\s*\[[^\]\n]*\])?(?:\s*\{(?:[^{}]|\{[^{}]*\})*\}){0,3}")
 _PARAMS = re.compile(r"(?:#[1-9])*")
 _SPACE = re.compile(r"(?:[ \t]|\n(?![ \t]*\n)|%[^\n]*\n)*")  # spaces, one newline, comments: never a blank line
 _RAW_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(e) for e in sorted(RAW_ENVS)) + r")\}")
@@ -234,9 +233,13 @@ class _Expander:
 
     def _setup(self, start: int) -> None:
         """A package, library, colour or style a picture may use: noted, and left in place."""
-        m = _SETUP_ARGS.match(self.text, self.pos)
-        assert m is not None
-        self.pos = m.end()
+        self._read_bracket()
+        for _ in range(3):
+            m = _SPACE.match(self.text, self.pos)
+            assert m is not None
+            if not self.text.startswith("{", m.end()) or (end := _matching(self.text, m.end(), "{", "}")) < 0:
+                break
+            self.pos = end + 1
         self.macros.sources.append(self.text[start : self.pos])
         self.emit(self.text[start : self.pos])
 
