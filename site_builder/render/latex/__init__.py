@@ -15,7 +15,7 @@ from ...model import Document, Sample
 from ..document import Collector
 from . import beamer, figures, layout, links, lists, statements, tables, text, theorems, units
 from . import inputs as included
-from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, THEOREM, Context, _plain, render_blocks
+from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
 from .parser import Cmd, Env, Node, parse_latex
 from .refs import fill_refs
@@ -26,6 +26,7 @@ for family in (text, links, figures, lists, theorems, tables, beamer, statements
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))
     HOLDERS.update(getattr(family, "HOLDERS", {}))
+    MATH_FILTERS.extend(getattr(family, "MATH_FILTERS", ()))
     ENVIRONMENTS.update(getattr(family, "ENVIRONMENTS", {}))
 THEOREM["theorem"] = _theorem
 

@@ -25,6 +25,8 @@ ENVIRONMENTS: dict[str, Callable[[Env, Context], str]] = {}
 # Commands that show some of their arguments (``\only``, ``\alt``...): which nodes. Inline, or as blocks
 # when those hold blocks (``\onslide<2->{\begin{block}...}``).
 HOLDERS: dict[str, Callable[[Cmd, Context], list[Node]]] = {}
+# Rewrites of math before Temml reads it, for commands Temml does not know (``\SI`` in math).
+MATH_FILTERS: list[Callable[[str], str]] = []
 # The handler of every theorem-like environment the document declares (not a name a document can use).
 THEOREM: dict[str, Callable[[Env, Context], str]] = {}
 
@@ -178,6 +180,8 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
             parts.append(render_inline(node.children, ctx))
         elif isinstance(node, Math):
             tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+            for rewrite in MATH_FILTERS:
+                tex = rewrite(tex)
             tex, anchors = number_equations(tex, ctx) if node.display else (tex, "")
             parts.append(anchors + ctx.doc.math_slot(tex, node.display, node.line))
         elif isinstance(node, Verbatim) and node.env in PICTURES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .core import Context, render_blocks
-from .parser import Env
+from .parser import Env, Space, Text
 
 
 def _div(css: str) -> Callable[[Env, Context], str]:
@@ -25,10 +25,30 @@ def _transparent(env: Env, ctx: Context) -> str:
     return render_blocks(env.children, ctx)
 
 
+def _textblock(env: Env, ctx: Context) -> str:
+    """``textblock*`` (Beamer's absolutely placed text): its body, without its ``(x, y)`` position."""
+    children = list(env.children)
+    while children and isinstance(children[0], Space):
+        children.pop(0)
+    if children and isinstance(children[0], Text) and children[0].text.startswith("("):
+        while children and not (isinstance(children[0], Text) and ")" in children[0].text):
+            children.pop(0)
+        if children:
+            first = children.pop(0)
+            assert isinstance(first, Text)
+            rest = first.text.split(")", 1)[1]
+            if rest:
+                children.insert(0, Text(rest, first.line))
+    return render_blocks(children, ctx)
+
+
 ENVIRONMENTS = {
     "center": _div("center"),
-    **dict.fromkeys(("flushleft", "flushright", "minipage", "multicols", "document", "samepage"), _transparent),
+    **dict.fromkeys(
+        ("flushleft", "flushright", "minipage", "multicols", "document", "samepage", "afterSample"), _transparent
+    ),
     "quote": _quote,
+    **dict.fromkeys(("textblock", "textblock*"), _textblock),
     "quotation": _quote,
     "abstract": _div("abstract"),
     "columns": _div("columns"),

@@ -99,6 +99,11 @@ COMMAND_ARGS: dict[str, str] = {
     "multicolumn": "{{{",
     "setlength": "{{",
     "addtolength": "{{",
+    "newsavebox": "{",
+    "sbox": "{{",
+    "savebox": "{[[{",
+    "newcolumntype": "{[{",
+    "lstdefinestyle": "{{",
     **dict.fromkeys(("SI", "qty", "numrange"), "[{{"),
     **dict.fromkeys(("si", "unit", "num"), "[{"),
     **dict.fromkeys(("SIrange", "qtyrange"), "[{{{"),
@@ -126,6 +131,7 @@ ENV_ARGS: dict[str, str] = {
     **dict.fromkeys(("block", "alertblock", "exampleblock"), "<{<"),
     **dict.fromkeys(("overprint", "onlyenv", "altenv", "itemize", "enumerate", "description"), "<["),
     "columns": "[",
+    **dict.fromkeys(("textblock", "textblock*"), "{"),
     "column": "[{",
 }
 RAW_FIRST_ARG = frozenset({"url", "href"})

@@ -107,6 +107,12 @@ IGNORED = frozenset(
         "relax",
         "setlength",
         "addtolength",
+        "newsavebox",
+        "sbox",  # the box is shown only by \usebox: a template's way to swallow what it is given
+        "savebox",
+        "newcolumntype",
+        "arraybackslash",
+        "lstdefinestyle",
         "looseness",
         "setcounter",
         "usepackage",

@@ -94,3 +94,53 @@ COMMANDS = {
     "num": _num,
     **dict.fromkeys(("SIrange", "numrange", "qtyrange"), _range),
 }
+
+
+_IN_MATH = re.compile(r"\\(SI|qty|si|unit|num)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}(?:\s*\{((?:[^{}]|\{[^{}]*\})*)\})?")
+_UNIT_MACRO = re.compile(r"\\([A-Za-z]+)")
+
+
+def math_units(tex: str) -> str:
+    """``\\SI{3}{\\cm}`` in math as Temml reads it: ``3\\,\\mathrm{cm}``; ``\\num{1e5}`` as ``1\\times 10^{5}``."""
+    if "\\" not in tex or not _IN_MATH.search(tex):
+        return tex
+    return _IN_MATH.sub(_math_quantity, tex)
+
+
+def _math_quantity(m: re.Match[str]) -> str:
+    name, first, second = m.group(1), m.group(2), m.group(3)
+    if name in ("si", "unit"):
+        return _math_unit(first) + (f"{{{second}}}" if second is not None else "")
+    number = _math_number(first)
+    if name == "num":
+        return number + (f"{{{second}}}" if second is not None else "")
+    return f"{number}\\,{_math_unit(second or '')}"
+
+
+def _math_number(text: str) -> str:
+    m = _EXPONENT.match(text.strip().replace(" ", ""))
+    if m:
+        return f"{m.group(1)}\\times 10^{{{m.group(2).lstrip('+')}}}"
+    return text.strip()
+
+
+def _math_unit(text: str) -> str:
+    parts: list[str] = []
+    prefix = ""
+    for token in re.split(r"(\\[A-Za-z]+)", text):
+        name = token[1:] if token.startswith("\\") else None
+        if name in PREFIXES:
+            prefix = PREFIXES[name]
+        elif name in UNITS:
+            parts.append(prefix + UNITS[name])
+            prefix = ""
+        elif name == "per":
+            parts.append("/")
+        elif name in POWERS:
+            parts.append("^{" + {"²": "2", "³": "3"}[POWERS[name]] + "}")
+        elif token.strip():
+            parts.append(token.strip())
+    return "\\mathrm{" + "".join(parts) + "}"
+
+
+MATH_FILTERS = (math_units,)
