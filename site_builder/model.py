@@ -148,13 +148,16 @@ class MathSnippet(Compact):
 
 @dataclass(frozen=True, slots=True)
 class TexPicture(Compact):
-    """A TikZ picture of a LaTeX document, for TeX to draw: its source, and the definitions, packages and
-    libraries of the document it needs (``preamble``)."""
+    """A drawing made at build time: a TikZ picture of a LaTeX document, for TeX to draw (its source, and
+    the definitions, packages and libraries of the document it needs, ``preamble``), or a PDF figure to
+    convert (``kind`` "pdf", the file its only image)."""
 
     source: str
     preamble: str
     line: int
     images: tuple[str, ...] = ()  # the images it includes, as files of the problem folder: image1.png is the first
+    kind: str = "tikz"
+    width: str = ""  # a CSS width the document asks for (``\includegraphics[width=8cm]``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,3 +145,79 @@ def test_image_sizes_come_from_png_and_jpeg_headers() -> None:
     jpeg = b"\xff\xd8" + b"\xff\xe0\x00\x04\x00\x00" + b"\xff\xc0\x00\x0b\x08\x00\x09\x00\x0c\x01\x01\x11\x00"
     assert bitmap_size(jpeg) == (12, 9)
     assert bitmap_size(b"GIF89a....") is None
+
+
+def tiny_pdf() -> bytes:
+    """A one-page PDF of a filled square, written by hand (offsets computed)."""
+    stream = b"0.8 0.2 0.2 rg 10 10 80 40 re f"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 60] /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+HAVE_PDFTOCAIRO = bool(shutil.which("pdftocairo"))
+needs_poppler = pytest.mark.skipif(not HAVE_PDFTOCAIRO, reason="no pdftocairo (poppler-utils) on this machine")
+
+
+def _pdf_entry(make_archive: ArchiveMaker, broken: bytes = b"%PDF-1.4\nnot really a PDF\n") -> Path:
+    return make_archive(
+        {
+            "t/one/solution.tex": "A square:\n\\includegraphics[width=5cm]{shape}\nand a broken one:\n"
+            "\\includegraphics{broken.pdf}\n",
+            "t/one/solution.py": "print(1)\n",
+            "t/one/shape.pdf": tiny_pdf(),
+            "t/one/broken.pdf": broken,
+            "t/two/solution.md": "# Two\n\nThe square again: ![a square](shape.pdf)\n",
+            "t/two/solution.py": "print(2)\n",
+            "t/two/shape.pdf": tiny_pdf(),
+        }
+    )
+
+
+@needs_poppler
+def test_pdf_figures_are_converted_and_a_broken_one_is_a_link_and_a_warning(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    archive = _pdf_entry(make_archive)
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    found = [(d.path.rsplit("/", 1)[-1], d.line, d.message) for d in report.diagnostics if "PDF" in d.message]
+    assert len(found) == 1 and found[0][:2] == ("solution.tex", 4), found
+    assert found[0][2].startswith("PDF figure pdftocairo failed on broken.pdf")
+    page = (tmp_path / "site" / "t" / "one" / "index.html").read_text("utf-8")
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)" alt="PDF figure"[^>]*style="width: 5cm"', page)
+    svg = base64.b64decode(data).decode("utf-8")
+    assert "<path" in svg and "script" not in svg
+    assert '<a class="pdf-figure" href="broken.pdf">[figure: broken.pdf]</a>' in page
+    markdown_page = (tmp_path / "site" / "t" / "two" / "index.html").read_text("utf-8")
+    assert 'alt="PDF figure"' in markdown_page
+
+
+def test_without_poppler_a_pdf_figure_is_a_link_never_not_found(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "pdftocairo" else real_which(name))
+    archive = _pdf_entry(make_archive, tiny_pdf())
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    messages = [(d.line, d.message) for d in report.diagnostics if d.path.endswith("one/solution.tex")]
+    needed = (
+        "PDF figure not shown: install poppler-utils (pdftocairo) to show PDF figures; here it is a link to the PDF"
+    )
+    assert messages == [(2, needed), (4, needed)]
+    assert not any("not found" in d.message for d in report.diagnostics)
+    page = (tmp_path / "site" / "t" / "one" / "index.html").read_text("utf-8")
+    assert '<a class="pdf-figure" href="shape.pdf">[figure: shape.pdf]</a>' in page
+    assert (tmp_path / "site" / "t" / "one" / "shape.pdf").is_file()  # what the link leads to is published

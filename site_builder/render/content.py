@@ -19,7 +19,7 @@ from .markdown import render_markdown
 from .math import MathResult
 from .pictures import PictureResult, fill_pictures, picture_html
 
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp"})
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".pdf"})  # PDFs are converted
 log = logging.getLogger(__name__)
 Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
@@ -234,11 +234,12 @@ def fill_entry_pictures(entry: Entry, results: dict[TexPicture, PictureResult]) 
         drawn = []
         for picture in document.pictures:
             result = results.get(picture, PictureResult(error="not drawn"))
-            drawn.append(picture_html(result))
+            drawn.append(picture_html(picture, result))
             if result.error:
                 line = picture.line + result.line - 1 if result.line else picture.line
                 where = f"{entry.display_path}/{document.file}"
-                problems.append(Diagnostic(where, line, f"TikZ picture {result.error}", "warning"))
+                what = "PDF figure" if picture.kind == "pdf" else "TikZ picture"
+                problems.append(Diagnostic(where, line, f"{what} {result.error}", "warning"))
         return replace(document, html=fill_pictures(document.html, drawn))
 
     return _each_document(entry, fill, problems)

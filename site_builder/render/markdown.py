@@ -20,7 +20,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from ..model import Document, Heading, Sample
+from ..model import Document, Heading, Sample, TexPicture
 from . import highlight
 from .document import Collector, heading_link, is_local_path, safe_url, substitute_constants
 
@@ -87,6 +87,7 @@ def render_markdown(
         title=title,
         summary_html=summary_html,
         math=tuple(doc.math),
+        pictures=tuple(doc.pictures),
     )
     return document, doc.warnings
 
@@ -139,6 +140,9 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset
             elif src.removeprefix("./") not in assets:
                 doc.warn(line, f"image {src!r} not found in the problem folder; dropped")
                 child.type, child.content, child.children = "text", child.content, None
+            elif src.lower().endswith(".pdf"):  # converted at build time, as a LaTeX document's are
+                figure = TexPicture("", "", line, (asset_base + src.removeprefix("./"),), kind="pdf")
+                child.type, child.content, child.children = "html_inline", doc.picture_slot(figure, True), None
             elif asset_base:
                 child.attrSet("src", asset_base + src.removeprefix("./"))
 

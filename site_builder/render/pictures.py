@@ -35,6 +35,8 @@ PACKAGES = frozenset(
     {"tikz", "pgf", "pgfplots", "xcolor", "color", "amsmath", "amssymb", "amsfonts", "mathtools", "bm"}
     | {"circuitikz", "tikz-cd", "graphicx", "calc", "ifthen", "xfp", "siunitx", "textcomp"}
 )
+MAX_PDF_BYTES = 32 * 1024 * 1024
+PDF_NEEDED = "install poppler-utils (pdftocairo) to show PDF figures; here it is a link to the PDF"
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # an image a picture includes (it goes into the page)
 NEEDED = "install a TeX system with TikZ and dvisvgm (Debian: texlive-pictures, dvisvgm)"
 # Inside the sandbox: TeX reads and writes only its working folder; dvisvgm draws text as paths.
@@ -76,6 +78,8 @@ class PictureRenderer:
         self.archive = archive  # where the problem folders are, with the images pictures include
         self.latex = shutil.which("latex")
         self.dvisvgm = shutil.which("dvisvgm")
+        self.pdftocairo = shutil.which("pdftocairo")
+        self.pdf_version = _versions(self.pdftocairo) if self.pdftocairo else "none"
         self.folder = cache_dir / "pictures"
         self.sanitizer = SvgSanitizer(root, cache_dir)
         self.version = _versions(self.latex, self.dvisvgm) if self.available else "none"
@@ -91,17 +95,49 @@ class PictureRenderer:
         folder, with the images pictures include (``digests``: of its files, by name)."""
         results: dict[TexPicture, PictureResult] = {}
         for picture in dict.fromkeys(pictures):
-            if not self.available:
-                results[picture] = PictureResult(error=f"not drawn: {NEEDED}")
+            missing = self._missing(picture)
+            if missing:
+                results[picture] = PictureResult(error=missing)
                 continue
             images = tuple((digests or {}).get(name, "?") for name in picture.images)
             key = self._key(picture, images)
             kept = self._cached(key)
-            results[picture] = kept if kept is not None else self._keep(key, self._draw(picture, folder))
+            if kept is None:
+                made = self._convert(picture, folder) if picture.kind == "pdf" else self._draw(picture, folder)
+                kept = self._keep(key, made)
+            results[picture] = kept
         return results
 
+    def _missing(self, picture: TexPicture) -> str:
+        """Why this drawing cannot be made here ("" when it can)."""
+        if picture.kind == "pdf":
+            return "" if self.pdftocairo else f"not shown: {PDF_NEEDED}"
+        return "" if self.available else f"not drawn: {NEEDED}"
+
+    def _convert(self, picture: TexPicture, folder: Path | None) -> PictureResult:
+        """A PDF figure's first page as SVG, by poppler's ``pdftocairo`` in the sandbox."""
+        (name,) = picture.images
+        try:
+            data = read_regular(folder / name, MAX_PDF_BYTES + 1) if folder is not None else b""
+        except OSError as error:
+            return PictureResult(error=f"cannot read {name}: {error.strerror or error}")
+        if len(data) > MAX_PDF_BYTES or not data.startswith(b"%PDF"):
+            return PictureResult(error=f"{name} is not a PDF of at most {MAX_PDF_BYTES >> 20} MiB")
+        argv = ["pdftocairo", "-svg", "-f", "1", "-l", "1", "figure.pdf", "-"]
+        try:
+            run = sandbox.run(argv, None, LIMITS, files={"figure.pdf": data})
+        except OSError as error:
+            return PictureResult(error=f"pdftocairo could not be started: {error}")
+        if run.timed_out:
+            return PictureResult(error=f"pdftocairo took over {LIMITS.wall:g} s on {name}")
+        if run.exit_code != 0 or not run.stdout:
+            why = run.stderr.strip().splitlines()[-1:] or [f"exit code {run.exit_code}"]
+            return PictureResult(error=f"pdftocairo failed on {name}: {why[0]}")
+        return self._sanitized(run.stdout.decode("utf-8", "replace"))
+
     def _key(self, picture: TexPicture, images: tuple[str, ...]) -> str:
-        text = f"{self.version}\0{_CODE}\0{tex_document(picture)}\0{images}"
+        made = f"pdf {self.pdf_version}" if picture.kind == "pdf" else f"{self.version}\0{tex_document(picture)}"
+        text = f"{_CODE}\0{made}\0{images}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def _cached(self, key: str) -> PictureResult | None:
@@ -258,8 +294,9 @@ def _versions(*tools: str | None) -> str:
         if tool is None:
             continue
         try:
-            done = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=10, check=False)
-            parts.append(done.stdout.split("\n", 1)[0])
+            flag = "-v" if tool.endswith("pdftocairo") else "--version"
+            done = subprocess.run([tool, flag], capture_output=True, text=True, timeout=10, check=False)
+            parts.append((done.stdout or done.stderr).split("\n", 1)[0])
         except (OSError, subprocess.SubprocessError):
             parts.append("?")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:12]
@@ -271,14 +308,19 @@ _CODE = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]
 _SLOT = re.compile(r'<picture-slot n="(\d+)"></picture-slot>')
 
 
-def picture_html(result: PictureResult) -> str:
+def picture_html(picture: TexPicture, result: PictureResult) -> str:
     """The drawing as an image (its own document: the ids of one drawing never meet another's), or a
-    placeholder saying why there is none."""
+    placeholder saying why there is none (for a PDF figure, a link to the PDF)."""
+    if not result.svg and picture.kind == "pdf":
+        name = html.escape(picture.images[0])
+        return f'<a class="pdf-figure" href="{name}">[figure: {html.escape(picture.images[0].rsplit("/", 1)[-1])}]</a>'
     if not result.svg:
         return f'<span class="missing-picture">[TikZ picture: {html.escape(result.error)}]</span>'
     data = base64.b64encode(result.svg.encode("utf-8")).decode("ascii")
     size = f' width="{result.width * 4 / 3:.0f}" height="{result.height * 4 / 3:.0f}"' if result.width else ""
-    return f'<img src="data:image/svg+xml;base64,{data}" alt="TikZ picture"{size} loading="lazy">'
+    style = f' style="width: {picture.width}"' if picture.width else ""
+    alt = "PDF figure" if picture.kind == "pdf" else "TikZ picture"
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}"{size}{style} loading="lazy">'
 
 
 def fill_pictures(html_text: str, drawn: list[str]) -> str:

@@ -6,6 +6,7 @@ import html
 import re
 
 from ...errors import LatexError
+from ...model import TexPicture
 from ..document import is_local_path
 from .core import Context, _plain, find_asset, render_blocks, render_inline
 from .parser import Cmd, Env, Node, Text
@@ -21,6 +22,9 @@ def _includegraphics(cmd: Cmd, ctx: Context) -> str:
         ctx.doc.warn(cmd.line, f"image {name!r} not found in the problem folder")
         return f'<span class="missing-image">[image: {html.escape(name)}]</span>'
     size = _size(cmd.option())
+    if found.lower().endswith(".pdf"):
+        figure = TexPicture("", "", cmd.line, (ctx.asset_base + found,), kind="pdf", width=size)
+        return ctx.doc.picture_slot(figure, inline=True)
     style = f' style="width: {size}"' if size else ""
     src, alt = html.escape(ctx.asset_base + found), html.escape(_caption_alt(name))
     return f'<img src="{src}" alt="{alt}"{style} loading="lazy">'
