@@ -83,6 +83,27 @@ def test_non_utf8_names_the_byte_offset(make_archive: ArchiveMaker) -> None:
     ]
 
 
+def test_invalid_utf8_in_test_data_is_published_as_bytes_without_an_error(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    from conftest import options_for
+
+    from site_builder.build import build_site
+
+    files: dict[str, str | bytes] = {
+        "t/p/problem.yaml": "name: Bytes\nproblem_format_version: 2023-07-draft\n",
+        "t/p/statement/problem.en.md": "Echo the bytes.\n",
+        "t/p/data/sample/1.in": "ok\n",
+        "t/p/data/sample/1.ans": "ok\n",
+        "t/p/data/bad/05.in": b"\xff\xfe not text \x80\n",
+        "t/p/submissions/accepted/echo.py": "print(input())\n",
+    }
+    archive = make_archive(files)
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert [str(d) for d in report.diagnostics if "UTF-8" in d.message] == []
+    assert (tmp_path / "site" / "t" / "p" / "data" / "bad" / "05.in").read_bytes() == b"\xff\xfe not text \x80\n"
+
+
 def test_crlf_and_bom_are_normalised(make_archive: ArchiveMaker) -> None:
     archive = make_archive({"t/A-x/solution.md": b"\xef\xbb\xbfline one\r\nline two\r\n"})
     (entry,), _ = load_archive(archive, "archive")

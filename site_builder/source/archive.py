@@ -592,7 +592,7 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        if _is_text_name(rel):
+        if _is_text_name(rel) and not _is_test_data(rel):
             line = data.count(b"\n", 0, e.start) + 1
             diagnostics.append(
                 Diagnostic(shown, line, f"not valid UTF-8 (byte offset {e.start}); save the file as UTF-8")
@@ -603,6 +603,12 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return SourceFile(name=rel, text=text, size=len(data), digest=digest)
+
+
+def _is_test_data(rel: str) -> bool:
+    """A package's test data other than its samples (``data/secret``, ``data/bad``...): published as the
+    bytes it is, shown on no page, so invalid UTF-8 there (often on purpose) is no one's mistake."""
+    return rel.startswith("data/") and not rel.startswith("data/sample/")
 
 
 _TEXT_SUFFIXES = {
