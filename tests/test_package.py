@@ -83,7 +83,7 @@ def test_modern_problem_yaml_and_test_group_flags() -> None:
     assert (meta.source, meta.source_url) == ("Spring Contest 2025", "https://example.org/spring")
     assert meta.time_limit == 2.0 and meta.tags == ("greedy", "sorting")
     assert meta.checker == Checker(case_sensitive=True, float_relative=1e-4)
-    assert meta.constants == (("max_n", "100"),)
+    assert meta.constants == (("max_n.value", "100"), ("max_n", "100"))
 
 
 def test_credits_shorthand_and_source_list() -> None:
@@ -471,3 +471,52 @@ def test_a_c_validator_is_compiled_from_the_language_table(make_archive: Archive
     ]
     page = (out / "icpc/2025/A-lanterns/index.html").read_text()
     assert page.count('title="Accepted"') == (6 if JAVA else 4)
+
+
+def test_2025_09_constants_in_every_form_and_in_submissions_and_validators(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    folder = "icpc/2026/C-counts"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": (
+            "problem_format_version: 2025-09\nname: Counts\ntype: pass-fail\n"
+            "constants:\n  LIMIT:\n    value: 5000000\n    tex: 5 \\cdot 10^6\n    WORD: five million\n"
+            "  SIX: 6\n  RATE: {value: 10.0, GERMAN: '10,0'}\n"
+        ),
+        f"{folder}/statement/problem.en.tex": (
+            "\\problemname{Counts}\nPrint \\constant{SIX} at most \\constant{LIMIT.WORD} times "
+            "($n \\le \\constant{LIMIT.tex}$, rate \\constant{RATE.GERMAN}, \\constant{SIX.value}).\n"
+            "Unknown: \\constant{LIMIT.roman}.\n"
+        ),
+        f"{folder}/solution/solution.en.md": "# Idea\n\nPrint {{SIX}}.\n",
+        f"{folder}/statement/problem.de.md": "Gib {{SIX}} aus, höchstens {{LIMIT.WORD}} mal; {{NOPE}} bleibt.\n",
+        f"{folder}/data/sample/1.in": "\n",
+        f"{folder}/data/sample/1.ans": "6\n",
+        f"{folder}/submissions/accepted/six.py": "print({{SIX}})\n",
+        f"{folder}/submissions/accepted/six.cpp": (
+            '#include <cstdio>\nint main() { std::printf("%d\\n", {{SIX.value}}); }\n'
+        ),
+        f"{folder}/output_validator/validator.py": (
+            "import sys\nwant = {{SIX}}\ngot = int(sys.stdin.read().split()[0])\nsys.exit(42 if got == want else 43)\n"
+        ),
+    }
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == [
+        f"archive/{folder}/statement/problem.en.tex:3: warning: \\constant{{LIMIT.roman}}: "
+        "problem.yaml defines no constant 'LIMIT.roman'"
+    ]
+    page = (out / folder / "index.html").read_text()
+    assert "Print 6 at most five million times" in page and "rate 10,0, 6)" in page
+    assert "Gib 6 aus, höchstens five million mal; {{NOPE}} bleibt." in page
+    assert page.count('title="Accepted"') == 2  # both submissions printed 6, and the validator wanted 6
+    assert "print({{SIX}})" in re.sub(r"<[^>]+>", "", page)  # the page shows the source as it is written
+
+
+def test_constants_that_the_format_does_not_allow_are_errors() -> None:
+    for yaml_text, message in (
+        ("constants: {2x: 1}\n", "constants: '2x' is not a name ([a-zA-Z_][a-zA-Z0-9_]*)"),
+        ("constants: {K: {tex: '10^5'}}\n", "constants: K has variants but no 'value'"),
+        ("constants: {K: [1, 2]}\n", "constants: K.value must be an integer, a number or a string"),
+    ):
+        _, found = parse("problem_format_version: 2025-09\nname: X\n" + yaml_text)
+        assert found == [f"p/problem.yaml:3: {message}"]

@@ -111,16 +111,6 @@ def statement_sample(sample: Sample) -> str:
     )
 
 
-_CONSTANT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-
-
-def substitute_constants(text: str, constants: dict[str, str]) -> str:
-    """A package's ``{{name}}`` placeholders replaced by their values (others stay as written)."""
-    if not constants or "{{" not in text:
-        return text
-    return _CONSTANT.sub(lambda m: constants.get(m.group(1), m.group()), text)
-
-
 def safe_url(url: str) -> str | None:
     """The URL if it is http(s), mailto, a fragment or relative; None for javascript: and the like."""
     cleaned = "".join(ch for ch in url.strip() if ch >= " " and ch != "\x7f")

@@ -21,8 +21,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from ..model import Document, Heading, Sample, TexPicture
+from ..source.package import substitute_constants
 from . import highlight
-from .document import Collector, heading_link, is_local_path, safe_url, substitute_constants
+from .document import Collector, heading_link, is_local_path, safe_url
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 

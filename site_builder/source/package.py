@@ -306,8 +306,34 @@ def _checker(
 
 
 def _constants(value: Any, path: str, line: int | None) -> tuple[tuple[str, str], ...]:
+    """2025-09 ``constants``, flattened: ``name`` and ``name.value`` for the value, ``name.variant`` for each
+    other representation (``{FIVE: {value: 5, WORD: five}}`` gives FIVE, FIVE.value and FIVE.WORD)."""
     if value is None:
         return ()
     if not isinstance(value, dict):
         raise MetadataError(path, line, "constants must be a mapping of names to values")
-    return tuple((str(k), str(v)) for k, v in value.items())
+    flat: list[tuple[str, str]] = []
+    for name, given in value.items():
+        if not isinstance(name, str) or not _CONSTANT_NAME.fullmatch(name):
+            raise MetadataError(path, line, f"constants: {name!r} is not a name ([a-zA-Z_][a-zA-Z0-9_]*)")
+        variants = given if isinstance(given, dict) else {"value": given}
+        if "value" not in variants:
+            raise MetadataError(path, line, f"constants: {name} has variants but no 'value'")
+        for variant, shown in variants.items():
+            if not isinstance(shown, (int, float, str)) or isinstance(shown, bool):
+                raise MetadataError(path, line, f"constants: {name}.{variant} must be an integer, a number or a string")
+            flat.append((f"{name}.{variant}", str(shown)))
+        flat.append((name, str(variants["value"])))
+    return tuple(flat)
+
+
+_CONSTANT_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+_CONSTANT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\s*\}\}")
+
+
+def substitute_constants(text: str, constants: dict[str, str]) -> str:
+    """A package's ``{{name}}`` and ``{{name.variant}}`` replaced by their values (others stay as written):
+    in Markdown statements, validators and submissions, as the 2025-09 format says."""
+    if not constants or "{{" not in text:
+        return text
+    return _CONSTANT.sub(lambda m: constants.get(m.group(1), m.group()), text)

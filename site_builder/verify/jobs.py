@@ -25,6 +25,7 @@ from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
 from ..source.languages import TABLE, judge_language, judge_languages, suffix
+from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
@@ -288,7 +289,7 @@ def _programs(source: EntrySource) -> list[Source]:
         item = source.file(name)
         if language is None or not language.compile or item is None or item.text is None or _unrunnable(source):
             continue
-        files = _solver_files(name, item.text)
+        files = _solver_files(source, name, item.text)
         if not _unsafe_name(files):
             programs.append(Source.of(language, files, name.rsplit("/", 1)[-1]))
     validator = _validator_source(source)
@@ -315,7 +316,7 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         language = judge_language(name)
         if item is None or item.text is None or language is None:
             continue
-        files = _solver_files(name, item.text)
+        files = _solver_files(source, name, item.text)
         tools = compiler.tools(language)
         note = (
             _unsafe_name(files)
@@ -330,11 +331,11 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         filename = name.rsplit("/", 1)[-1]
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
-            solvers.append(Solver(name, language.id, item.text, argv))
+            solvers.append(Solver(name, language.id, files[filename], argv))
             continue
         binary, note = compiler.compile(Source.of(language, files, filename))
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
-        solvers.append(Solver(name, language.id, item.text, argv, note, binary))
+        solvers.append(Solver(name, language.id, files[filename], argv, note, binary))
     return solvers
 
 
@@ -347,14 +348,19 @@ def _unsafe_name(files: dict[str, str]) -> str:
     return f"not run: a file name may not start with '-' or '@' ({', '.join(bad)})" if bad else ""
 
 
-def _solver_files(name: str, text: str) -> dict[str, str]:
-    """A solver's source under its own file name, as it runs or compiles in a working directory."""
-    return {name.rsplit("/", 1)[-1]: text}
+def _solver_files(source: EntrySource, name: str, text: str) -> dict[str, str]:
+    """A solver's source under its own file name, as it runs or compiles in a working directory (a
+    package's ``{{constants}}`` in it replaced)."""
+    return {name.rsplit("/", 1)[-1]: substitute_constants(text, dict(source.meta.constants))}
 
 
 def _validator_files(source: EntrySource, folder: str, names: tuple[str, ...]) -> dict[str, str]:
-    base = folder + "/" if folder else ""
-    return {n[len(base) :]: f.text for n in names if (f := source.file(n)) is not None and f.text is not None}
+    base, constants = (folder + "/" if folder else ""), dict(source.meta.constants)
+    return {
+        n[len(base) :]: substitute_constants(f.text, constants)
+        for n in names
+        if (f := source.file(n)) is not None and f.text is not None
+    }
 
 
 def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> ValidatorProgram | None:

@@ -202,7 +202,7 @@ INLINE_TAGS = {
 }
 
 
-_CONSTANT_IN_MATH = re.compile(r"\\constant\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
+_CONSTANT_IN_MATH = re.compile(r"\\constant\s*\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\s*\}")
 
 
 _LIGATURES = re.compile(r"---|--|``|''|`|'|<|>|&|\"")
