@@ -67,10 +67,17 @@ class SourceFile(Compact):
 @dataclass(frozen=True, slots=True)
 class Sample(Compact):
     name: str
-    input_file: str  # relative to the problem folder
+    input_file: str  # relative to the problem folder (the .interaction file of a sample that has only one)
     answer_file: str | None
     input: str
     answer: str | None
+    transcript: str | None = None  # an interactive sample's ``.interaction``, shown instead of input and answer
+    transcript_file: str | None = None
+
+    @property
+    def runnable(self) -> bool:
+        """Whether solvers run on it: it has an input (an ``.interaction`` alone is only shown)."""
+        return self.input_file != self.transcript_file
 
 
 @dataclass(frozen=True, slots=True)

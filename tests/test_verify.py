@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ArchiveMaker
+from conftest import ArchiveMaker, options_for
 
 from site_builder.model import EntrySource
 from site_builder.source.archive import load_archive
@@ -718,3 +718,26 @@ def test_a_multi_pass_problem_runs_every_pass(make_archive: ArchiveMaker, tmp_pa
     assert (runs["once.py"].code, runs["once.py"].message) == ("WA", "pass 2 of 2: expected 12, got 6")
     (again,) = report.runs["t/B-again"][0].verdicts
     assert again.code == "CE" and again.message == "the validator asked for a pass after the last one (2) allowed"
+
+
+def test_interaction_samples_are_shown_as_transcripts_and_only_samples_with_input_run(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    from site_builder.build import build_site
+
+    files = guessing("t/A-guess", {"search.py": GUESS_SOLVER})
+    files["t/A-guess/data/sample/1.interaction"] = "<10\n>500\n<lower\n>250\n<correct\n"
+    files["t/A-guess/data/sample/3.interaction"] = "<10\n>500\n<correct\n---\n<again\n>1\n"
+    out = tmp_path / "site"
+    report = build_site(options_for(make_archive(files), out))
+    assert [str(d) for d in report.diagnostics if d.level == "error"] == []
+    page = (out / "t" / "A-guess" / "index.html").read_text("utf-8")
+    first = page[page.index('id="sample-1"') : page.index('id="sample-2"')]
+    assert '<ol class="transcript"' in first and "377 10" not in first  # the judge's secret input is not shown
+    assert '<li class="say-program"><span class="who">Program</span><pre class="io">250</pre></li>' in first
+    second = page[page.index('id="sample-2"') : page.index('id="sample-3"')]
+    assert "1000 10" in second and "transcript" not in second  # no .interaction: input and answer as before
+    third = page[page.index('id="sample-3"') :]
+    assert 'class="pass-break"' in third
+    runs = json.loads((out / "verification.json").read_text("utf-8"))["results"]
+    assert sorted(r["sample"] for r in runs if r["entry"] == "t/A-guess") == ["1", "2"]  # 3 has no input to run

@@ -13,10 +13,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
+from markupsafe import Markup
 
 from ..errors import TemplateError
 from ..model import Entry, Site, Track
-from ..render.document import slugify
+from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import neighbours
 
@@ -128,6 +129,7 @@ class PageRenderer:
             keep_trailing_newline=True,
         )
         self.env.filters["tag_slug"] = slugify
+        self.env.filters["transcript"] = lambda text: Markup(transcript_html(text))
         self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language

@@ -98,7 +98,13 @@ class Collector:
 
 
 def statement_sample(sample: Sample) -> str:
-    """A sample as a statement shows it: input beside expected output (verdicts are on the page)."""
+    """A sample as a statement shows it: input beside expected output (verdicts are on the page), or
+    an interactive sample's transcript."""
+    if sample.transcript is not None:
+        return (
+            f'<div class="statement-sample"><p class="sample-title">Sample {html.escape(sample.name)}</p>'
+            f"{transcript_html(sample.transcript)}</div>"
+        )
     answer = sample.answer if sample.answer is not None else ""
     columns = "".join(
         f'<div class="sample-io"><div class="io-head"><span>{head}</span></div>'
@@ -109,6 +115,23 @@ def statement_sample(sample: Sample) -> str:
         f'<div class="statement-sample"><p class="sample-title">Sample {html.escape(sample.name)}</p>'
         f'<div class="sample-grid">{columns}</div></div>'
     )
+
+
+def transcript_html(text: str) -> str:
+    """An ``.interaction`` file as a conversation: ``<`` lines are the judge's, ``>`` lines the
+    program's, ``---`` starts the next pass of a multi-pass problem."""
+    rows: list[str] = []
+    for line in text.splitlines():
+        if line.strip() == "---":
+            rows.append('<li class="pass-break" role="separator">next pass</li>')
+            continue
+        side = {"<": "judge", ">": "program"}.get(line[:1], "note")
+        who = {"judge": "Judge", "program": "Program", "note": ""}[side]
+        body = line[1:] if side != "note" else line
+        rows.append(
+            f'<li class="say-{side}"><span class="who">{who}</span><pre class="io">{html.escape(body)}</pre></li>'
+        )
+    return f'<ol class="transcript" aria-label="Interaction">{"".join(rows)}</ol>'
 
 
 def safe_url(url: str) -> str | None:

@@ -673,7 +673,7 @@ def _load_samples(files: list[SourceFile], where: str, diagnostics: list[Diagnos
                 n[len(folder) + 1 :].rsplit(".", 1)[0]
                 for n in by_name
                 if n.startswith(folder + "/")
-                and n.rsplit(".", 1)[-1] in ("in", "ans", "out")
+                and n.rsplit(".", 1)[-1] in ("in", "ans", "out", "interaction")
                 and n.count("/") == folder.count("/") + 1
             },
             key=natural_key,
@@ -691,6 +691,14 @@ def _pair(
     base = f"{folder}/{stem}"
     given = by_name.get(f"{base}.in")
     answer = by_name.get(f"{base}.ans") or by_name.get(f"{base}.out")
+    transcript = by_name.get(f"{base}.interaction")
+    if transcript is not None and transcript.text is None:
+        why = transcript.binary or "not UTF-8 text"
+        diagnostics.append(Diagnostic(f"{where}/{transcript.name}", 0, f"sample file cannot be shown: {why}"))
+        transcript = None
+    if given is None and transcript is not None:  # shown only: the judge's input is not given
+        text = transcript.text or ""
+        return Sample(stem, transcript.name, None, "", None, text, transcript.name)
     if given is None:
         orphan = answer.name if answer else f"{base}.ans"
         diagnostics.append(Diagnostic(f"{where}/{orphan}", 0, f"answer file without input: add {base}.in"))
@@ -707,4 +715,6 @@ def _pair(
         answer_file=answer.name if answer else None,
         input=given.text,
         answer=answer.text if answer else None,
+        transcript=transcript.text if transcript else None,
+        transcript_file=transcript.name if transcript else None,
     )

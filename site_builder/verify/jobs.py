@@ -421,7 +421,7 @@ def _jobs(
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
-    for sample in source.samples:
+    for sample in (s for s in source.samples if s.runnable):
         answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
         text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
