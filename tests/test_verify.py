@@ -741,3 +741,26 @@ def test_interaction_samples_are_shown_as_transcripts_and_only_samples_with_inpu
     assert 'class="pass-break"' in third
     runs = json.loads((out / "verification.json").read_text("utf-8"))["results"]
     assert sorted(r["sample"] for r in runs if r["entry"] == "t/A-guess") == ["1", "2"]  # 3 has no input to run
+
+
+def test_a_package_include_folder_is_given_to_every_submission_of_its_language(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    folder = "t/A-inc"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": "problem_format_version: 2025-09\nname: Inc\nconstants: {K: 7}\n",
+        f"{folder}/data/sample/1.in": "3\n",
+        f"{folder}/data/sample/1.ans": "10\n",
+        f"{folder}/include/python3/helper.py": "def add(a):\n    return a + {{K}}\n",
+        f"{folder}/include/default/helper.h": "inline int add(int a) { return a + {{K}}; }\n",
+        f"{folder}/submissions/accepted/uses.py": "from helper import add\nprint(add(int(input())))\n",
+    }
+    if Path("/usr/bin/g++").exists():
+        files[f"{folder}/submissions/accepted/uses.cpp"] = (
+            '#include <iostream>\n#include "helper.h"\n'
+            'int main() { int a; std::cin >> a; std::cout << add(a) << "\\n"; }\n'
+        )
+    runs = {r.solver.rsplit("/", 1)[1]: r for r in verify(make_archive(files), tmp_path).runs[folder]}
+    assert [v.code for v in runs["uses.py"].verdicts] == ["AC"], runs["uses.py"]
+    if Path("/usr/bin/g++").exists():
+        assert [v.code for v in runs["uses.cpp"].verdicts] == ["AC"], runs["uses.cpp"]

@@ -58,6 +58,7 @@ class Solver:
     argv: tuple[str, ...]  # run inside the working directory holding the source
     note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
     program: Path | None = None  # a compiled solver, shown to the run as ``./program`` (or as the table says)
+    included: tuple[tuple[str, str], ...] = ()  # a package's include/ files, beside an interpreted solver
 
     @property
     def hash(self) -> str:
@@ -65,7 +66,11 @@ class Solver:
 
     @property
     def digest(self) -> str:
-        return text_digest(self.source)
+        return text_digest(self.source + (repr(self.included) if self.included else ""))
+
+    def files(self) -> dict[str, bytes | tuple[bytes, int]]:
+        """An interpreted solver's files in its working folder: its source, and what the package includes."""
+        return {self.filename: self.source.encode(), **{name: text.encode() for name, text in self.included}}
 
     @property
     def filename(self) -> str:
@@ -263,6 +268,7 @@ def _read_text(source: EntrySource) -> str:
     layout = source.layout
     read = {*layout.solvers, *(layout.validator.files if layout.validator else ())}
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
+    read.update(f.name for f in source.files if f.name.startswith("include/"))
     files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
     samples = tuple((s.name, s.input_file, s.answer_file) for s in source.samples)
     return repr((source.path, source.meta, layout, files, samples))
@@ -331,7 +337,8 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         filename = name.rsplit("/", 1)[-1]
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
-            solvers.append(Solver(name, language.id, files[filename], argv))
+            extra = tuple((n, t) for n, t in sorted(files.items()) if n != filename)
+            solvers.append(Solver(name, language.id, files[filename], argv, included=extra))
             continue
         binary, note = compiler.compile(Source.of(language, files, filename))
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
@@ -349,9 +356,30 @@ def _unsafe_name(files: dict[str, str]) -> str:
 
 
 def _solver_files(source: EntrySource, name: str, text: str) -> dict[str, str]:
-    """A solver's source under its own file name, as it runs or compiles in a working directory (a
-    package's ``{{constants}}`` in it replaced)."""
-    return {name.rsplit("/", 1)[-1]: substitute_constants(text, dict(source.meta.constants))}
+    """A solver's source under its own file name, as it runs or compiles in a working directory, with the
+    files a package's ``include/<language>/`` (or ``include/default/``) adds to every submission, which
+    win a clash of names; a package's ``{{constants}}`` replaced in all of them."""
+    constants = dict(source.meta.constants)
+    files = {name.rsplit("/", 1)[-1]: substitute_constants(text, constants)}
+    language = judge_language(name)
+    if source.meta.package and language is not None:
+        for included, item in _included(source, language.id).items():
+            files[included] = substitute_constants(item, constants)
+    return files
+
+
+def _included(source: EntrySource, language: str) -> dict[str, str]:
+    """The text files of the package's include folder for ``language`` (as the format's table names it),
+    else of ``include/default/``, by their names inside it."""
+    for code in (*INCLUDE_CODES.get(language, (language,)), "default"):
+        base = f"include/{code}/"
+        found = {f.name[len(base) :]: f.text for f in source.files if f.name.startswith(base) and f.text is not None}
+        if found:
+            return found
+    return {}
+
+
+INCLUDE_CODES = {"python": ("python3", "python")}  # the format's language codes for ours, where they differ
 
 
 def _validator_files(source: EntrySource, folder: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -451,7 +479,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         return _interactive(job, job.validator, tools, options)
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
-        files = _program_files(solver.program, language.program) or {solver.filename: solver.source.encode()}
+        files = _program_files(solver.program, language.program) or solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     feedback: dict[str, bytes] = {}
@@ -531,9 +559,7 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
         return verdict("CE" if validator.broken else "NJ", validator.note)
     language = judge_languages()[job.solver.language]
     try:
-        files = _program_files(job.solver.program, language.program) or {
-            job.solver.filename: job.solver.source.encode()
-        }
+        files = _program_files(job.solver.program, language.program) or job.solver.files()
         checking = _validator_files_for(validator, sample.input, sample.answer or "")
     except OSError as error:
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
