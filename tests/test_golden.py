@@ -29,7 +29,7 @@ def rendered(source: Path) -> str:
         assets=frozenset({"figure.svg"}),
         samples=SAMPLES,
         constants=CONSTANTS,
-        **({"problem_title": "Lanterns & Ladders"} if source.suffix == ".tex" else {}),
+        **({"problem_title": "Lanterns & Ladders", "time_limit": 2.5} if source.suffix == ".tex" else {}),
     )
     parts = [document.html.rstrip("\n")]
     if document.title:

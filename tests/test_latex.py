@@ -231,3 +231,11 @@ def test_a_title_that_carries_the_label_is_not_shown_with_it_twice(title: str, l
     from site_builder.render.content import _without_label
 
     assert _without_label(title, label) == shown
+
+
+def test_an_eps_figure_is_a_link_to_the_file_with_a_warning_never_not_found() -> None:
+    document, warnings = render_latex(
+        "See\n\\includegraphics[width=3cm]{plots/curve}\n", "x.tex", assets=frozenset({"plots/curve.eps"})
+    )
+    assert '<a class="pdf-figure" href="plots/curve.eps">[figure: curve.eps]</a>' in document.html
+    assert warnings == [(2, "plots/curve.eps: an EPS figure is shown as a link to the file (save it as PDF or SVG)")]

@@ -19,7 +19,8 @@ from .markdown import render_markdown
 from .math import MathResult
 from .pictures import PictureResult, fill_pictures, picture_html
 
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".pdf"})  # PDFs are converted
+# PDFs are converted; EPS, which no browser shows, is linked.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".pdf", ".eps"})
 log = logging.getLogger(__name__)
 Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
@@ -138,6 +139,7 @@ def _document(
     if suffix == ".tex":
         options["inputs"] = {n[len(base) :]: t for n, t in extras.tex.items() if n.startswith(base) and n != item.name}
         options["problem_title"] = extras.title
+        options["time_limit"] = source.meta.time_limit
     try:
         document, warnings = RENDERERS[suffix](
             item.text,

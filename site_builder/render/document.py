@@ -117,6 +117,11 @@ def statement_sample(sample: Sample) -> str:
     )
 
 
+def linked_figure(path: str) -> str:
+    """A figure no browser shows (EPS, or a PDF that could not be converted): a link to the file."""
+    return f'<a class="pdf-figure" href="{html.escape(path)}">[figure: {html.escape(path.rsplit("/", 1)[-1])}]</a>'
+
+
 def transcript_html(text: str) -> str:
     """An ``.interaction`` file as a conversation: ``<`` lines are the judge's, ``>`` lines the
     program's, ``---`` starts the next pass of a multi-pass problem."""

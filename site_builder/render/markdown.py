@@ -23,7 +23,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from ..model import Document, Heading, Sample, TexPicture
 from ..source.package import substitute_constants
 from . import highlight
-from .document import Collector, heading_link, is_local_path, safe_url
+from .document import Collector, heading_link, is_local_path, linked_figure, safe_url
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 
@@ -141,6 +141,10 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset
             elif src.removeprefix("./") not in assets:
                 doc.warn(line, f"image {src!r} not found in the problem folder; dropped")
                 child.type, child.content, child.children = "text", child.content, None
+            elif src.lower().endswith(".eps"):
+                doc.warn(line, f"{src}: an EPS figure is shown as a link to the file (save it as PDF or SVG)")
+                child.type, child.children = "html_inline", None
+                child.content = linked_figure(asset_base + src.removeprefix("./"))
             elif src.lower().endswith(".pdf"):  # converted at build time, as a LaTeX document's are
                 figure = TexPicture("", "", line, (asset_base + src.removeprefix("./"),), kind="pdf")
                 child.type, child.content, child.children = "html_inline", doc.picture_slot(figure, True), None

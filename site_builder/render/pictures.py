@@ -27,6 +27,7 @@ from ..publish.svg import SvgSanitizer
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, Toolchain, read_regular
 from ..store import write_atomic
+from .document import linked_figure
 
 LIMITS = Limits(wall=30.0, memory=1536 * 1024 * 1024, output=16 * 1024 * 1024, scratch=64 * 1024 * 1024)
 TEX_FOLDERS = ("/etc/texmf", "/var/lib/texmf")  # TeX's configuration and formats (the rest is under /usr)
@@ -312,8 +313,7 @@ def picture_html(picture: TexPicture, result: PictureResult) -> str:
     """The drawing as an image (its own document: the ids of one drawing never meet another's), or a
     placeholder saying why there is none (for a PDF figure, a link to the PDF)."""
     if not result.svg and picture.kind == "pdf":
-        name = html.escape(picture.images[0])
-        return f'<a class="pdf-figure" href="{name}">[figure: {html.escape(picture.images[0].rsplit("/", 1)[-1])}]</a>'
+        return linked_figure(picture.images[0])
     if not result.svg:
         return f'<span class="missing-picture">[TikZ picture: {html.escape(result.error)}]</span>'
     data = base64.b64encode(result.svg.encode("utf-8")).decode("ascii")

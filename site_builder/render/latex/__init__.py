@@ -44,6 +44,7 @@ def render_latex(
     constants: dict[str, str] | None = None,
     inputs: dict[str, str] | None = None,
     problem_title: str = "",
+    time_limit: float | None = None,
 ) -> tuple[Document, list[tuple[int, str]]]:
     """Render a LaTeX document or fragment. Returns the document and its warnings (line, message).
 
@@ -51,13 +52,16 @@ def render_latex(
     A problem package's statement may place its ``samples`` with ``\\nextsample`` and
     ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``. ``inputs`` are the
     other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline (nothing outside the folder).
-    ``problem_title`` is what contest slide templates' ``\\problemtitle`` stands for.
+    ``problem_title`` and ``time_limit`` are what contest templates' ``\\problemtitle`` and ``\\timelimit``
+    (seconds) stand for.
 
     Raises ``LatexError`` with file and line for unbalanced braces, unclosed environments and
     other input that has no sensible rendering.
     """
     macros = Macros()
     macros.defined["problemtitle"] = Macro(0, None, tex_escape(problem_title))
+    if time_limit is not None:
+        macros.defined["timelimit"] = Macro(0, None, f"{time_limit:g}")
     nodes = parse_latex(expand_macros(text, path, macros, inputs), path)
     ctx = Context(
         macros=macros,

@@ -251,7 +251,7 @@ def find_asset(name: str, assets: frozenset[str]) -> str | None:
     name = name.removeprefix("./")
     if name in assets:
         return name
-    for ext in (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf"):
+    for ext in (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".eps"):
         if name + ext in assets:
             return name + ext
     return None

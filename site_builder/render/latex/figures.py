@@ -7,7 +7,7 @@ import re
 
 from ...errors import LatexError
 from ...model import TexPicture
-from ..document import is_local_path
+from ..document import is_local_path, linked_figure
 from .core import Context, _plain, find_asset, render_blocks, render_inline
 from .parser import Cmd, Env, Node, Text
 from .refs import Target
@@ -22,6 +22,9 @@ def _includegraphics(cmd: Cmd, ctx: Context) -> str:
         ctx.doc.warn(cmd.line, f"image {name!r} not found in the problem folder")
         return f'<span class="missing-image">[image: {html.escape(name)}]</span>'
     size = _size(cmd.option())
+    if found.lower().endswith(".eps"):
+        ctx.doc.warn(cmd.line, f"{found}: an EPS figure is shown as a link to the file (save it as PDF or SVG)")
+        return linked_figure(ctx.asset_base + found)
     if found.lower().endswith(".pdf"):
         figure = TexPicture("", "", cmd.line, (ctx.asset_base + found,), kind="pdf", width=size)
         return ctx.doc.picture_slot(figure, inline=True)
