@@ -112,3 +112,35 @@ def test_each_languages_verdicts_stand_side_by_side(browser: Any, tmp_path: Path
     artifacts = ROOT / "tests" / "artifacts"
     artifacts.mkdir(exist_ok=True)
     page.screenshot(path=str(artifacts / "languages-side-by-side.png"))
+
+
+def test_math_has_its_own_font_aligned_rows_and_numbers(browser: Any, tmp_path: Path) -> None:
+    """A display sum and an align, on a machine with no math font of its own: the site's STIX Two Math
+    draws them, the '=' signs of the rows line up, and the numbered rows show (1), (2)."""
+    from site_builder.build import build_site
+    from site_builder.source.config import make_options
+
+    tex = (
+        "\\begin{equation}\\label{eq:s}\nS = \\sum_{i=1}^{n} i\n\\end{equation}\n"
+        "\\begin{align}\nT(n) &= 2T(n/2) + n \\\\\n  &= O(n \\log n) \\nonumber \\\\\nU &= 1\n\\end{align}\n"
+        "See \\eqref{eq:s}.\n"
+    )
+    write_tree(tmp_path / "archive", {"t/A-math/solution.tex": tex})
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto((tmp_path / "site/t/A-math/index.html").as_uri())
+    page.evaluate("document.fonts.ready")
+    assert page.evaluate("document.fonts.check('20px STIX2')"), "the site's math font did not load"
+    used = page.evaluate("[...document.fonts].filter(f => f.family.includes('STIX2')).map(f => f.status)")
+    assert used == ["loaded"]
+    equals = page.locator("math.tml-display").nth(1).locator("mo", has_text="=")
+    xs = [box["x"] for box in (equals.nth(i).bounding_box() for i in range(3)) if box]
+    assert len(xs) == 3 and max(xs) - min(xs) < 1.0, xs
+    tags = page.locator("math .tml-tag").evaluate_all("tags => tags.map(t => t.textContent)")
+    assert tags == ["(1)", "(2)", "(3)"]
+    assert page.locator("a.ref").inner_text() == "(1)"
+    artifacts = ROOT / "tests" / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.locator(".prose").screenshot(path=str(artifacts / "math-align.png"))

@@ -139,7 +139,7 @@ def record_published(options: BuildOptions) -> None:
 
 
 def _static_files(options: BuildOptions) -> dict[str, bytes]:
-    """static/ from the project, the generated Pygments stylesheet, and Temml's font."""
+    """static/ from the project, the generated Pygments stylesheet, and Temml's stylesheet and fonts."""
     from ..render import highlight  # Pygments: imported only by builds that write (a kept site never does)
     from ..render.math import MathRenderer
 
@@ -149,9 +149,7 @@ def _static_files(options: BuildOptions) -> dict[str, bytes]:
             if path.is_file():
                 files[path.relative_to(options.static).as_posix()] = path.read_bytes()
     files["pygments.css"] = highlight.stylesheet().encode("utf-8")
-    font = MathRenderer.font_file(options.root)
-    if font is not None:
-        files["fonts/Temml.woff2"] = font.read_bytes()
+    files.update(MathRenderer.published_files(options.root))
     return files
 
 

@@ -59,6 +59,9 @@ def clean_error(message: str) -> str:
     return re.sub(r"\s+at position \d+:.*$", "", first).strip()
 
 
+STIX_FILE = "stix-two-math-latin-400-normal.woff2"  # the whole font, with its MATH table, despite the name
+
+
 class MathRenderer:
     """Renders snippets with Temml; keeps the Node process and the cache between calls."""
 
@@ -93,11 +96,20 @@ class MathRenderer:
         return f"math-temml-{version or 'none'}-{worker}.json"
 
     @staticmethod
-    def font_file(root: Path) -> Path | None:
-        """Temml's small font for script letters and primes, published beside the CSS."""
+    def published_files(root: Path) -> dict[str, bytes]:
+        """What pages need to show MathML well, by their names in static/: Temml's small font, Temml's
+        stylesheet for its STIX Two setup (the layout of align, equation numbers and tags), and the STIX
+        Two Math font it names, from @fontsource/stix-two-math. Browsers load the font only for pages
+        with math, and a reader's machine needs no math font of its own."""
         node_modules = locate_temml(root)
-        font = node_modules / "temml" / "dist" / "Temml.woff2" if node_modules else None
-        return font if font is not None and font.is_file() else None
+        if node_modules is None:
+            return {}
+        wanted = {
+            "fonts/Temml.woff2": node_modules / "temml" / "dist" / "Temml.woff2",
+            "temml.css": node_modules / "temml" / "dist" / "Temml-STIX2.css",
+            "STIXTwoMath.woff2": node_modules / "@fontsource" / "stix-two-math" / "files" / STIX_FILE,
+        }
+        return {name: path.read_bytes() for name, path in wanted.items() if path.is_file()}
 
     @property
     def available(self) -> bool:
