@@ -29,6 +29,7 @@ class Metadata(Compact):
     rating: int | None = None
     summary: str | None = None
     time_limit: float | None = None
+    memory_limit: int | None = None  # MiB, as a package's ``limits: memory`` gives it
     checker: Checker = Checker()
     status: str = "complete"
     credits: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (role, names): ("Authors", ("Ada Park",))
@@ -289,6 +290,8 @@ class Entry(Compact):
     missing: tuple[str, ...] = ()
     withheld: tuple[tuple[str, str], ...] = ()  # files listed but not published, and why
     time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
+    memory_limit: int | None = None  # MiB
+    checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

@@ -21,8 +21,8 @@
 
   // ---------------------------------------------------------------- copy buttons
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
-    var figure = button.closest(".code-file");
-    var code = figure && figure.querySelector("pre code");
+    var box = button.closest(".code-file, .sample-io");
+    var code = box && box.querySelector("pre code, pre.io:not(.io-empty)");
     if (!code || !navigator.clipboard) return;
     button.hidden = false;
     button.addEventListener("click", function () {

@@ -144,3 +144,26 @@ def test_math_has_its_own_font_aligned_rows_and_numbers(browser: Any, tmp_path: 
     artifacts = ROOT / "tests" / "artifacts"
     artifacts.mkdir(exist_ok=True)
     page.locator(".prose").screenshot(path=str(artifacts / "math-align.png"))
+
+
+def test_a_sample_is_copied_with_one_click(browser: Any, tmp_path: Path) -> None:
+    from site_builder.build import build_site
+    from site_builder.source.config import make_options
+
+    files = {"t/A-add/solution.py": "print(sum(map(int, input().split())))\n", "t/A-add/samples/1.in": "2 3\n"}
+    files |= {"t/A-add/samples/1.ans": "5\n", "t/A-add/solution.md": "# Add\n\nAdd them.\n"}
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
+    buttons = page.locator("#sample-1 .io-head .copy")
+    assert buttons.count() == 3 and all(buttons.nth(i).is_visible() for i in range(3))
+    buttons.nth(0).click()
+    assert page.evaluate("navigator.clipboard.readText()") == "2 3\n"
+    assert buttons.nth(0).inner_text() == "Copied"
+    buttons.nth(2).click()
+    assert page.evaluate("navigator.clipboard.readText()") == "5\n"  # what the solver printed
+    context.close()

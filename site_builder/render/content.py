@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from ..errors import Diagnostic, SiteError
 from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
 from . import highlight
+from .checking import describe_checking
 from .document import fill_math, math_fallback, plain_text
 from .latex import render_latex
 from .markdown import render_markdown
@@ -86,6 +87,8 @@ def render_entry(source: EntrySource) -> Entry:
         missing=layout.missing,
         withheld=source.withheld,
         time_limit=meta.time_limit,
+        memory_limit=meta.memory_limit,
+        checking=describe_checking(meta, layout.validator),
     )
 
 

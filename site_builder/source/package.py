@@ -134,6 +134,9 @@ def parse_package_metadata(
         license=license_name,
         rights_owner=gathered.value(lambda: _text(data, "rights_owner", path, lines), None),
         tags=gathered.value(lambda: _keywords(data.get("keywords"), path, lines.get("keywords")), ()),
+        memory_limit=gathered.value(
+            lambda: _memory_limit(data.get("limits"), path, lines.get("limits.memory", lines.get("limits"))), None
+        ),
         time_limit=gathered.value(
             lambda: _time_limit(data.get("limits"), path, lines.get("limits.time_limit", lines.get("limits"))), None
         ),
@@ -243,6 +246,16 @@ def _time_limit(limits: Any, path: str, line: int | None) -> float | None:
     if not isinstance(limits, dict):
         raise MetadataError(path, line, "limits must be a mapping (time_limit, memory, ...)")
     return checked_time_limit(limits.get("time_limit"), path, line, "limits: time_limit")
+
+
+def _memory_limit(limits: Any, path: str, line: int | None) -> int | None:
+    """``limits: memory``, in MiB (the format's unit)."""
+    value = limits.get("memory") if isinstance(limits, dict) else None
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise MetadataError(path, line, f"limits: memory must be a positive whole number of MiB, not {value!r}")
+    return value
 
 
 MAX_PASSES = 100  # more than any real problem asks for; each pass runs the solver again
