@@ -70,8 +70,18 @@ def _ordered_tracks(by_track: dict[str, list[Entry]], config: SiteConfig) -> lis
 
 
 def track_title(config: SiteConfig, name: str) -> str:
+    """site.yaml's title, or one made from the folder: short words are the acronyms contests are named
+    by (``icpc`` is "ICPC", ``ioi-2024`` "IOI 2024"), longer ones capitalized (``classics``)."""
     info = config.tracks.get(name)
-    return info.title if info else name.replace("-", " ").title()
+    if info:
+        return info.title
+    words = name.replace("_", " ").replace("-", " ").split()
+    acronym = [w.isalpha() and (len(w) <= 4 or w.lower() in CONTESTS) for w in words]
+    return " ".join(w.upper() if a else w.capitalize() for w, a in zip(words, acronym, strict=True)) or name
+
+
+# Contests whose names are acronyms of five letters or more (shorter words are taken as acronyms anyway).
+CONTESTS = frozenset({"nwerc", "swerc", "seerc", "usaco", "ecna", "ncna", "scusa", "nenac", "rmrc", "socal"})
 
 
 def _track(name: str, items: list[Entry], config: SiteConfig) -> Track:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
-from ..errors import TemplateError
+from ..errors import Diagnostic, TemplateError
 from ..model import Entry, Site, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
@@ -130,6 +130,8 @@ class PageRenderer:
         )
         self.env.filters["tag_slug"] = slugify
         self.env.filters["transcript"] = lambda text: Markup(transcript_html(text))
+        self.env.filters["file_groups"] = file_groups
+        self.env.filters["for_readers"] = for_readers
         self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
@@ -278,3 +280,36 @@ def render_verification_report(site: Site) -> Output:
     statuses = {entry.path: entry.verification[1] for entry in site.entries}
     text = json.dumps({"results": rows, "not_run": notes, "status": statuses}, indent=1, sort_keys=True)
     return Output("verification.json", (text + "\n").encode("utf-8"))
+
+
+FILE_GROUPS = (
+    ("Statement and write-up", ("statement", "problem_statement", "solution")),
+    ("Test data", ("data", "samples", "tests")),
+    ("Submissions", ("submissions",)),
+    ("Validators", ("input_validators", "input_format_validators", "output_validator", "output_validators")),
+    ("Validators", ("answer_validators", "output_visualizer", "input_visualizer", "static_validator")),
+    ("Generators", ("generators",)),
+    ("Included with submissions", ("include",)),
+)
+
+
+def file_groups(files: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """An entry's files grouped by what they are for, as a package's folders say: the page folds them
+    at its end instead of listing seventy links before the statement."""
+    groups: dict[str, list[str]] = {}
+    for name in files:
+        top = name.split("/", 1)[0] if "/" in name else ""
+        title = next((t for t, folders in FILE_GROUPS if top in folders), "Problem files" if not top else "Other files")
+        groups.setdefault(title, []).append(name)
+    order = ["Problem files", *dict.fromkeys(t for t, _ in FILE_GROUPS), "Other files"]
+    return [(title, groups[title]) for title in order if title in groups]
+
+
+def for_readers(diagnostic: Diagnostic, entry: Entry) -> str:
+    """A build message as a reader of the page sees it: its path from the archive's root, never a folder
+    of the machine that built the site."""
+    text = str(diagnostic)
+    at = text.find(entry.path + "/") if entry.path else -1
+    if at < 0:
+        at = text.find(entry.path + ":") if entry.path else -1
+    return text[at:] if at > 0 else text
