@@ -69,3 +69,46 @@ def test_no_page_names_the_folder_the_archive_was_built_from(tmp_path: Path, mak
     assert report.diagnostics, "the fixture has a warning to show"
     for page in out.rglob("*.html"):
         assert str(tmp_path) not in page.read_text("utf-8"), page
+
+
+def test_math_reads_as_text_where_mathml_cannot_go() -> None:
+    from site_builder.render.document import tex_as_text
+
+    cases = {
+        "n \\le 2 \\cdot 10^5": "n \u2264 2 \u00b7 10\u2075",
+        "10^9 \\times 10^9": "10\u2079 \u00d7 10\u2079",
+        "\\mathrm{low}(v) = \\min\\bigl(a, b\\bigr)": "low(v) = min(a, b)",
+        "\\frac{a}{b} + \\frac{n(n+1)}{2}": "a/b + (n(n+1))/2",
+        "\\sum_{i=1}^{n} a_i": "\u2211_(i=1)\u207f a_i",
+        "O(n \\log n)": "O(n log n)",
+        "x^{2k}": "x^(2k)",
+    }
+    assert {tex: tex_as_text(tex) for tex in cases} == cases
+
+
+def test_markdown_contents_show_headings_as_rendered_not_as_source() -> None:
+    from site_builder.render.markdown import render_markdown
+
+    document, _ = render_markdown("# T\n\n## Compress the $y$-coordinates\n\nText.\n", "x.md")
+    assert document.toc[0].html == 'Compress the <math-slot n="0"></math-slot>-coordinates'
+
+
+def test_a_plain_text_statement_reads_as_paragraphs_and_keeps_laid_out_blocks() -> None:
+    from site_builder.render.document import render_plain_text
+
+    text = (
+        "A town has n houses along one straight road that runs from the west end of the town to the\n"
+        "east end, and every house has a num-\nber painted on its door.\n\n"
+        "Input\nThe first line holds an integer n (1 <= n <= 100000), the number of houses in the town,\n"
+        "then a line with n integers.\n\n"
+        "Sample Input    Sample Output\n3               6\n"
+    )
+    assert render_plain_text(text).split("\n") == [
+        "<p>A town has n houses along one straight road that runs from the west end of the town to the east end,"
+        " and every house has a number painted on its door.</p>",
+        '<p class="text-heading"><strong>Input</strong></p>',
+        "<p>The first line holds an integer n (1 &lt;= n &lt;= 100000), the number of houses in the town, then a"
+        " line with n integers.</p>",
+        '<pre class="statement-text">Sample Input    Sample Output',
+        "3               6</pre>",
+    ]

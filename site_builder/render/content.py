@@ -14,7 +14,7 @@ from ..errors import Diagnostic, SiteError
 from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
 from . import highlight
 from .checking import describe_checking
-from .document import fill_math, math_fallback, plain_text
+from .document import fill_math, math_fallback, plain_text, render_plain_text
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
@@ -135,7 +135,7 @@ def _document(
         return _error_document(item.name, f"This file cannot be shown: {why}.")
     suffix = PurePosixPath(item.name).suffix
     if suffix == ".txt":
-        return Document(file=item.name, html=f'<pre class="statement-text">{html.escape(item.text)}</pre>')
+        return Document(file=item.name, html=render_plain_text(item.text))
     folder = item.name.rpartition("/")[0]
     base = folder + "/" if folder else ""
     options: dict[str, object] = {}

@@ -176,10 +176,105 @@ def heading_link(anchor: str) -> str:
 
 
 def plain_text(html_text: str, math: list[MathSnippet]) -> str:
-    """Readable plain text of an HTML fragment (without the headings' "#" links); math as its TeX
-    source. Each heading ends a line: a search record reads each line as a sentence (so an excerpt
-    reads "Reformulation. Pupils are ...", not "Reformulation Pupils are ...")."""
-    text = _SLOT.sub(lambda m: math[int(m.group(1))].tex, html_text)
+    """Readable plain text of an HTML fragment (without the headings' "#" links); math as readable text
+    (``tex_as_text``). Each heading ends a line: a search record reads each line as a sentence (so an
+    excerpt reads "Reformulation. Pupils are ...", not "Reformulation Pupils are ...")."""
+    text = _SLOT.sub(lambda m: html.escape(tex_as_text(math[int(m.group(1))].tex)), html_text)
     # (str.split's blanks are re's \s)
     parts = (" ".join(html.unescape(_TAG.sub("", part)).split()) for part in _HEADING_END.split(text))
     return "\n".join(part for part in parts if part)
+
+
+TEX_SYMBOLS = {
+    "le": "\u2264", "leq": "\u2264", "ge": "\u2265", "geq": "\u2265", "ne": "\u2260", "neq": "\u2260",
+    "cdot": "\u00b7", "times": "\u00d7", "div": "\u00f7", "pm": "\u00b1", "mp": "\u2213", "to": "\u2192",
+    "rightarrow": "\u2192", "leftarrow": "\u2190", "Rightarrow": "\u21d2", "iff": "\u21d4", "infty": "\u221e",
+    "sum": "\u2211", "prod": "\u220f", "int": "\u222b", "in": "\u2208", "notin": "\u2209", "subset": "\u2282",
+    "subseteq": "\u2286", "cup": "\u222a", "cap": "\u2229", "emptyset": "\u2205", "forall": "\u2200",
+    "exists": "\u2203", "neg": "\u00ac", "land": "\u2227", "lor": "\u2228", "oplus": "\u2295",
+    "approx": "\u2248", "equiv": "\u2261", "sim": "\u223c", "ldots": "\u2026", "dots": "\u2026",
+    "cdots": "\u22ef", "lfloor": "\u230a", "rfloor": "\u230b", "lceil": "\u2308", "rceil": "\u2309",
+    "langle": "\u27e8", "rangle": "\u27e9", "mid": "|", "lvert": "|", "rvert": "|", "vert": "|",
+    "alpha": "\u03b1", "beta": "\u03b2", "gamma": "\u03b3", "delta": "\u03b4", "epsilon": "\u03b5",
+    "varepsilon": "\u03b5", "lambda": "\u03bb", "mu": "\u03bc", "pi": "\u03c0", "sigma": "\u03c3",
+    "phi": "\u03c6", "varphi": "\u03c6", "omega": "\u03c9", "theta": "\u03b8", "tau": "\u03c4",
+    "Delta": "\u0394", "Sigma": "\u03a3", "Omega": "\u03a9", "Theta": "\u0398", "ell": "\u2113",
+    "bmod": "mod", "mod": "mod", "log": "log", "ln": "ln", "max": "max", "min": "min", "gcd": "gcd",
+    "lcm": "lcm", "sqrt": "\u221a", "quad": " ", "qquad": " ", ",": " ", ";": " ", "!": "", " ": " ",
+}  # fmt: skip
+_SUPERSCRIPTS = str.maketrans(
+    "0123456789+-n", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207f"
+)
+_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
+_SCRIPT = re.compile(r"([\^_])(?:\{([^{}]*)\}|(\S))")
+_NO_SPACE_BEFORE = re.compile(r"(?<=[\w\u0370-\u03ff\u2211\u220f\u222b]) (?=[_^(\u2070-\u209f\u00b2\u00b3\u00b9])")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)\s?")
+
+
+def tex_as_text(tex: str) -> str:
+    """Math as a reader types it: ``n \\le 2 \\cdot 10^5`` is "n ≤ 2 · 10⁵", ``a_i`` is "a_i", ``\\frac{a}{b}``
+    is "a/b": for search, summaries and link previews, where MathML cannot go."""
+    text = re.sub(r"\\(?:begin|end)\{[^{}]*\}|\\(?:left|right|big|Big|bigl|bigr|Bigl|Bigr)\b", "", tex)
+    text = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
+    text = re.sub(r"\\(?:text|math[a-z]*|operatorname|text[a-z]+)\s*\{([^{}]*)\}", r"\1", text)
+    text = _SCRIPT.sub(_script, text)
+    text = _COMMAND.sub(_symbol, text)
+    text = text.replace("{", "").replace("}", "").replace("&", " ").replace("\\\\", " ")
+    text = " ".join(text.split())
+    return _NO_SPACE_BEFORE.sub("", text)
+
+
+def _group(text: str) -> str:
+    return text if re.fullmatch(r"[A-Za-z0-9.]+", text.strip()) else f"({text.strip()})"
+
+
+def _symbol(m: re.Match[str]) -> str:
+    name = m.group(1)
+    if name in TEX_SYMBOLS:
+        return f" {TEX_SYMBOLS[name]} "
+    return name if len(name) == 1 else " "
+
+
+def _script(m: re.Match[str]) -> str:
+    body = m.group(2) if m.group(2) is not None else m.group(3)
+    table = _SUPERSCRIPTS if m.group(1) == "^" else _SUBSCRIPTS
+    if body and all(ord(c) in table for c in body):
+        return body.translate(table)
+    return f"{m.group(1)}{body}" if len(body) == 1 else f"{m.group(1)}({body})"
+
+
+_TABLE_GAP = re.compile(r"\S {2,}\S")
+
+
+def render_plain_text(text: str) -> str:
+    """A plain-text statement (often a PDF's text) as reads well: paragraphs of prose reflowed, words
+    hyphenated at line ends joined; blocks that are laid out by their lines (indented, tables, samples,
+    short lines) kept as they are."""
+    blocks = [b for b in re.split(r"\n[ \t]*\n", text.strip("\n")) if b.strip()]
+    return "\n".join(_block(block.split("\n")) for block in blocks)
+
+
+def _block(lines: list[str]) -> str:
+    if _is_prose(lines):
+        return _prose(lines)
+    head, rest = lines[0].strip(), lines[1:]
+    if rest and len(head) <= 40 and head[-1:] not in ".,;:" and _is_prose(rest):
+        return f'<p class="text-heading"><strong>{html.escape(head)}</strong></p>\n{_prose(rest)}'
+    return f'<pre class="statement-text">{html.escape(chr(10).join(lines))}</pre>'
+
+
+def _is_prose(lines: list[str]) -> bool:
+    if any(line[:1] in (" ", "\t") or _TABLE_GAP.search(line) for line in lines):
+        return False
+    letters = sum(c.isalpha() for c in "".join(lines))
+    if letters < 0.6 * max(1, sum(len(line) for line in lines)):
+        return False
+    return len(lines) == 1 or all(len(line) >= 30 for line in lines[:-1])
+
+
+def _prose(lines: list[str]) -> str:
+    words: list[str] = []
+    for line in (line.strip() for line in lines):
+        joined = bool(words) and words[-1].endswith("-") and line[:1].islower()  # a word hyphenated at the end
+        words[-1:] = [words[-1][:-1] + line] if joined else [*words[-1:], line]
+    return f"<p>{html.escape(' '.join(words))}</p>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -84,7 +85,7 @@ def render_markdown(
     document = Document(
         file=path.rsplit("/", 1)[-1],
         html=html_text,
-        toc=tuple(doc.toc),
+        toc=tuple(_rendered_headings(doc.toc, html_text)),
         title=title,
         summary_html=summary_html,
         math=tuple(doc.math),
@@ -100,6 +101,16 @@ def _place_samples(match: re.Match[str], doc: Collector) -> str:
     if match.group(1) == "nextsample":
         return doc.next_sample(0)
     return doc.remaining_samples()
+
+
+def _rendered_headings(toc: list[Heading], html_text: str) -> list[Heading]:
+    """The table of contents with each heading as the page renders it (its math a slot, filled as the
+    body's is), not as its Markdown source."""
+    out = []
+    for heading in toc:
+        m = re.search(rf'<h[1-6] id="{re.escape(heading.id)}">(.*?)(?:<a class="anchor"|</h[1-6]>)', html_text, re.S)
+        out.append(replace(heading, html=m.group(1).strip()) if m else heading)
+    return out
 
 
 def _take_title(tokens: list[Token]) -> str | None:
