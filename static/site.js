@@ -117,6 +117,19 @@
     panel.hidden = false;
   }
 
+  // Pagefind also returns pages that match a query only loosely ("xyzzy" finding every "x"): a result
+  // must contain each word of the query, or a word starting with its stem (all but its last two letters).
+  function matchesEvery(query) {
+    var stems = query.toLowerCase().split(/\s+/).filter(Boolean).map(function (word) {
+      return word.length > 4 ? word.slice(0, word.length - 2) : word;
+    });
+    return function (data) {
+      var text = ((data.meta && data.meta.title) || "") + " " + (data.content || "");
+      text = text.toLowerCase();
+      return stems.every(function (stem) { return text.indexOf(stem) >= 0; });
+    };
+  }
+
   function runSearch() {
     var query = input.value.trim();
     var id = ++searchId;
@@ -125,9 +138,9 @@
       return module.debouncedSearch(query, {}, 120);
     }).then(function (search) {
       if (search === null || id !== searchId) return null;
-      return Promise.all(search.results.slice(0, 8).map(function (r) { return r.data(); }));
+      return Promise.all(search.results.slice(0, 24).map(function (r) { return r.data(); }));
     }).then(function (results) {
-      if (results && id === searchId) show(results, query);
+      if (results && id === searchId) show(results.filter(matchesEvery(query)).slice(0, 8), query);
     }).catch(function () {
       note(location.protocol === "file:"
         ? "Search needs the site to be served over HTTP (any static host, or make serve)."
@@ -137,6 +150,7 @@
 
   if (box && input && panel) {
     box.hidden = false;
+    if (window.matchMedia && window.matchMedia("(pointer: fine)").matches) input.placeholder = "Search  /";
     input.addEventListener("input", runSearch);
     input.addEventListener("focus", function () { loadPagefind().catch(function () {}); if (input.value) runSearch(); });
     input.addEventListener("keydown", function (event) {

@@ -74,6 +74,21 @@ def test_search_finds_an_entry_by_a_word_from_its_write_up(page: Any, site_url: 
     page.wait_for_url("**/icpc/2024/B-flood-season/index.html")
 
 
+def test_a_query_that_matches_nothing_finds_nothing_and_the_results_fit_a_phone(browser: Any, site_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
+    tab = context.new_page()
+    tab.goto(site_url + "classics/index.html")
+    assert tab.get_attribute("#search-input", "placeholder") == "Search"  # no "/" key hint on a phone
+    tab.fill("#search-input", "xyzzy")
+    tab.wait_for_selector(".search-results .search-note", timeout=15_000)
+    assert tab.inner_text(".search-results").strip() == "No entry matches \u201cxyzzy\u201d."
+    tab.fill("#search-input", "Tarjan")
+    tab.wait_for_selector(".search-results li a", timeout=15_000)
+    box = tab.locator(".search-results").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    context.close()
+
+
 def test_filters_narrow_the_track_table(page: Any, site_url: str) -> None:
     page.goto(site_url + "icpc/index.html")
     rows = page.locator("tr[data-entry]")
