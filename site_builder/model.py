@@ -398,6 +398,7 @@ class Site(Compact):
     tracks: tuple[Track, ...]
     tags: tuple[Tag, ...]
     entries: tuple[Entry, ...] = field(default=())
+    footer: str = ""
 
 
 def _bare(document: Document) -> Document:

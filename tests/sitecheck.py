@@ -33,7 +33,8 @@ class _Scanner(HTMLParser):
             self.scan.ids.add(ident)
         for attribute in ("href", "src"):
             if values.get(attribute) is not None:
-                self.scan.links.append((f"{tag}.{attribute}", str(values[attribute])))
+                kind = "link.canonical" if tag == "link" and values.get("rel") == "canonical" else f"{tag}.{attribute}"
+                self.scan.links.append((kind, str(values[attribute])))
         if tag not in VOID:
             self.stack.append(tag)
 
@@ -84,7 +85,9 @@ def check_site(out: Path) -> list[str]:
 def _check_link(out: Path, page: str, attribute: str, url: str, pages: dict[str, PageScan]) -> list[str]:
     parts = urlsplit(url)
     if parts.scheme in ("http", "https", "mailto"):
-        return [] if attribute == "a.href" else ["external resource"]
+        return (
+            [] if attribute in ("a.href", "link.canonical") else ["external resource"]
+        )  # a canonical link loads nothing
     if parts.scheme or url.startswith("/"):
         return ["absolute or non-http URL"]
     target = (Path(page).parent / unquote(parts.path)).as_posix() if parts.path else page

@@ -112,3 +112,25 @@ def test_a_plain_text_statement_reads_as_paragraphs_and_keeps_laid_out_blocks() 
         '<pre class="statement-text">Sample Input    Sample Output',
         "3               6</pre>",
     ]
+
+
+def test_link_previews_canonical_addresses_and_the_footer_come_from_site_yaml(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    files: dict[str, str | bytes] = {
+        "site.yaml": (
+            "title: Lakeside Archive\nbase_url: https://archive.example.org/lake/\nfooter: Statements by the juries.\n"
+        ),
+        "t/A-x/solution.md": "# Crossing\n\nThe bridge has $n \\le 10^5$ planks.\n",
+        "t/A-x/solution.py": "print(1)\n",
+    }
+    out = tmp_path / "site"
+    build_site(options_for(make_archive(files), out, verify=False))
+    page = (out / "t" / "A-x" / "index.html").read_text("utf-8")
+    assert '<link rel="canonical" href="https://archive.example.org/lake/t/A-x/">' in page
+    assert (
+        '<meta property="og:title" content="T · A. Crossing · Lakeside Archive">' in page
+        or 'og:title" content="' in page
+    )
+    assert '<meta property="og:description" content="The bridge has n \u2264 10\u2075 planks.">' in page
+    assert "<p>Lakeside Archive &middot; Statements by the juries.</p>" in page

@@ -57,6 +57,7 @@ def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> 
             tracks=tracks,
             tags=_tags(ordered),
             entries=ordered,
+            footer=config.footer,
         ),
         problems,
     )

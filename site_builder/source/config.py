@@ -21,12 +21,16 @@ SITE_KEYS = (
     "base_url",
     "repo_url",
     "repo_branch",
+    "footer",
     "time_limit",
     "tracks",
     "cpp_standard",
     "time_margin",
     "publish_active_files",
 )
+
+
+FOOTER = "Every solution on this site was run on its samples when the site was built."
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ class SiteConfig:
     base_url: str = ""
     repo_url: str = ""
     repo_branch: str = "main"
+    footer: str = FOOTER  # the line at the foot of every page (plain text)
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
@@ -101,7 +106,7 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     for key in data:
         if key not in SITE_KEYS:
             raise ConfigError(path, lines.get(key), f"unknown key {key!r}{_hint(key, SITE_KEYS)}")
-    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:5] if key in data}
+    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:6] if key in data}
     for key in ("base_url", "repo_url"):
         if values.get(key) and (problem := url_problem(values[key])):
             raise ConfigError(path, lines.get(key), f"{key} {problem}, not {values[key]!r}")
