@@ -33,6 +33,18 @@
     });
   });
 
+  // ---------------------------------------------------------------- folds (the editorial: spoilers)
+  // Open by default; a reader who folds it finds it folded on every page until they open it again.
+  document.querySelectorAll("details[data-remember]").forEach(function (fold) {
+    var key = "fold:" + fold.getAttribute("data-remember");
+    try {
+      if (localStorage.getItem(key) === "closed") fold.open = false;
+    } catch (e) { /* storage may be off */ }
+    fold.addEventListener("toggle", function () {
+      try { localStorage.setItem(key, fold.open ? "open" : "closed"); } catch (e) { /* storage may be off */ }
+    });
+  });
+
   // ---------------------------------------------------------------- statement languages
   // Without JavaScript every language is shown, one after another, each under its name.
   document.querySelectorAll("[data-lang-tabs]").forEach(function (list) {

@@ -167,3 +167,27 @@ def test_a_sample_is_copied_with_one_click(browser: Any, tmp_path: Path) -> None
     buttons.nth(2).click()
     assert page.evaluate("navigator.clipboard.readText()") == "5\n"  # what the solver printed
     context.close()
+
+
+def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser: Any, tmp_path: Path) -> None:
+    from site_builder.build import build_site
+    from site_builder.source.config import make_options
+
+    files = {"t/A-x/solution.md": "# X\n\nThe trick is to sort.\n\n```python\nprint(1)\n```\n"}
+    files |= {"t/B-y/solution.md": "# Y\n\nAnother trick.\n"}
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
+    assert page.locator(".prose:has-text('The trick is to sort')").is_visible()
+    page.click("details.fold > summary")
+    assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()
+    page.goto((tmp_path / "site/t/B-y/index.html").as_uri())  # another entry: folded too
+    assert page.evaluate("document.querySelector('details.fold').open") is False
+    page.emulate_media(media="print")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(255, 255, 255)", background  # the dark screen theme is not printed
+    context.close()

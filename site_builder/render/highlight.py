@@ -76,14 +76,15 @@ def render_block(text: str, language: str | None) -> str:
 
 
 def stylesheet() -> str:
-    """Token colours for both themes: light by default, dark under ``[data-theme=dark]`` or the system."""
+    """Token colours for both themes: light by default, dark under ``[data-theme=dark]`` or the system, on
+    screens only (paper is printed light, whatever the screen's theme)."""
     light = _style_defs(LIGHT_STYLE, ".highlight")
     dark = _style_defs(DARK_STYLE, ":root[data-theme=dark] .highlight")
     system_dark = _style_defs(DARK_STYLE, ":root:not([data-theme=light]) .highlight")
     return (
         "/* Generated from Pygments styles; do not edit. */\n"
-        f"{_strip_backgrounds(light)}\n{_strip_backgrounds(dark)}\n"
-        f"@media (prefers-color-scheme: dark) {{\n{_strip_backgrounds(system_dark)}\n}}\n"
+        f"{_strip_backgrounds(light)}\n@media screen {{\n{_strip_backgrounds(dark)}\n}}\n"
+        f"@media screen and (prefers-color-scheme: dark) {{\n{_strip_backgrounds(system_dark)}\n}}\n"
     )
 
 
