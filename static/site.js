@@ -220,7 +220,23 @@
       });
       count.textContent = "Showing " + shown + " of " + rows.length;
     };
-    Object.keys(fields).forEach(function (name) { fields[name].addEventListener("input", apply); });
+    // The filters live in the address (#tag=graphs&year=2024), so a filtered table can be linked,
+    // bookmarked and gone back to.
+    var fromAddress = function () {
+      var given = new URLSearchParams(location.hash.replace(/^#/, ""));
+      Object.keys(fields).forEach(function (name) { fields[name].value = given.get(name) || ""; });
+    };
+    var toAddress = function () {
+      var chosen = new URLSearchParams();
+      Object.keys(fields).forEach(function (name) { if (fields[name].value) chosen.set(name, fields[name].value); });
+      var hash = chosen.toString();
+      history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+    };
+    Object.keys(fields).forEach(function (name) {
+      fields[name].addEventListener("input", function () { apply(); toAddress(); });
+    });
+    window.addEventListener("hashchange", function () { fromAddress(); apply(); });
+    if (/^#(tag|year|status|min|max)=/.test(location.hash)) fromAddress();
     apply();
   }
 })();

@@ -102,6 +102,9 @@ def test_filters_narrow_the_track_table(page: Any, site_url: str) -> None:
     page.fill("input[data-filter=min]", "")
     page.select_option("select[data-filter=tag]", "graphs")
     assert page.inner_text(".filter-count") == "Showing 2 of 8"  # a 2024 entry and a 2025 problem package
+    assert page.evaluate("location.hash") == "#tag=graphs"  # the filter is in the address
+    page.goto(site_url + "icpc/index.html#year=2024")
+    assert page.inner_text(".filter-count") == "Showing 2 of 8"  # and a link with one applies it
 
 
 def test_theme_toggle_is_remembered_across_pages(page: Any, site_url: str) -> None:
