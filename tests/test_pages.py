@@ -134,3 +134,9 @@ def test_link_previews_canonical_addresses_and_the_footer_come_from_site_yaml(
     )
     assert '<meta property="og:description" content="The bridge has n \u2264 10\u2075 planks.">' in page
     assert "<p>Lakeside Archive &middot; Statements by the juries.</p>" in page
+
+
+def test_a_tag_page_names_each_entrys_contest(built: Path) -> None:
+    page = (built / "tags" / "graphs" / "index.html").read_text("utf-8")
+    assert page.count('<span class="entry-contest">') >= 2
+    assert '<span class="entry-contest">Archive Regional 2024</span>' in page
