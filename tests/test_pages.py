@@ -140,3 +140,23 @@ def test_a_tag_page_names_each_entrys_contest(built: Path) -> None:
     page = (built / "tags" / "graphs" / "index.html").read_text("utf-8")
     assert page.count('<span class="entry-contest">') >= 2
     assert '<span class="entry-contest">Archive Regional 2024</span>' in page
+
+
+def test_the_atom_feed_lists_the_newest_entries_with_working_links(built: Path) -> None:
+    import xml.etree.ElementTree as ElementTree
+
+    atom = "{http://www.w3.org/2005/Atom}"
+    feed = ElementTree.parse(built / "feed.xml").getroot()
+    entries = feed.findall(f"{atom}entry")
+    assert 0 < len(entries) <= 50
+    dates = [e.findtext(f"{atom}updated") or "" for e in entries]
+    assert dates == sorted(dates, reverse=True) and feed.findtext(f"{atom}updated") == dates[0]
+    ids = [e.findtext(f"{atom}id") for e in entries]
+    assert len(set(ids)) == len(ids)
+    base = "https://archive.example.org/"  # the shipped archive's base_url
+    for entry in entries:
+        link = entry.find(f"{atom}link")
+        assert link is not None and link.get("href", "").startswith(base)
+        assert (built / link.get("href", "")[len(base) :]).is_file()
+    home = (built / "index.html").read_text("utf-8")
+    assert '<link rel="alternate" type="application/atom+xml"' in home and 'href="feed.xml"' in home
