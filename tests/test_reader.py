@@ -215,3 +215,30 @@ def test_without_javascript_every_language_is_shown(browser: Any, site_url: str)
         assert page.locator(".lang-heading").all_inner_texts() == ["English", "Deutsch"]
     finally:
         context.close()
+
+
+def test_on_a_phone_no_page_scrolls_sideways_and_the_contents_are_a_fold(
+    browser: Any, site_url: str, built: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
+    tab = context.new_page()
+    wide = []
+    for page in sorted(built.rglob("*.html")):
+        name = page.relative_to(built).as_posix()
+        if name.startswith("pagefind/"):
+            continue
+        tab.goto(site_url + name)
+        if tab.evaluate("document.documentElement.scrollWidth") > 390:
+            wide.append(name)
+    assert wide == []
+    tab.goto(site_url + ENTRY)
+    fold = tab.locator("details.toc-mobile")
+    assert fold.is_visible() and not tab.locator(".toc-sidebar").is_visible()
+    fold.locator("summary").click()
+    links = fold.locator("a")
+    assert links.count() >= 5
+    heights = [links.nth(i).bounding_box()["height"] for i in range(links.count())]  # type: ignore[index]
+    assert min(heights) >= 24, heights  # tap targets
+    links.nth(1).click()
+    assert tab.evaluate("location.hash") == "#samples"
+    context.close()

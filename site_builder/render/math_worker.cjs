@@ -10,6 +10,9 @@ input.on("line", (line) => {
     const request = JSON.parse(line);
     const html = temml.renderToString(request.tex, {
       displayMode: Boolean(request.display),
+      // Inline math may break after a top-level relation or operator, as TeX breaks it: a long
+      // formula in a paragraph wraps on a phone instead of widening the page.
+      wrap: "tex",
       throwOnError: true,
     });
     answer = { html };
