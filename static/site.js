@@ -45,11 +45,13 @@
     });
   });
 
-  // ---------------------------------------------------------------- statement languages
-  // Without JavaScript every language is shown, one after another, each under its name.
-  document.querySelectorAll("[data-lang-tabs]").forEach(function (list) {
+  // ---------------------------------------------------------------- tabs: statement languages, solutions
+  // Without JavaScript every panel is shown, one after another, each under its name. The choice is
+  // remembered by the tab's data-key (the statement's language, the solution's programming language).
+  document.querySelectorAll("[data-tabs]").forEach(function (list) {
     var tabs = Array.prototype.slice.call(list.querySelectorAll('[role="tab"]'));
-    function select(tab, focus) {
+    var remember = list.getAttribute("data-tabs");
+    function select(tab, focus, save) {
       tabs.forEach(function (t) {
         var on = t === tab;
         t.setAttribute("aria-selected", on ? "true" : "false");
@@ -57,22 +59,24 @@
         document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
       });
       if (focus) tab.focus();
-      try { localStorage.setItem("statement-language", tab.lang); } catch (e) { /* not remembered */ }
+      if (save) {
+        try { localStorage.setItem(remember, tab.getAttribute("data-key")); } catch (e) { /* not remembered */ }
+      }
     }
     list.hidden = false;
     list.parentNode.classList.add("has-lang-tabs");
     var saved = null;
-    try { saved = localStorage.getItem("statement-language"); } catch (e) { /* none */ }
-    select(tabs.filter(function (t) { return t.lang === saved; })[0] || tabs[0], false);
+    try { saved = localStorage.getItem(remember); } catch (e) { /* none */ }
+    select(tabs.filter(function (t) { return t.getAttribute("data-key") === saved; })[0] || tabs[0], false, false);
     tabs.forEach(function (tab, index) {
-      tab.addEventListener("click", function () { select(tab, false); });
+      tab.addEventListener("click", function () { select(tab, false, true); });
       tab.addEventListener("keydown", function (event) {
         var step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
         if (event.key === "Home") step = -index;
         if (event.key === "End") step = tabs.length - 1 - index;
         if (step === undefined) return;
         event.preventDefault();
-        select(tabs[(index + step + tabs.length) % tabs.length], true);
+        select(tabs[(index + step + tabs.length) % tabs.length], true, true);
       });
     });
   });

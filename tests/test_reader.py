@@ -211,7 +211,7 @@ def test_without_javascript_every_language_is_shown(browser: Any, site_url: str)
         page = context.new_page()
         page.goto(site_url + PACKAGE)
         assert page.locator("#statement-lang-en").is_visible() and page.locator("#statement-lang-de").is_visible()
-        assert not page.locator("[data-lang-tabs]").is_visible()
+        assert not page.locator("[data-tabs]").first.is_visible()
         assert page.locator(".lang-heading").all_inner_texts() == ["English", "Deutsch"]
     finally:
         context.close()
@@ -242,3 +242,16 @@ def test_on_a_phone_no_page_scrolls_sideways_and_the_contents_are_a_fold(
     links.nth(1).click()
     assert tab.evaluate("location.hash") == "#samples"
     context.close()
+
+
+def test_solutions_are_tabs_and_the_chosen_language_comes_first_on_the_next_page(page: Any, site_url: str) -> None:
+    page.goto(site_url + ENTRY)
+    python, cpp = page.locator("#code-panel-1"), page.locator("#code-panel-2")
+    assert python.is_visible() and not cpp.is_visible()
+    assert page.inner_text("#tab-code-2") == "solution.cpp"
+    page.click("#tab-code-2")
+    assert cpp.is_visible() and not python.is_visible()
+    page.goto(site_url + "classics/graphs/G1-bridge-inspection/index.html")
+    chosen = page.locator('[data-tabs="solution-language"] [aria-selected="true"]')
+    assert chosen.get_attribute("data-key") == "cpp", "the chosen language is remembered"
+    page.evaluate("localStorage.clear()")
