@@ -217,12 +217,22 @@ def test_without_javascript_every_language_is_shown(browser: Any, site_url: str)
         context.close()
 
 
+# Tap targets under 24 px, other than links inside running text, tables and code (WCAG 2.5.8 exempts those).
+SMALL_TARGETS = """() => [...document.querySelectorAll('a, button, summary, input, select')]
+  .filter(e => !e.closest('.prose p, .prose li, .prose dd, pre, td, .footnotes'))
+  .filter(e => !(e.parentElement.tagName === 'P' && e.parentElement.textContent.length > e.textContent.length + 10))
+  .map(e => [e, e.getBoundingClientRect()])
+  .filter(([e, r]) => r.width && r.height && (r.width < 23.5 || r.height < 23.5))
+  .map(([e, r]) => `${e.tagName} ${(e.textContent || '').trim().slice(0, 20)} ${Math.round(r.height)} px`)"""
+
+
 def test_on_a_phone_no_page_scrolls_sideways_and_the_contents_are_a_fold(
     browser: Any, site_url: str, built: Path
 ) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
     tab = context.new_page()
-    wide = []
+    wide: list[str] = []
+    small: list[str] = []
     for page in sorted(built.rglob("*.html")):
         name = page.relative_to(built).as_posix()
         if name.startswith("pagefind/"):
@@ -230,7 +240,9 @@ def test_on_a_phone_no_page_scrolls_sideways_and_the_contents_are_a_fold(
         tab.goto(site_url + name)
         if tab.evaluate("document.documentElement.scrollWidth") > 390:
             wide.append(name)
+        small += [f"{name}: {t}" for t in tab.evaluate(SMALL_TARGETS)]
     assert wide == []
+    assert small == []  # links and buttons that stand alone (not inside a sentence) are at least 24 px
     tab.goto(site_url + ENTRY)
     fold = tab.locator("details.toc-mobile")
     assert fold.is_visible() and not tab.locator(".toc-sidebar").is_visible()
