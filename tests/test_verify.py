@@ -764,3 +764,33 @@ def test_a_package_include_folder_is_given_to_every_submission_of_its_language(
     assert [v.code for v in runs["uses.py"].verdicts] == ["AC"], runs["uses.py"]
     if Path("/usr/bin/g++").exists():
         assert [v.code for v in runs["uses.cpp"].verdicts] == ["AC"], runs["uses.cpp"]
+
+
+PASS_BY_INPUT_VALIDATOR = """import os
+import sys
+
+given = open(sys.argv[1]).read().split()
+got = sys.stdin.read().split()
+feedback = sys.argv[3]
+if given[0] == "start":  # the first pass: its input is the sample's
+    if got != [str(2 * int(given[1]))]:
+        sys.exit(43)
+    open(os.path.join(feedback, "nextpass.in"), "w").write(f"echo {got[0]}\\n")
+    sys.exit(42)
+sys.exit(42 if got == [given[1]] else 43)  # the second pass: its input is what the first pass made
+"""
+
+
+def test_a_later_pass_gives_the_validator_that_pass_input(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """BAPCtools' multi-pass validators tell the passes apart by the input file they are given."""
+    files: dict[str, str | bytes] = {
+        "t/A-pass/problem.yaml": "problem_format_version: 2025-09\nname: Passes\ntype: multi-pass\n",
+        "t/A-pass/output_validator/validator.py": PASS_BY_INPUT_VALIDATOR,
+        "t/A-pass/data/sample/1.in": "start 21\n",
+        "t/A-pass/data/sample/1.ans": "42\n",
+        "t/A-pass/submissions/accepted/both.py": (
+            "word, n = input().split()\nprint(2 * int(n) if word == 'start' else n)\n"
+        ),
+    }
+    (run,) = verify(make_archive(files), tmp_path).runs["t/A-pass"]
+    assert [(v.code, v.message) for v in run.verdicts] == [("AC", "pass 2 of 2")]

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from ..errors import Diagnostic, Level
@@ -253,9 +254,10 @@ class Plan:
         return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
 
 
+@lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
     """The verifier's and the sandbox's code: a change to how runs are made or judged is a change to
-    every entry's key."""
+    every entry's key and every sample's (a verdict judged by other code is not this code's verdict)."""
     here = Path(__file__).parent
     code = [*sorted(here.glob("*.py")), here.parent / "sandbox" / "runner.py", here.parent / "sandbox" / "launcher.py"]
     return text_digest("".join(p.read_text(encoding="utf-8") for p in code))
@@ -438,7 +440,8 @@ def _jobs(
     wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
     limits = Limits(wall=wall, memory=options.memory)
     program = solver.program.parent.name if solver.program else ""  # the compiled program's key
-    before: list[str | None] = [CACHE_VERSION, solver.language, solver.digest, " ".join(solver.argv), program]
+    before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
+    before += [" ".join(solver.argv), program]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -498,6 +501,8 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
             message = f"the validator asked for a pass after the last one ({passes}) allowed"
             return replace(verdict, code="CE", message=message)
         stdin = nextpass
+        # The next pass's input is the validator's input too, as BAPCtools and DOMjudge give it.
+        job = replace(job, sample=replace(job.sample, input=nextpass.decode("utf-8", "replace")))
     raise AssertionError("unreachable")
 
 
