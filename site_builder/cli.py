@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="site-builder", description="Build the problem archive into a static site.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    parser.add_argument("--version", action="version", version=f"site-builder {_version()}")
     commands = parser.add_subparsers(dest="command")
     build = commands.add_parser("build", help="build the archive into a static site")
     _common(build)
@@ -58,6 +59,16 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: .)")
     new.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (a checkout that is not installed says so)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("site-builder")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def _common(command: argparse.ArgumentParser) -> None:

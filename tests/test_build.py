@@ -478,3 +478,14 @@ def test_threads_writing_one_cache_file_at_once_do_not_fail(tmp_path: Path) -> N
         thread.join()
     assert not failures and len(target.read_bytes()) in range(1000, 1008)
     assert [p.name for p in tmp_path.iterdir()] == ["value.pickle"]
+
+
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from site_builder.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"site-builder {version('site-builder')}\n"
