@@ -14,10 +14,10 @@ import contextlib
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import struct
-import subprocess
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -30,6 +30,8 @@ from ..store import write_atomic
 from .document import linked_figure
 
 LIMITS = Limits(wall=30.0, memory=1536 * 1024 * 1024, output=16 * 1024 * 1024, scratch=64 * 1024 * 1024)
+PACKAGE_DATABASES = (Path("/usr/share/texlive/texmf-dist/ls-R"), Path("/usr/share/texmf/ls-R"))  # every .sty
+TEX_DATABASES = (*PACKAGE_DATABASES, Path("/var/lib/texmf/ls-R"), Path("/var/lib/texmf/web2c/pdftex/latex.fmt"))
 TEX_FOLDERS = ("/etc/texmf", "/var/lib/texmf")  # TeX's configuration and formats (the rest is under /usr)
 # Packages a picture's preamble may load (those the document loads, if installed): others are left out.
 PACKAGES = frozenset(
@@ -280,7 +282,7 @@ def _tex_failure(log: str, document: str, picture: TexPicture) -> PictureResult:
 def installed() -> frozenset[str]:
     """The LaTeX packages of this machine's TeX system, by name (from its file database)."""
     names: set[str] = set()
-    for database in Path("/usr/share/texlive/texmf-dist/ls-R"), Path("/usr/share/texmf/ls-R"):
+    for database in PACKAGE_DATABASES:
         try:
             text = database.read_text("utf-8", "replace")
         except OSError:
@@ -290,16 +292,19 @@ def installed() -> frozenset[str]:
 
 
 def _versions(*tools: str | None) -> str:
+    """Which tools these are, for cache keys: each file's size and time, as ``tool_fingerprint`` identifies
+    g++ (asking each for its version cost every build 60 ms of start-up). A TeX system also counts its
+    file database and format, which change when a package such as pgf is updated and the programs do not."""
+    files = [t for t in tools if t is not None]
+    if any(t.endswith("latex") for t in files):
+        files += [str(f) for f in TEX_DATABASES]
     parts = []
-    for tool in tools:
-        if tool is None:
-            continue
+    for name in files:
         try:
-            flag = "-v" if tool.endswith("pdftocairo") else "--version"
-            done = subprocess.run([tool, flag], capture_output=True, text=True, timeout=10, check=False)
-            parts.append((done.stdout or done.stderr).split("\n", 1)[0])
-        except (OSError, subprocess.SubprocessError):
-            parts.append("?")
+            info = os.stat(os.path.realpath(name))
+            parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:-")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:12]
 
 
