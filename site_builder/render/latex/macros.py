@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...errors import LatexError
-from .parser import PICTURE_ENVS, VERBATIM_ENVS
+from .parser import PICTURE_ENVS, VERBATIM_ENVS, matching
 
 MAX_EXPANSIONS = 200_000
 MAX_SIZE = 8 * 1024 * 1024  # characters the source may grow to by expansion
@@ -209,7 +209,7 @@ class _Expander:
         self._skip_space()
         if not self.text.startswith("[", self.pos):
             return None
-        end = _matching(self.text, self.pos, "[", "]")
+        end = matching(self.text, self.pos, "[", "]", comments=True)
         if end < 0:
             raise self.error("'[' of a definition is never closed")
         value = self.text[self.pos + 1 : end]
@@ -224,7 +224,7 @@ class _Expander:
                 raise self.error(f"{what} has no body in braces")
             self.pos = m.end()
             return m.group()
-        end = _matching(self.text, self.pos, "{", "}")
+        end = matching(self.text, self.pos, comments=True)
         if end < 0:
             raise self.error(f"unbalanced '{{': {what} is never closed")
         body = self.text[self.pos + 1 : end]
@@ -237,7 +237,7 @@ class _Expander:
         for _ in range(3):
             m = _SPACE.match(self.text, self.pos)
             assert m is not None
-            if not self.text.startswith("{", m.end()) or (end := _matching(self.text, m.end(), "{", "}")) < 0:
+            if not self.text.startswith("{", m.end()) or (end := matching(self.text, m.end(), comments=True)) < 0:
                 break
             self.pos = end + 1
         self.macros.sources.append(self.text[start : self.pos])
@@ -287,7 +287,7 @@ class _Expander:
         if pos >= len(text):
             raise self.error(f"\\{name} is missing an argument")
         if text[pos] == "{":
-            end = _matching(text, pos, "{", "}")
+            end = matching(text, pos, comments=True)
             if end < 0:
                 raise self.error(f"unbalanced '{{' in an argument of \\{name}")
             self.pos = end + 1
@@ -326,33 +326,6 @@ def _next_special(text: str, pos: int) -> int:
     if slash < 0 or (0 <= comment < slash):
         return comment
     return slash
-
-
-def _matching(text: str, start: int, opening: str, closing: str) -> int:
-    """The index of the ``closing`` that matches the ``opening`` at ``start``, skipping escapes and braces."""
-    depth, i = 0, start
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "%":
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end + 1
-            continue
-        if char == opening:
-            depth += 1
-        elif char == closing:
-            depth -= 1
-            if depth == 0:
-                return i
-        elif opening == "[" and char == "{":
-            inner = _matching(text, i, "{", "}")
-            if inner < 0:
-                return -1
-            i = inner
-        i += 1
-    return -1
 
 
 _COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%[^\n]*(?:\n[ \t]*|$)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .parser import PICTURE_ENVS, Cmd, Env, Group, Node, Verbatim
+from .parser import PICTURE_ENVS, Cmd, Env, Group, Node, Verbatim, matching
 
 PICTURES = PICTURE_ENVS | {"tikz"}
 
@@ -83,15 +83,8 @@ def _braced(text: str, pos: int, count: int) -> tuple[list[str], int]:
         m = re.compile(r"\s*\{").match(text, pos)
         if m is None:
             break
-        depth, i = 0, m.end() - 1
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if text[i] == "\\":
-                i += 1
-            elif depth == 0:
-                break
-            i += 1
-        if depth:
+        i = matching(text, m.end() - 1)
+        if i < 0:
             break
         args.append(text[m.end() : i])
         pos = i + 1

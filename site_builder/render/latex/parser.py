@@ -415,7 +415,7 @@ class _TreeBuilder:
         text = self.text
         m = re.compile(r"\s*(\[[^\]]*\])?\s*").match(text, pos)
         assert m is not None
-        end = _matching_brace(text, m.end()) + 1 if text.startswith("{", m.end()) else text.find(";", m.end()) + 1
+        end = matching(text, m.end()) + 1 if text.startswith("{", m.end()) else text.find(";", m.end()) + 1
         if end <= 0:
             raise self.error(start, "\\tikz: the picture is never closed (no '}' or ';')")
         self.add(Verbatim("tikz", text[start:end], self.line(start), inline=True))
@@ -494,27 +494,37 @@ def _find_math_end(text: str, delim: str, start: int) -> int:
         group = _TEXT_IN_MATH.search(text, i, close)
         if group is None:
             return close
-        end = _matching_brace(text, group.end() - 1)
+        end = matching(text, group.end() - 1)
         if end < 0:
             return close
         i = end + 1
 
 
-def _matching_brace(text: str, opening: int) -> int:
-    """The index of the ``}`` that closes the ``{`` at ``opening`` (-1 if none)."""
-    depth = 0
-    i = opening
+def matching(text: str, start: int, opening: str = "{", closing: str = "}", *, comments: bool = False) -> int:
+    """The index of the ``closing`` that matches the ``opening`` at ``start`` (-1 if none), skipping escaped
+    characters, and groups inside brackets (``[a={]}]``). With ``comments``, a ``%`` comment is skipped too,
+    as TeX reads source (math and pictures taken raw have none to skip)."""
+    depth, i = 0, start
     while i < len(text):
         char = text[i]
         if char == "\\":
             i += 2
             continue
-        if char == "{":
+        if comments and char == "%":
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end + 1
+            continue
+        if char == opening:
             depth += 1
-        elif char == "}":
+        elif char == closing:
             depth -= 1
             if depth == 0:
                 return i
+        elif char == "{":  # a group inside brackets may hold the closing bracket
+            inner = matching(text, i, comments=comments)
+            if inner < 0:
+                return -1
+            i = inner
         i += 1
     return -1
 
