@@ -34,6 +34,7 @@ from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
+from .source.theme import PACKAGED, Theme
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnostics
 
@@ -76,6 +77,7 @@ class Builder:
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
         self.git_dates: dict[str, int] = {}
         self.config = SiteConfig()
+        self.theme = Theme((options.templates,), (options.static,))
         self.sources: dict[str, EntrySource] = {}
         self.entries: dict[str, Entry] = {}
         self.site: Site | None = None
@@ -109,7 +111,7 @@ class Builder:
         self.timings = {}
         self.solver_processes = 0
         loaded = loaded or load_inputs(self.options)
-        self.config, self.git_dates, self.problems = loaded.config, loaded.git_dates, list(loaded.problems)
+        self._take(loaded)
         archive_shown = self.options.display(self.options.archive)
         self.timings["load"] = loaded.seconds
         mark = time.perf_counter()
@@ -153,9 +155,47 @@ class Builder:
         if publish:
             summary = summary_of(diagnostics, site, pages)
             with self.write_lock:
-                self.published, written = output.write_site(self.options, outputs, raw, (loaded.inputs, summary))
+                record = (loaded.inputs, summary)
+                self.published, written = output.write_site(self.options, self.theme, outputs, raw, record)
         self._lap("write", mark)
         return self._report(diagnostics, publish, started, pages, written, rows=True)
+
+    def check_all(self, loaded: Loaded | None = None) -> BuildReport:
+        """Everything a build does but write: load, render and verify every entry, and render every
+        page (so that a template error shows), then report. The caches are kept, so a build after a
+        check renders and runs nothing again; no search index is made and no site is written."""
+        started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
+        self.timings = {}
+        loaded = loaded or load_inputs(self.options)
+        self._take(loaded)
+        self.timings["load"] = loaded.seconds
+        mark = time.perf_counter()
+        self.sanitized = {}
+        sources = self._screen(loaded.sources)
+        bundle = self._card_bundle()
+        entries = self._render(sources, bundle=bundle)
+        self._save_card_bundle(entries, bundle)
+        mark = self._lap("render entries", mark)
+        entries = self._verify(sources, entries, whole=True)
+        mark = self._lap("verify", mark)
+        site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
+        self.pages = self._page_renderer()
+        plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
+        for render in plan.values():
+            render()
+        self._lap("pages", mark)
+        _, collisions = plan_raw_files(self.options, sources, list(plan), self.sanitized)
+        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+        self._keep(sources, entries, site)
+        pages = sum(1 for path in plan if path.endswith(".html"))
+        return self._report(diagnostics, False, started, pages, rows=True)
+
+    def _take(self, loaded: Loaded) -> None:
+        """What the build reads first: the configuration, git dates, theme and archive-level problems."""
+        self.config, self.git_dates, self.theme = loaded.config, loaded.git_dates, loaded.theme
+        message = "a symbolic link in the overrides folder: not followed (copy the file instead)"
+        links = [Diagnostic(self.options.display(link), 0, message, "warning") for link in self.theme.links()]
+        self.problems = [*loaded.problems, *links]
 
     def _reuse_published(
         self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float, mark: float
@@ -187,8 +227,8 @@ class Builder:
         return screened.sources
 
     def _page_renderer(self) -> PageRenderer:
-        templates = self.options.templates
-        return PageRenderer(templates, self.options.display(templates), self.options.cache / "jinja")
+        folders = [(folder, theme_display(self.options, folder)) for folder in self.theme.templates]
+        return PageRenderer(folders, self.options.cache / "jinja", sandboxed=self.theme.overrides is not None)
 
     def _render(
         self,
@@ -384,6 +424,14 @@ class Builder:
             solver_processes=self.solver_processes,
             written=written,
         )
+
+
+def theme_display(options: BuildOptions, folder: Path) -> str:
+    """How messages name a folder of the theme: from the project root, or inside this package."""
+    shown = options.display(folder)
+    if Path(shown).is_absolute() and folder.is_relative_to(PACKAGED.resolve()):
+        return f"site_builder/theme/{folder.relative_to(PACKAGED.resolve()).as_posix()}"
+    return shown
 
 
 def plan_raw_files(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import logging
 import re
 import sys
@@ -13,10 +14,10 @@ from pathlib import Path
 from .errors import Diagnostic, SiteError
 from .publish.freshness import kept_build
 from .publish.lock import build_lock
-from .publish.report import BuildReport
+from .publish.report import BuildReport, diagnostic_fields, failing_entries, github_annotation, report_document
 from .render.workers import EarlyStart
 from .scaffold import create_entry
-from .source.config import make_options
+from .source.config import BuildOptions, make_options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     # few reference cycles: with the default threshold, collecting after every 700 allocations took
     # a tenth of a build from warm caches.
     gc.set_threshold(50_000, 20, 10)
-    if args.command == "build":
+    if args.command in ("build", "check"):
         return _build(args)
     if args.command == "serve":
         return _serve(args)
@@ -46,8 +47,14 @@ def _parser() -> argparse.ArgumentParser:
     _common(build)
     build.add_argument("--strict", action="store_true", help="treat warnings as errors; publish nothing then")
     build.add_argument("--timings", action="store_true", help="print how long each stage took")
-    build.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts")
-    build.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
+    _verifying(build)
+    _reporting(build)
+    check = commands.add_parser(
+        "check", help="load, render and verify the archive as a build does, without writing a site (for CI)"
+    )
+    _common(check)
+    _verifying(check)
+    _reporting(check)
     serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on every change")
     _common(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
@@ -71,8 +78,31 @@ def _version() -> str:
         return "(not installed)"
 
 
+def _verifying(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts")
+    command.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
+
+
+def _reporting(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (default); json: one JSON document on stdout; github: GitHub Actions annotations",
+    )
+    command.add_argument(
+        "--fail-on",
+        choices=("error", "failing", "warning"),
+        default="error",
+        help="exit 1 on errors (default); 'failing': also on an entry with a failing sample; 'warning': on any message",
+    )
+    command.add_argument("-q", "--quiet", action="store_true", help="print the messages only, no progress or summary")
+
+
 def _common(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--root", type=Path, default=Path.cwd(), help="project folder with templates/ and static/")
+    command.add_argument(
+        "--root", type=Path, default=Path.cwd(), help="project folder: archive/, site/, .cache/ (default: .)"
+    )
     command.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
     command.add_argument("--out", type=Path, help="output folder (default: ROOT/site)")
     command.add_argument("--cache", type=Path, help="cache folder (default: ROOT/.cache)")
@@ -83,10 +113,7 @@ def _common(command: argparse.ArgumentParser) -> None:
 def _serve(args: argparse.Namespace) -> int:
     options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python, cache=args.cache)
     if not options.templates.is_dir():
-        print(
-            f"{options.templates}: templates folder not found; run from the project folder or pass --root",
-            file=sys.stderr,
-        )
+        print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
         return 2
     _sandbox_ready(strict=False)
 
@@ -131,64 +158,98 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
+    """``build``, or ``check`` (everything but writing the site); the exit code CI branches on."""
+    checking = args.command == "check"
     options = make_options(
         args.root,
         args.archive,
         args.out,
         jobs=args.jobs,
-        strict=args.strict,
+        strict=getattr(args, "strict", False),
         cache=args.cache,
         verify=not args.no_verify,
         rerun=args.rerun,
         interpreter=args.python,
     )
+    chatty = args.format == "text" and not args.quiet
     if not options.templates.is_dir():
-        print(
-            f"{options.templates}: templates folder not found; run from the project folder or pass --root",
-            file=sys.stderr,
-        )
+        print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
         return 2
-    if not _sandbox_ready(args.strict):
+    if not _sandbox_ready(options.strict, chatty):
         return 1
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
+    progress = ProgressPrinter(sys.stderr.isatty()) if chatty else None
     try:
-        with build_lock(options, waiting=_say_waiting):
-            report, loaded = kept_build(options, reading=early)
-            if report is None:
-                from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
-
-                report = build_site(options, ProgressPrinter(sys.stderr.isatty()), loaded, early.pool)
+        report = _check(options, early, progress) if checking else _publish(options, early, progress)
     except SiteError as e:
-        print(shown(str(e)), file=sys.stderr)
-        print("Build failed; the previous site was left as it was.", file=sys.stderr)
-        return 1
+        failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
+        return _print_failure(args, e.diagnostic(), failed)
     except OSError as e:  # the cache's disk is full, or not writable
         where = options.display(Path(e.filename)) if e.filename else options.display(options.cache)
-        print(shown(f"{where}: cannot write: {e.strerror or e}"), file=sys.stderr)
-        print("Build failed; the previous site was left as it was.", file=sys.stderr)
-        return 1
+        failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
+        return _print_failure(args, Diagnostic(where, 0, f"cannot write: {e.strerror or e}"), failed)
     except KeyboardInterrupt:
-        print("Interrupted; the previous site was left as it was.", file=sys.stderr)
+        print("Interrupted." if checking else "Interrupted; the previous site was left as it was.", file=sys.stderr)
         return 130
     finally:
         early.close()
-    _print_report(report, options.display(options.out), args.timings)
-    if report.errors or (args.strict and report.diagnostics):
-        return 1
-    return 0
+    _print_report(report, options.display(options.out), args)
+    return 1 if _fails(report, args.fail_on) or (options.strict and report.diagnostics) else 0
+
+
+def _publish(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:
+    with build_lock(options, waiting=_say_waiting):
+        report, loaded = kept_build(options, reading=early)
+        if report is not None:
+            return report
+        from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
+
+        return build_site(options, progress, loaded, early.pool)
+
+
+def _check(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:
+    from .build import Builder
+    from .publish.freshness import load_inputs
+
+    with build_lock(options, waiting=_say_waiting), Builder(options, progress, early.pool) as builder:
+        return builder.check_all(load_inputs(options))  # the caches a build uses: one at a time
+
+
+def _fails(report: BuildReport, fail_on: str) -> bool:
+    """Whether ``report`` fails a run with ``--fail-on fail_on``."""
+    if fail_on == "warning":
+        return bool(report.diagnostics)
+    if fail_on == "failing":
+        return report.errors > 0 or failing_entries(report) > 0
+    return report.errors > 0
+
+
+def _print_failure(args: argparse.Namespace, diagnostic: Diagnostic, failed: str) -> int:
+    """A problem that stopped the build or check, in the format asked for."""
+    if args.format == "json":
+        document = {"command": args.command, "ok": False, "fatal": True, "diagnostics": [diagnostic_fields(diagnostic)]}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    elif args.format == "github":
+        print(github_annotation(diagnostic))
+    else:
+        print(shown(str(diagnostic)), file=sys.stderr)
+    print(failed, file=sys.stderr)
+    return 1
 
 
 def _say_waiting(message: str) -> None:
     print(shown(f"{message} ..."), file=sys.stderr, flush=True)
 
 
-def _sandbox_ready(strict: bool) -> bool:
-    """Say how archive code (solvers, checkers, compilers, git) runs; refuse under ``--strict`` when unsandboxed."""
+def _sandbox_ready(strict: bool, chatty: bool = True) -> bool:
+    """Say how archive code (solvers, checkers, compilers, git) runs (unless not ``chatty``: warnings
+    only); refuse under ``--strict`` when unsandboxed."""
     from .sandbox.runner import isolation_level
 
     level = isolation_level()
     if level.isolated:
-        print(f"Sandbox: {level.describe()}.")
+        if chatty:
+            print(f"Sandbox: {level.describe()}.")
         return True
     print(f"WARNING: archive code runs without a sandbox: {level.describe()}.", file=sys.stderr)
     if strict:
@@ -262,21 +323,32 @@ def _print_summary(report: BuildReport) -> None:
             print(shown(f"  failing: {row.display_path}: {row.text}"))
     if report.current:
         print("Nothing changed since the published build: the site was kept as it is.")
-    else:
+    elif report.solver_processes or report.published:
         print(f"Solver processes started: {report.solver_processes} (the rest came from the cache).")
 
 
-def _print_report(report: BuildReport, out: str, timings: bool) -> None:
+def _print_report(report: BuildReport, out: str, args: argparse.Namespace) -> None:
+    """The diagnostics (the same for ``build`` and ``check``) and the summary, in ``args.format``."""
+    if args.format == "json":
+        print(json.dumps(report_document(report, args.command), indent=2, ensure_ascii=False))
+        return
     for diagnostic in report.diagnostics:
-        print(shown(str(diagnostic)), file=sys.stderr)
+        if args.format == "github":
+            print(github_annotation(diagnostic))
+        else:
+            print(shown(str(diagnostic)), file=sys.stderr)
+    if args.quiet:
+        return
     _print_summary(report)
     counts = f"{_count(report.errors, 'error')}, {_count(report.warnings, 'warning')}"
-    if report.published:
-        built = f"{_count(report.entries, 'entry', 'entries')} in {_count(report.tracks, 'track')}"
+    built = f"{_count(report.entries, 'entry', 'entries')} in {_count(report.tracks, 'track')}"
+    if args.command == "check":
+        print(f"Checked {built} ({_count(report.pages, 'page')}) in {report.seconds:.2f} s; {counts}; no site written.")
+    elif report.published:
         print(f"Built {built} ({_count(report.pages, 'page')}) into {out}/ in {report.seconds:.2f} s; {counts}.")
     else:
         print(f"Nothing published (--strict): {counts}. {out}/ was left as it was.", file=sys.stderr)
-    if timings:
+    if getattr(args, "timings", False):
         for name, seconds in report.timings.items():
             print(f"  {name:<16} {seconds * 1000:8.1f} ms")
 

@@ -24,8 +24,9 @@ from ..errors import Diagnostic
 from ..model import EntrySource
 from ..render.math import MathRenderer
 from ..source.archive import Stamp, load_archive, load_git_dates, load_stamp
-from ..source.config import BuildOptions, SiteConfig, load_site_config
+from ..source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
 from ..source.snapshot import SETTLED_NS, Snapshot
+from ..source.theme import Theme
 from ..store import LIBRARIES as RENDERER_LIBRARIES
 from ..store import JsonStore, PickleStore, library_versions, write_json
 from . import output
@@ -44,6 +45,7 @@ class Loaded:
     problems: list[Diagnostic]
     inputs: str
     program: str  # the digest of this program's code, templates, static files and libraries
+    theme: Theme
     seconds: float = 0.0  # how long reading took
 
 
@@ -58,6 +60,7 @@ class Probe:
     git_dates: dict[str, int]
     program: str
     settings: str
+    theme: Theme
 
     def key(self) -> str:
         """Equal for two probes when no input can have changed between them."""
@@ -80,9 +83,10 @@ def probe_inputs(options: BuildOptions) -> Probe:
     started_ns = time.time_ns()
     stamp = load_stamp(options.archive)
     config = load_site_config(options)
-    program = program_fingerprint(options)
+    theme = load_theme_of(options, config)
+    program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)
-    return Probe(started_ns, stamp, config, load_git_dates(options.archive), program, settings)
+    return Probe(started_ns, stamp, config, load_git_dates(options.archive), program, settings, theme)
 
 
 def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
@@ -106,7 +110,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
         if JsonStore(options.cache / STAMPS, "archive stamp").data != record:
             write_json(options.cache / STAMPS, record)
     seconds = time.perf_counter() - started
-    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, seconds)
+    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, probe.theme, seconds)
 
 
 def _last_snapshot(store: PickleStore, program: str) -> dict[str, Any] | None:
@@ -185,15 +189,16 @@ def same_interpreter(interpreter: str) -> str:
     return os.path.join(os.path.dirname(path), os.path.basename(os.path.realpath(path)))
 
 
-def program_fingerprint(options: BuildOptions) -> str:
-    """This program's code, templates and static files, and the libraries whose output ends up in
-    pages: any change to them changes every page."""
+def program_fingerprint(theme: Theme) -> str:
+    """This program's code, the theme's templates and static files (with the archive's overrides),
+    and the libraries whose output ends up in pages: any change to them changes every page."""
     digest = hashlib.sha256(library_versions(RENDERER_LIBRARIES + LIBRARIES).encode())
     code = Path(__file__).parent.parent  # site_builder/, every subpackage
-    for folder, pattern in ((code, "*.py"), (options.templates, "*"), (options.static, "*")):
+    for index, (folder, pattern) in enumerate(((code, "*.py"), *((f, "*") for f in theme.folders()))):
+        digest.update(f"{index}\0".encode())  # which folder: an override, or the theme's own file
         if folder.is_dir():
             for path in sorted(folder.rglob(pattern)):
-                if path.is_file():
+                if path.is_file() and not path.is_symlink():
                     digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

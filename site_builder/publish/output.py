@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
 from ..source.config import BuildOptions
+from ..source.theme import Theme
 from ..store import JsonStore, write_atomic, write_json
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the s
 
 
 def write_site(
-    options: BuildOptions, outputs: list[Output], raw: list[RawFile], record: Record | None = None
+    options: BuildOptions, theme: Theme, outputs: list[Output], raw: list[RawFile], record: Record | None = None
 ) -> tuple[dict[str, str], int]:
     """Publish the site at ``options.out`` atomically; returns the digest of every output, by path,
     and how many files were written (the others are the last build's, linked).
@@ -57,7 +58,7 @@ def write_site(
     manifest = options.cache / "published.json"
     pages = {o.path: o.kept or o.digest or digest(o.data) for o in outputs}
     wanted = pages | {r.target: r.digest for r in raw}
-    static = _static_files(options)
+    static = _static_files(options, theme)
     wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
     previous = _trusted_manifest(JsonStore(manifest, "manifest"), out)
     if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
@@ -138,18 +139,15 @@ def record_published(options: BuildOptions) -> None:
     _save_manifest(options.cache / "published.json", out, wanted)
 
 
-def _static_files(options: BuildOptions) -> dict[str, bytes]:
-    """static/ from the project, the generated Pygments stylesheet, and Temml's stylesheet and fonts."""
+def _static_files(options: BuildOptions, theme: Theme) -> dict[str, bytes]:
+    """The theme's static files with the archive's overrides, the generated Pygments stylesheet,
+    and Temml's stylesheet and fonts (an override of the same name wins over those too)."""
     from ..render import highlight  # Pygments: imported only by builds that write (a kept site never does)
     from ..render.math import MathRenderer
 
-    files: dict[str, bytes] = {}
-    if options.static.is_dir():
-        for path in sorted(options.static.rglob("*")):
-            if path.is_file():
-                files[path.relative_to(options.static).as_posix()] = path.read_bytes()
-    files["pygments.css"] = highlight.stylesheet().encode("utf-8")
+    files: dict[str, bytes] = {"pygments.css": highlight.stylesheet().encode("utf-8")}
     files.update(MathRenderer.published_files(options.root))
+    files.update({name: path.read_bytes() for name, path in theme.static_files().items()})
     return files
 
 
@@ -247,10 +245,10 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]
             write_atomic(destination, data)
 
 
-def copy_static_file(options: BuildOptions, relative: str) -> None:
-    source = options.static / relative
+def copy_static_file(options: BuildOptions, theme: Theme, relative: str) -> None:
+    source = theme.static_file(relative)
     target = options.out / "static" / relative
-    if source.is_file():
+    if source is not None:
         write_atomic(target, source.read_bytes())
     else:
         target.unlink(missing_ok=True)

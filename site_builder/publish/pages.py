@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import traceback
 import uuid
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
+import jinja2.sandbox
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
@@ -115,14 +117,25 @@ def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
 class PageRenderer:
     """Owns the Jinja environment; every ``render_*`` returns ``Output`` values."""
 
-    def __init__(self, templates: Path, shown_as: str, cache: Path | None = None) -> None:
-        self.templates = templates
-        self.shown_as = shown_as
+    def __init__(self, folders: list[tuple[Path, str]], cache: Path | None = None, sandboxed: bool = False) -> None:
+        """``folders``: where templates are looked up, in order, each with how messages name it; the
+        last is the theme's, whose templates are also found as ``theme/<name>``.
+        ``sandboxed``: with Jinja's sandbox, for templates from the archive (which may not reach
+        Python's internals, and so not the machine) and every template they extend or include."""
+        self.folders = [(folder.resolve(), shown) for folder, shown in folders]
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(templates)),
-            bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache)) if cache is not None else None,
+        kind = jinja2.sandbox.SandboxedEnvironment if sandboxed else jinja2.Environment
+        self.env = kind(
+            loader=jinja2.ChoiceLoader(
+                [
+                    *(UnlinkedLoader(str(folder)) for folder, _ in self.folders),
+                    # "theme/base.html": the theme's own template, for an override that extends it
+                    jinja2.PrefixLoader({"theme": UnlinkedLoader(str(self.folders[-1][0]))}),
+                ]
+            ),
+            # Compiled templates differ between the two kinds of environment: one cache each.
+            bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache), f"{kind.__name__}-%s.cache") if cache else None,
             undefined=jinja2.StrictUndefined,
             autoescape=True,
             trim_blocks=True,
@@ -228,16 +241,30 @@ class PageRenderer:
         return Output(path, text.encode("utf-8"))
 
     def _shown(self, filename: str) -> str:
-        name = Path(filename).name if Path(filename).is_absolute() else filename
-        return f"{self.shown_as}/{name}"
+        """A template as messages name it: its path for a file, or as the first folder has it."""
+        path = Path(filename)
+        for folder, shown in self.folders:
+            if path.is_absolute() and path.is_relative_to(folder):
+                return f"{shown}/{path.relative_to(folder).as_posix()}"
+        return f"{self.folders[0][1]}/{filename}"
 
     def _location(self, error: BaseException, template: str) -> tuple[str, int | None]:
         """The template file and line a rendering error happened at (Jinja keeps them in the traceback)."""
-        root = str(self.templates)
         for frame in reversed(traceback.extract_tb(error.__traceback__)):
-            if frame.filename.startswith(root):
-                return self._shown(Path(frame.filename).name), frame.lineno
+            if any(frame.filename.startswith(str(folder) + "/") for folder, _ in self.folders):
+                return self._shown(frame.filename), frame.lineno
         return self._shown(template), None
+
+
+class UnlinkedLoader(jinja2.FileSystemLoader):
+    """Templates from one folder, refusing symbolic links: an archive's link could name any file of
+    the machine, and a template's text ends up in pages."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        if os.path.realpath(filename) != os.path.abspath(filename):
+            raise jinja2.TemplateNotFound(template, f"{template}: a symbolic link, which is not followed")
+        return source, filename, uptodate
 
 
 def render_sitemap(site: Site) -> Output:

@@ -81,3 +81,46 @@ def report_from_summary(
         verification=rows,
         current=True,
     )
+
+
+def failing_entries(report: BuildReport) -> int:
+    return sum(1 for row in report.verification if row.kind == "failing")
+
+
+def report_document(report: BuildReport, command: str) -> dict[str, Any]:
+    """The report as JSON for CI: counts, every diagnostic and every entry's verification."""
+    return {
+        "command": command,
+        "ok": report.errors == 0,
+        "published": report.published,
+        "entries": report.entries,
+        "tracks": report.tracks,
+        "pages": report.pages,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "failing": failing_entries(report),
+        "seconds": round(report.seconds, 3),
+        "diagnostics": [diagnostic_fields(d) for d in report.diagnostics],
+        "verification": [
+            {"entry": row.display_path, "track": row.track, "status": row.kind, "text": row.text}
+            for row in report.verification
+        ],
+    }
+
+
+def diagnostic_fields(d: Diagnostic) -> dict[str, Any]:
+    return {"path": d.path, "line": d.line or None, "level": d.level, "message": d.message}
+
+
+def github_annotation(diagnostic: Diagnostic) -> str:
+    """A GitHub Actions workflow command that shows ``diagnostic`` on its file and line in a pull request."""
+    where = f"file={_property(diagnostic.path)}" + (f",line={diagnostic.line}" if diagnostic.line else "")
+    return f"::{diagnostic.level} {where}::{_data(diagnostic.message)}"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

@@ -125,7 +125,7 @@ class LiveBuilder(Builder):
             output.record_published(self.options)
 
     def copy_static(self, relative: str) -> None:
-        output.copy_static_file(self.options, relative)
+        output.copy_static_file(self.options, self.theme, relative)
 
     def _relink_and_write(
         self,

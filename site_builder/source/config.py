@@ -6,13 +6,14 @@ import difflib
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..model import TrackInfo
 from .metadata import time_limit_problem
+from .theme import Theme, default_theme, load_theme
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = (
@@ -22,6 +23,7 @@ SITE_KEYS = (
     "repo_url",
     "repo_branch",
     "footer",
+    "overrides",
     "time_limit",
     "tracks",
     "cpp_standard",
@@ -43,6 +45,7 @@ class SiteConfig:
     repo_url: str = ""
     repo_branch: str = "main"
     footer: str = FOOTER  # the line at the foot of every page (plain text)
+    overrides: str = ""  # the folder of template and static overrides, relative to site.yaml ("": overrides/)
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
@@ -57,7 +60,7 @@ class BuildOptions:
     root: Path
     archive: Path
     out: Path
-    templates: Path
+    templates: Path  # the theme's templates and static files (see ``theme.default_theme``)
     static: Path
     cache: Path
     jobs: int = 0
@@ -88,12 +91,13 @@ def make_options(
 ) -> BuildOptions:
     root = root.resolve()
     cache = flags.pop("cache", None)
+    templates, static = default_theme(root)
     return BuildOptions(
         root=root,
         archive=(archive or root / "archive").resolve(),
         out=(out or root / "site").resolve(),
-        templates=root / "templates",
-        static=root / "static",
+        templates=templates,
+        static=static,
         cache=Path(str(cache)).resolve() if cache else root / ".cache",
         jobs=jobs,
         strict=strict,
@@ -106,10 +110,13 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     for key in data:
         if key not in SITE_KEYS:
             raise ConfigError(path, lines.get(key), f"unknown key {key!r}{_hint(key, SITE_KEYS)}")
-    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:6] if key in data}
+    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:7] if key in data}
     for key in ("base_url", "repo_url"):
         if values.get(key) and (problem := url_problem(values[key])):
             raise ConfigError(path, lines.get(key), f"{key} {problem}, not {values[key]!r}")
+    named = values.get("overrides", "")
+    if named and (PurePosixPath(named).is_absolute() or ".." in PurePosixPath(named).parts or "\\" in named):
+        raise ConfigError(path, lines.get("overrides"), f"overrides must be a folder inside the archive, not {named!r}")
     tracks = _parse_tracks(data.get("tracks", {}), path, lines)
     limit = data.get("time_limit", 10.0)
     problem = time_limit_problem(limit) if isinstance(limit, (int, float)) else f"must be a number, not {limit!r}"
@@ -145,6 +152,13 @@ def _time_margin(value: Any, path: str, line: int | None) -> tuple[float, float]
     if not numbers or not (1 <= factor <= 10 and 0 <= seconds <= 60):
         raise ConfigError(path, line, "time_margin: factor must be from 1 to 10 and seconds from 0 to 60")
     return float(factor), float(seconds)
+
+
+def load_theme_of(options: BuildOptions, config: SiteConfig) -> Theme:
+    """The theme of ``options`` with the overrides ``config`` names, or those beside site.yaml."""
+    return load_theme(
+        options.templates, options.static, options.archive, config.overrides, options.display(options.archive)
+    )
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:

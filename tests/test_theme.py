@@ -1,0 +1,107 @@
+"""The theme and an archive's overrides: templates and static files replaced by name, and kept safe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, ArchiveMaker, options_for, write_tree
+
+from site_builder.build import build_site
+from site_builder.errors import ConfigError, TemplateError
+from site_builder.source.config import make_options
+from site_builder.source.theme import PACKAGED, default_theme
+
+ENTRY = {"t/A-one/solution.md": "## Idea\n\nCount.\n"}
+
+
+def test_the_packaged_theme_is_this_project_s_templates_and_static_files() -> None:
+    assert (PACKAGED / "templates").resolve() == ROOT / "templates"
+    assert (PACKAGED / "static").resolve() == ROOT / "static"
+    assert default_theme(ROOT) == (ROOT / "templates", ROOT / "static")
+
+
+def test_a_project_without_templates_uses_the_packaged_theme(tmp_path: Path) -> None:
+    options = make_options(tmp_path)
+    assert (options.templates, options.static) == ((PACKAGED / "templates").resolve(), (PACKAGED / "static").resolve())
+
+
+def test_an_override_replaces_one_template_and_one_static_file_by_name(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    archive = make_archive(
+        {
+            **ENTRY,
+            "overrides/templates/base.html": (
+                '{% extends "theme/base.html" %}'
+                '{% block head %}<meta name="x-theme" content="ours">{% endblock %}'
+                "{% block footer %}<footer>Our own footer</footer>{% endblock %}"
+            ),
+            "overrides/static/style.css": "body { color: red }\n",
+            "overrides/static/extra/logo.txt": "logo\n",
+        }
+    )
+    report = build_site(options_for(archive, tmp_path / "site"))
+    assert report.published and not report.diagnostics
+    page = (tmp_path / "site/t/A-one/index.html").read_text(encoding="utf-8")
+    assert '<meta name="x-theme" content="ours">' in page and "<footer>Our own footer</footer>" in page
+    assert '<main id="main"' in page and "Count." in page  # the rest is the theme's
+    assert (tmp_path / "site/static/style.css").read_text() == "body { color: red }\n"
+    assert (tmp_path / "site/static/extra/logo.txt").read_text() == "logo\n"
+    assert (tmp_path / "site/static/site.js").read_bytes() == (ROOT / "static/site.js").read_bytes()
+    assert not (tmp_path / "site/overrides").exists()
+
+
+def test_site_yaml_names_the_overrides_folder_and_it_must_stay_inside_the_archive(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    files = {**ENTRY, "site.yaml": "overrides: look\n", "look/templates/404.html": "gone"}
+    archive = make_archive(files)
+    build_site(options_for(archive, tmp_path / "site"))
+    assert (tmp_path / "site/404.html").read_text() == "gone"
+    for named, message in (("../elsewhere", "must be a folder inside the archive"), ("nowhere", "not found")):
+        (archive / "site.yaml").write_text(f"overrides: {named}\n")
+        with pytest.raises(ConfigError, match=message) as info:
+            build_site(options_for(archive, tmp_path / "site"))
+        assert info.value.path.endswith("site.yaml")
+    (archive / "site.yaml").write_text("overrides: link\n")
+    (archive / "link").symlink_to(tmp_path)
+    with pytest.raises(ConfigError, match="must be a folder inside the archive"):
+        build_site(options_for(archive, tmp_path / "site"))
+
+
+def test_links_in_the_overrides_folder_are_not_followed(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the deploy key\n")
+    archive = make_archive(ENTRY)
+    for folder in ("templates", "static"):
+        (archive / "overrides" / folder).mkdir(parents=True)
+    (archive / "overrides/templates/404.html").symlink_to(secret)
+    (archive / "overrides/static/key.txt").symlink_to(secret)
+    (archive / "overrides/static/all").symlink_to(tmp_path)
+    report = build_site(options_for(archive, tmp_path / "site"))
+    warned = sorted(d.path.rsplit("/", 1)[-1] for d in report.diagnostics if "symbolic link" in d.message)
+    assert warned == ["404.html", "all", "key.txt"]
+    site = tmp_path / "site"
+    assert not any("the deploy key" in p.read_text(errors="replace") for p in site.rglob("*") if p.is_file())
+    write_tree(tmp_path / "plain-archive", ENTRY)
+    assert build_site(options_for(tmp_path / "plain-archive", tmp_path / "plain")).published
+    assert (site / "404.html").read_bytes() == (tmp_path / "plain/404.html").read_bytes()
+
+
+def test_override_templates_run_in_jinja_s_sandbox(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """A template from the archive cannot reach Python's internals (and so not the machine)."""
+    escape = "{{ ''.__class__.__mro__[1].__subclasses__() }}"
+    archive = make_archive({**ENTRY, "overrides/templates/home.html": f"line one\n{escape}\n"})
+    with pytest.raises(TemplateError) as info:
+        build_site(options_for(archive, tmp_path / "site"))
+    assert info.value.path.endswith("overrides/templates/home.html") and info.value.line == 2
+    assert "unsafe" in info.value.message or "SecurityError" in info.value.message
+    assert not (tmp_path / "site").exists()
+
+
+def test_an_override_error_names_the_override_file_and_line(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive({**ENTRY, "overrides/templates/tags.html": "ok\n{% if %}\n"})
+    with pytest.raises(TemplateError) as info:
+        build_site(options_for(archive, tmp_path / "site"))
+    assert info.value.path.endswith("/archive/overrides/templates/tags.html") and info.value.line == 2
