@@ -116,6 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
         return 2
     _sandbox_ready(strict=False)
+    _node_ready(options.root)
 
     from .serve.server import DevServer  # the watcher and the renderers, only for this command
 
@@ -177,6 +178,7 @@ def _build(args: argparse.Namespace) -> int:
         return 2
     if not _sandbox_ready(options.strict, chatty):
         return 1
+    _node_ready(options.root)
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     progress = ProgressPrinter(sys.stderr.isatty()) if chatty else None
     try:
@@ -239,6 +241,23 @@ def _print_failure(args: argparse.Namespace, diagnostic: Diagnostic, failed: str
 
 def _say_waiting(message: str) -> None:
     print(shown(f"{message} ..."), file=sys.stderr, flush=True)
+
+
+def _node_ready(root: Path) -> None:
+    """Install the workers' Node packages once, when Node.js is here but they are not (a builder
+    installed from PyPI or a wheel, away from this project's checkout)."""
+    from .nodepackages import NEEDED, install_node_packages, missing_node_packages, user_modules
+
+    if not missing_node_packages(root):
+        return
+    where = user_modules().parent
+    print(
+        f"Installing the Node packages for math and SVG images ({', '.join(NEEDED)}) into {where}, once.",
+        file=sys.stderr,
+    )
+    problem = install_node_packages()
+    if problem:
+        print(shown(f"WARNING: {problem}; math is shown as TeX source and SVG images are withheld"), file=sys.stderr)
 
 
 def _sandbox_ready(strict: bool, chatty: bool = True) -> bool:

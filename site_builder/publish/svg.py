@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from ..nodepackages import find_node_modules
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, RunResult, Toolchain, interpreter_folders, read_regular
 from ..store import write_atomic, write_json
@@ -52,18 +53,10 @@ class Cleaned:
     removed: tuple[str, ...] = ()
 
 
-def find_libraries(start: Path) -> Path | None:
-    """The ``node_modules`` folder holding DOMPurify and jsdom, searching upward from ``start``."""
-    for folder in (start, *start.parents):
-        if all((folder / "node_modules" / name / "package.json").is_file() for name in LIBRARIES):
-            return folder / "node_modules"
-    return None
-
-
 class SvgSanitizer:
     def __init__(self, root: Path, cache: Path) -> None:
         self.node = shutil.which("node")
-        self.modules = find_libraries(root.resolve()) or find_libraries(Path(__file__).resolve().parent)
+        self.modules = find_node_modules(root, LIBRARIES)
         self.folder = cache / "svg"
         self._version = self._fingerprint()
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..nodepackages import find_node_modules
 from ..store import JsonStore
 
 log = logging.getLogger(__name__)
@@ -30,17 +31,9 @@ class MathResult:
     error: str | None = None
 
 
-def find_temml(start: Path) -> Path | None:
-    """The ``node_modules`` folder holding temml, searching upward from ``start``."""
-    for folder in (start, *start.parents):
-        if (folder / "node_modules" / "temml" / "package.json").is_file():
-            return folder / "node_modules"
-    return None
-
-
 def locate_temml(root: Path) -> Path | None:
-    """temml's node_modules: beside the project, else beside this package (an editable install)."""
-    return find_temml(root) or find_temml(Path(__file__).resolve().parent)
+    """temml's node_modules (see ``nodepackages``)."""
+    return find_node_modules(root, ("temml",))
 
 
 def temml_version(node_modules: Path) -> str:
@@ -117,8 +110,8 @@ class MathRenderer:
 
     def unavailable_reason(self) -> str:
         if not self.node:
-            return "Node.js not found: math is shown as TeX source (install Node.js and run `npm ci`)"
-        return "npm package temml not found: math is shown as TeX source (run `npm ci`)"
+            return "Node.js not found: math is shown as TeX source (install Node.js with npm)"
+        return "npm package temml not found: math is shown as TeX source (run `npm ci`, or a build with npm installed)"
 
     def render_all(self, snippets: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
         """Render every distinct snippet once: from the cache where possible, the rest in one batch."""
