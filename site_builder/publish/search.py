@@ -31,6 +31,9 @@ from .pages import Output, entry_url, heading
 
 log = logging.getLogger(__name__)
 BUNDLE = "pagefind"
+# The Pagefind releases whose service protocol this module was tested with (``tests/test_versions.py``;
+# the pin in pyproject.toml): it speaks Pagefind's internal service messages, not a public API.
+TESTED_PAGEFIND = ("1.5",)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import pygments
 from pygments.formatters.html import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer, _PseudoMatch, bygroups, this, using
 from pygments.lexers.c_cpp import CFamilyLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Error, Keyword, Name, Text, Whitespace, _TokenType
+
+# The Pygments releases this module was tested with (``tests/test_versions.py``; the pin in pyproject.toml).
+# It drives Pygments' internals (``_tokens``, ``_PseudoMatch``, the C-family lexer's loop), which a
+# new release may change: under any other version every lexer takes Pygments' own, slower, path.
+TESTED_PYGMENTS = ("2.21",)
+TESTED = ".".join(pygments.__version__.split(".")[:2]) in TESTED_PYGMENTS
 
 Rule = tuple[Callable[..., Any], Any, Any]  # (rexmatch, action, new_state), as Pygments stores them
 Step = tuple[str | None, Any, Rule]  # (CSS class of the token, or None: ask the rule per match; new state; rule)
@@ -88,7 +95,7 @@ _UNJOINABLE: set[type] = set()
 def supports(lexer: Lexer) -> bool:
     """Whether the fast path can drive ``lexer``: a plain RegexLexer whose rules its class holds (C#'s,
     for one, keeps per-instance rules), not found unjoinable before."""
-    if type(lexer) in _UNJOINABLE or "_tokens" not in type(lexer).__dict__:
+    if not TESTED or type(lexer) in _UNJOINABLE or "_tokens" not in type(lexer).__dict__:
         return False
     method = type(lexer).get_tokens_unprocessed
     return method is RegexLexer.get_tokens_unprocessed or method is CFamilyLexer.get_tokens_unprocessed
