@@ -34,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args)
     if args.command == "new":
         return _new(args)
+    if args.command == "schema":
+        from .schemas import PROBLEM, SITE
+
+        sys.stdout.write((PROBLEM if args.file == "problem" else SITE).read_text(encoding="utf-8"))
+        return 0
     parser.print_help()
     return 2
 
@@ -65,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--md", action="store_true", help="write-up in Markdown (solution.md) instead of LaTeX")
     new.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: .)")
     new.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
+    schema = commands.add_parser("schema", help="print the JSON Schema of problem.yaml or site.yaml (for editors)")
+    schema.add_argument("file", choices=("problem", "site"))
     return parser
 
 

@@ -106,3 +106,5 @@ def test_the_installed_package_holds_the_theme_and_the_lock_file(installed: Path
     assert {"package.json", "package-lock.json"} <= shipped
     assert (where / "package-lock.json").read_bytes() == (ROOT / "package-lock.json").read_bytes()
     assert not any(p.is_symlink() for p in where.rglob("*"))
+    schema = subprocess.run([str(installed / "site-builder"), "schema", "problem"], capture_output=True, check=True)
+    assert schema.stdout == (ROOT / "site_builder/schemas/problem.schema.json").read_bytes()
