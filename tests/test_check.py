@@ -96,3 +96,30 @@ def test_a_fatal_configuration_error_is_reported_in_the_format_asked_for(
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["fatal"] is True
     assert report["diagnostics"][0]["path"].endswith("site.yaml")
+
+
+def test_the_documented_github_workflow_runs_commands_that_exist() -> None:
+    """docs/deploy.md's workflow: valid YAML, the cache kept, and every site-builder command it runs parses."""
+    import re
+    import shlex
+
+    import yaml
+    from conftest import ROOT
+
+    from site_builder.cli import _parser
+
+    text = (ROOT / "docs/deploy.md").read_text(encoding="utf-8")
+    workflow = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))  # type: ignore[union-attr]
+    steps = workflow["jobs"]["build"]["steps"]
+    runs = [step["run"] for step in steps if "run" in step]
+    assert "make site" in runs
+    [cache] = [step for step in steps if step.get("uses", "").startswith("actions/cache@")]
+    assert cache["with"]["path"] == ".cache"
+    [upload] = [step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert upload["with"]["path"] == "site"
+    assert workflow["permissions"] == {"contents": "read"}
+    commands = [c for run in runs for c in run.split("&&") if "site-builder" in c]
+    assert commands
+    for command in commands:
+        words = shlex.split(command)
+        _parser().parse_args(words[1:])  # exits on an unknown option
