@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -489,3 +490,12 @@ def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[st
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"site-builder {version('site-builder')}\n"
+
+
+def test_no_line_can_start_with_the_punctuation_after_inline_math(built: Path) -> None:
+    """A full stop or comma after inline math is inside the formula's last part, where no line breaks."""
+    pages = [p.read_text(encoding="utf-8") for p in built.rglob("index.html")]
+    loose = [m.group() for page in pages for m in re.finditer(r"<math>(?:(?!<math).)*?</math>[.,;:!?)\]]", page)]
+    assert loose == []
+    glued = sum(len(re.findall(r"<mtext>[.,;:!?)\]]+</mtext></mrow></math>", page)) for page in pages)
+    assert glued > 20

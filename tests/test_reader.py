@@ -267,3 +267,26 @@ def test_solutions_are_tabs_and_the_chosen_language_comes_first_on_the_next_page
     chosen = page.locator('[data-tabs="solution-language"] [aria-selected="true"]')
     assert chosen.get_attribute("data-key") == "cpp", "the chosen language is remembered"
     page.evaluate("localStorage.clear()")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_scroll_cue_of_display_math_is_invisible_where_nothing_scrolls(
+    browser: Any, site_url: str, theme: str
+) -> None:
+    """The covers over a display formula's edge shadows take the colour of the box the formula is in
+    (a theorem, a block): else they show as pale bands on a coloured box."""
+    page = browser.new_page(color_scheme=theme)
+    page.goto(site_url + "icpc/2023/B-garland-glow/index.html")
+    mismatched = page.evaluate(
+        """() => [...document.querySelectorAll('math[display=block]')].map(m => {
+          let box = m.parentElement;
+          while (box && getComputedStyle(box).backgroundColor === 'rgba(0, 0, 0, 0)') box = box.parentElement;
+          const wanted = box ? getComputedStyle(box).backgroundColor : 'rgb(255, 255, 255)';
+          const cover = getComputedStyle(m).backgroundImage.match(/rgba?\\([^)]*\\)/)[0];
+          return [m.closest('.theorem, .block') ? 'boxed' : 'plain', cover, wanted];
+        }).filter(([, cover, wanted]) => cover !== wanted)"""
+    )
+    boxed = page.evaluate("() => document.querySelectorAll('.theorem math[display=block]').length")
+    page.close()
+    assert boxed > 0
+    assert mismatched == []

@@ -241,6 +241,29 @@ def test_template_edit_rerenders_without_running_solvers(server: DevServer) -> N
     assert server.last is not None and server.last.solver_processes == 0
 
 
+def test_an_override_added_edited_and_removed_while_serving_updates_every_page(server: DevServer) -> None:
+    events = Events(server)
+    override = server.options.archive / "overrides/templates/base.html"
+    override.parent.mkdir(parents=True)
+    footer = '{% extends "theme/base.html" %}{% block footer %}<footer>Ours, version N</footer>{% endblock %}'
+    edit(override, footer.replace("N", "1"))
+    events.next()
+    assert "<footer>Ours, version 1</footer>" in get(server, "/t/2024/B-beta/index.html")[1]
+    edit(override, footer.replace("N", "2"))
+    events.next()
+    assert "<footer>Ours, version 2</footer>" in get(server, "/index.html")[1]
+    style = server.options.archive / "overrides/static/style.css"
+    style.parent.mkdir(parents=True)
+    edit(style, "body { color: teal }\n")
+    events.next()
+    assert get(server, "/static/style.css")[1] == "body { color: teal }\n"
+    shutil.rmtree(server.options.archive / "overrides")
+    events.next()
+    page = get(server, "/t/2024/B-beta/index.html")[1]
+    assert "Ours, version" not in page and 'class="site-footer"' in page
+    assert get(server, "/static/style.css")[1] == (ROOT / "static/style.css").read_text()
+
+
 def test_burst_of_changes_is_one_rebuild_and_the_last_one_wins(server: DevServer) -> None:
     events = Events(server)
     target = server.options.archive / "t/2024/B-beta/solution.md"

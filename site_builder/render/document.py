@@ -159,8 +159,30 @@ def is_local_path(url: str) -> bool:
 
 
 def fill_math(html_text: str, rendered: list[str]) -> str:
-    """Replace math slots with rendered MathML (or fallbacks), by snippet index."""
-    return _SLOT.sub(lambda m: rendered[int(m.group(1))], html_text)
+    """Replace math slots with rendered MathML (or fallbacks), by snippet index. Punctuation right
+    after inline math goes into the formula's last part, as TeX keeps it: a browser would otherwise
+    start a line with the full stop after "$E[G_j]$."."""
+
+    def fill(match: re.Match[str]) -> str:
+        math, punctuation = rendered[int(match.group(1))], match.group(2)
+        return glued(math, punctuation) if punctuation else math
+
+    return _SLOT_AND_PUNCTUATION.sub(fill, html_text)
+
+
+_SLOT_AND_PUNCTUATION = re.compile(_SLOT.pattern + r"([.,;:!?)\]]*)")
+
+
+def glued(math: str, punctuation: str) -> str:
+    """Inline MathML with ``punctuation`` inside its last top-level part (Temml breaks lines only
+    between those parts); display math, or a fallback, with the punctuation after it."""
+    if not math.startswith("<math") or 'display="block"' in math[: math.find(">")] or not math.endswith("</math>"):
+        return math + punctuation
+    mark = f"<mtext>{punctuation}</mtext>"
+    if math.endswith("</mrow></math>"):
+        return math[: -len("</mrow></math>")] + mark + "</mrow></math>"
+    start = math.find(">") + 1
+    return f"{math[:start]}<mrow>{math[start : -len('</math>')]}{mark}</mrow></math>"
 
 
 def math_fallback(tex: str, display: bool) -> str:
