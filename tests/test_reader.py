@@ -290,3 +290,24 @@ def test_the_scroll_cue_of_display_math_is_invisible_where_nothing_scrolls(
     page.close()
     assert boxed > 0
     assert mismatched == []
+
+
+def test_on_a_phone_the_title_limits_and_statement_come_first_and_the_feed_is_linked(
+    browser: Any, site_url: str
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
+    tab = context.new_page()
+    tab.goto(site_url + ENTRY)
+    limits = tab.locator("ul.limits")
+    assert limits.is_visible()
+    assert "Time limit" in limits.inner_text() and "Answers" in limits.inner_text()
+    title_box, limits_box = tab.locator("h1").bounding_box(), limits.bounding_box()
+    statement_box = tab.locator("#statement").bounding_box()
+    assert title_box and limits_box and statement_box
+    assert title_box["y"] < limits_box["y"] < statement_box["y"] < 800  # the statement starts on the first screen
+    feed = tab.evaluate("document.querySelector('link[rel=alternate][type=\"application/atom+xml\"]').href")
+    response = tab.request.get(feed)
+    assert response.status == 200 and b"<feed" in response.body()
+    title = tab.evaluate("document.querySelector('h1').textContent").strip()
+    assert title.split(". ", 1)[-1][:12] in response.body().decode()
+    context.close()
