@@ -493,9 +493,13 @@ def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[st
 
 
 def test_no_line_can_start_with_the_punctuation_after_inline_math(built: Path) -> None:
-    """A full stop or comma after inline math is inside the formula's last part, where no line breaks."""
+    """A full stop or comma after inline math is inside the formula's last part, where no line breaks,
+    and an opening bracket before it inside its first."""
     pages = [p.read_text(encoding="utf-8") for p in built.rglob("index.html")]
     loose = [m.group() for page in pages for m in re.finditer(r"<math>(?:(?!<math).)*?</math>[.,;:!?)\]]", page)]
     assert loose == []
+    opened = [m.group() for page in pages for m in re.finditer(r"[\s>][(\[]<math>", page)]
+    assert opened == []
+    assert sum(page.count("<math><mrow><mtext>(</mtext>") for page in pages) > 5
     glued = sum(len(re.findall(r"<mtext>[.,;:!?)\]]+</mtext></mrow></math>", page)) for page in pages)
     assert glued > 20

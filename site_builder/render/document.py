@@ -160,29 +160,48 @@ def is_local_path(url: str) -> bool:
 
 def fill_math(html_text: str, rendered: list[str]) -> str:
     """Replace math slots with rendered MathML (or fallbacks), by snippet index. Punctuation right
-    after inline math goes into the formula's last part, as TeX keeps it: a browser would otherwise
-    start a line with the full stop after "$E[G_j]$."."""
+    after inline math, and an opening bracket right before it, go into the formula, as TeX keeps
+    them: a browser would otherwise start a line with the full stop after "$E[G_j]$." or end one
+    with the "(" of "($1 \\le n$)"."""
 
     def fill(match: re.Match[str]) -> str:
-        math, punctuation = rendered[int(match.group(1))], match.group(2)
-        return glued(math, punctuation) if punctuation else math
+        before, math, after = match.group(1) or "", rendered[int(match.group(2))], match.group(3)
+        return glued(math, before, after) if before or after else math
 
     return _SLOT_AND_PUNCTUATION.sub(fill, html_text)
 
 
-_SLOT_AND_PUNCTUATION = re.compile(_SLOT.pattern + r"([.,;:!?)\]]*)")
+# An opening bracket that starts a word (a bracket after a letter, as in "f(", stays: a line could
+# then break between the letter and the formula), the slot, and the punctuation after it.
+_SLOT_AND_PUNCTUATION = re.compile(r'((?<=[\s>])[(\[])?<math-slot n="(\d+)"></math-slot>([.,;:!?)\]]*)')
 
 
-def glued(math: str, punctuation: str) -> str:
-    """Inline MathML with ``punctuation`` inside its last top-level part (Temml breaks lines only
-    between those parts); display math, or a fallback, with the punctuation after it."""
+def glued(math: str, before: str, after: str) -> str:
+    """Inline MathML with ``before`` inside its first top-level part and ``after`` inside its last
+    (Temml breaks lines only between those parts); display math, or a fallback, between them."""
     if not math.startswith("<math") or 'display="block"' in math[: math.find(">")] or not math.endswith("</math>"):
-        return math + punctuation
-    mark = f"<mtext>{punctuation}</mtext>"
-    if math.endswith("</mrow></math>"):
-        return math[: -len("</mrow></math>")] + mark + "</mrow></math>"
+        return before + math + after
     start = math.find(">") + 1
-    return f"{math[:start]}<mrow>{math[start : -len('</math>')]}{mark}</mrow></math>"
+    body = math[start : -len("</math>")]
+    opening = f"<mtext>{before}</mtext>" if before else ""
+    closing = f"<mtext>{after}</mtext>" if after else ""
+    if body.startswith("<mrow>") and body.endswith("</mrow>") and _top_level_parts(body) > 1:
+        body = "<mrow>" + opening + body[len("<mrow>") : -len("</mrow>")] + closing + "</mrow>"
+        return math[:start] + body + "</math>"
+    return f"{math[:start]}<mrow>{opening}{body}{closing}</mrow></math>"
+
+
+def _top_level_parts(body: str) -> int:
+    """How many top-level elements ``body`` (MathML children of <math>) has."""
+    depth = parts = 0
+    for tag in re.finditer(r"<(/?)[a-z]+[^>]*?(/?)>", body):
+        if tag.group(1):
+            depth -= 1
+        elif not tag.group(2):
+            if depth == 0:
+                parts += 1
+            depth += 1
+    return parts
 
 
 def math_fallback(tex: str, display: bool) -> str:
