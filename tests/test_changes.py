@@ -45,6 +45,27 @@ def test_classify(area: str, path: str, kind: ChangeKind, entry: str | None) -> 
     assert (change.kind, change.entry) == (kind, entry)
 
 
+@pytest.mark.parametrize(
+    ("relative", "overrides", "kind", "path"),
+    [
+        ("overrides/templates/base.html", "overrides", ChangeKind.TEMPLATE, "base.html"),
+        ("overrides/static/img/logo.svg", "overrides", ChangeKind.STATIC, "img/logo.svg"),
+        ("look/templates/entry.html", "look", ChangeKind.TEMPLATE, "entry.html"),
+        ("overrides/templates/base.html", "", ChangeKind.UNKNOWN, "overrides/templates/base.html"),  # new: rebuild
+        ("overrides", "overrides", ChangeKind.UNKNOWN, "overrides"),  # the folder made or removed
+        ("overrides/templates", "overrides", ChangeKind.UNKNOWN, "overrides/templates"),
+        ("overrides/notes.txt", "overrides", ChangeKind.UNKNOWN, "overrides/notes.txt"),
+        ("overrides/templates/base.html~", "overrides", ChangeKind.IGNORED, "overrides/templates/base.html~"),
+        ("overrides-old/templates/base.html", "overrides", ChangeKind.UNKNOWN, "overrides-old/templates/base.html"),
+    ],
+)
+def test_a_file_of_the_archive_s_overrides_is_a_template_or_static_file(
+    relative: str, overrides: str, kind: ChangeKind, path: str
+) -> None:
+    change = classify("archive", relative, FOLDERS, overrides)
+    assert (change.kind, change.path) == (kind, path)
+
+
 def test_plan_coalesces_a_burst() -> None:
     changes = [
         classify("archive", "icpc/2022/X-quartets/solution.tex", FOLDERS),

@@ -28,15 +28,24 @@ class Change:
     entry: str | None = None  # the problem folder, relative to the archive, for ENTRY and SAMPLE
 
 
-def classify(area: str, relative: str, problem_folders: frozenset[str]) -> Change:
+def classify(area: str, relative: str, problem_folders: frozenset[str], overrides: str = "") -> Change:
     """Classify one changed path.
 
     ``area`` is "archive", "templates" or "static"; ``relative`` is the path inside it;
-    ``problem_folders`` are the known problem folders (relative to the archive).
+    ``problem_folders`` are the known problem folders (relative to the archive); ``overrides``: the
+    archive's overrides folder the last build used, relative to the archive ("": none). A file in
+    its ``templates/`` or ``static/`` is a template or static file like the theme's own; any other
+    change to it (the folder itself, or one of those two, made or removed) rebuilds the site.
     """
     parts = PurePosixPath(relative).parts
     if not parts or any(is_ignored(p) for p in parts):
         return Change(ChangeKind.IGNORED, relative)
+    if area == "archive" and overrides and relative.startswith(overrides + "/"):
+        below = relative[len(overrides) + 1 :]
+        for kind, area_folder in ((ChangeKind.TEMPLATE, "templates/"), (ChangeKind.STATIC, "static/")):
+            if below.startswith(area_folder):
+                return Change(kind, below[len(area_folder) :])
+        return Change(ChangeKind.UNKNOWN, relative)
     if area == "templates":
         return Change(ChangeKind.TEMPLATE, relative)
     if area == "static":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +29,11 @@ from ..source.languages import suffix
 from .changes import Change, ChangeKind, classify
 from .updates import LiveBuilder
 from .web import PreviewServer, handler_for
+
+# watchdog's inotify observer, when a folder and a folder inside it are made at once (mkdir -p), can
+# watch the inner one twice; it warns and keeps one watch, and no event is lost (test_serve makes
+# overrides/templates so). The warning would only alarm an author in the middle of a session.
+warnings.filterwarnings("ignore", r"Callback with id .* already exists for watch", RuntimeWarning)
 
 log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
@@ -210,8 +216,12 @@ class DevServer:
             pending = self.collector.take()
             known = frozenset(self.builder.sources)
             folders = known | new_problem_folders(self.options.archive, known, pending)
+            overrides = self.builder.theme.overrides
+            within = overrides.relative_to(self.options.archive).as_posix() if overrides else ""
             changes = [
-                c for area, rel in sorted(pending) if (c := classify(area, rel, folders)).kind is not ChangeKind.IGNORED
+                c
+                for area, rel in sorted(pending)
+                if (c := classify(area, rel, folders, within)).kind is not ChangeKind.IGNORED
             ]
             if not changes:
                 continue
