@@ -344,8 +344,8 @@ class Entry(Compact):
         broken = [r for r in self.runs if r.note and not r.verdicts and not r.note.startswith("not run")]
         failing = [r for r in self.runs if r.failures]
         if broken or failing:
-            parts = [f"{_language(r)} {r.note.splitlines()[0].rstrip(':')}" for r in broken]
-            parts += [f"{_language(r)} {r.failures}/{len(r.verdicts)}" for r in failing]
+            parts = list(dict.fromkeys(f"{_language(r)} {r.note.splitlines()[0].rstrip(':')}" for r in broken))
+            parts += _failures_by_language(failing)
             return "failing", "Failing: " + ", ".join(parts)
         ran = [r for r in self.runs if r.verdicts]
         if not ran:
@@ -407,7 +407,21 @@ def _bare(document: Document) -> Document:
 
 
 def _language(run: SolverRun) -> str:
-    """A run's language as the status names it ("C++"), with the file when the entry has several."""
+    """A run's language as the status names it ("C++")."""
     from .source.languages import language_name
 
     return language_name(run.language)
+
+
+def _failures_by_language(failing: list[SolverRun]) -> list[str]:
+    """ "C++ 1/3" for one failing solver of a language, "C++ 8/8 (4 solvers)" for several."""
+    totals: dict[str, list[int]] = {}
+    for run in failing:
+        total = totals.setdefault(_language(run), [0, 0, 0])
+        total[0] += run.failures
+        total[1] += len(run.verdicts)
+        total[2] += 1
+    return [
+        f"{name} {bad}/{runs}" + (f" ({solvers} solvers)" if solvers > 1 else "")
+        for name, (bad, runs, solvers) in totals.items()
+    ]

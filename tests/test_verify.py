@@ -557,6 +557,18 @@ def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -
             "Failing: C++ compile error",
         ),
         ([], "No solver"),
+        (
+            [
+                ("a.cpp", "cpp", ["CE", "CE"], ""),
+                ("b.cpp", "cpp", ["CE", "WA"], ""),
+                ("M.java", "java", ["CE", "CE"], ""),
+            ],
+            "Failing: C++ 4/4 (2 solvers), Java 2/2",
+        ),
+        (
+            [("a.cpp", "cpp", [], "compile error:\na.cpp:1: x"), ("b.cpp", "cpp", [], "compile error:\nb.cpp:2: y")],
+            "Failing: C++ compile error",
+        ),
     ],
 )
 def test_the_status_counts_every_language(runs: list[tuple[str, str, list[str], str]], status: str) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import Diagnostic, Level
+from ..errors import Diagnostic
 from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
@@ -698,17 +698,21 @@ def _unpacked(archive: bytes) -> dict[str, bytes]:
 
 
 def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
-    """Failing samples are warnings (the page shows them loudly); a broken checker is an error."""
+    """Failing samples are warnings (the page shows them loudly); a broken checker is an error, once
+    per distinct failure: a validator that does not compile fails every run of every solver alike."""
     found: list[Diagnostic] = []
+    broken: dict[str, list[tuple[str, str]]] = {}  # a checker failure -> the (solver, sample) runs it stopped
     for run in entry.runs:
         if run.note and run.note.startswith("compile error"):
-            first = run.note.splitlines()[1] if "\n" in run.note else run.note
-            found.append(
-                Diagnostic(
-                    f"{entry.display_path}/{run.solver}", _compile_line(first), "does not compile: " + first, "warning"
-                )
-            )
-        found += [_verdict_diagnostic(entry, run, v) for v in run.verdicts if v.code != "AC" or _slow(v)]
+            first = _error_line(run.note.partition("\n")[2]) or run.note
+            where = f"{entry.display_path}/{run.solver}"
+            found.append(Diagnostic(where, _compile_line(first), "does not compile: " + first, "warning"))
+        for verdict in run.verdicts:
+            if verdict.code == "CE":
+                broken.setdefault(verdict.message, []).append((run.solver, verdict.sample))
+            elif verdict.code != "AC" or _slow(verdict):
+                found.append(_verdict_diagnostic(entry, run, verdict))
+    found += [_checker_diagnostic(entry, message, runs) for message, runs in broken.items()]
     return found
 
 
@@ -717,11 +721,35 @@ def _slow(verdict: Verdict) -> bool:
 
 
 def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
-    sample = next(s for s in entry.samples if s.name == verdict.sample)
     first_line = verdict.message.splitlines()[0] if verdict.message else ""
-    level: Level = "error" if verdict.code == "CE" else "warning"
-    where = f"{entry.display_path}/{sample.input_file}"
-    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), level)
+    where = f"{entry.display_path}/{_sample_input(entry, verdict.sample)}"
+    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), "warning")
+
+
+def _checker_diagnostic(entry: Entry, message: str, runs: list[tuple[str, str]]) -> Diagnostic:
+    """A checker failure at the validator's file and line when its compiler names them, else at the
+    first sample it failed on; with the compiler's error line, and the runs it stopped."""
+    head, _, rest = message.partition("\n")
+    detail = _error_line(rest)
+    solver, sample = runs[0]
+    where, line = f"{entry.display_path}/{_sample_input(entry, sample)}", 0
+    folder = re.fullmatch(r"(\S+/): compile error:", head)
+    located = re.match(r"([^:\s/]+):(\d+):", detail)
+    if folder and located:
+        where, line = f"{entry.display_path}/{folder.group(1)}{located.group(1)}", int(located.group(2))
+    stopped = f"{solver} on sample {sample}" if len(runs) == 1 else f"{len(runs)} runs"
+    return Diagnostic(where, line, f"Checker Error: {head}{' ' + detail if detail else ''} ({stopped})", "error")
+
+
+def _sample_input(entry: Entry, name: str) -> str:
+    return next(s.input_file for s in entry.samples if s.name == name)
+
+
+def _error_line(text: str) -> str:
+    """The line of a compiler's (or checker's) output that says what went wrong: the first that
+    names an error, else the first that is not blank ("" for none)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if "error" in line.lower()), lines[0] if lines else "")
 
 
 def _compile_line(message: str) -> int:
