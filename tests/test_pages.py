@@ -62,13 +62,21 @@ def test_track_names_from_folders_read_as_contests_are_named() -> None:
 
 def test_no_page_names_the_folder_the_archive_was_built_from(tmp_path: Path, make_archive: ArchiveMaker) -> None:
     archive = make_archive(
-        {"t/A-x/solution.md": "# X\n\nText with an unclosed $ sign.\n", "t/A-x/solution.py": "print(1)\n"}
+        {
+            "site.yaml": "repo_url: https://example.org/repo\n",
+            "t/A-x/solution.md": "# X\n\nText with an unclosed $ sign.\n",
+            "t/A-x/solution.py": "print(1)\n",
+        }
     )
     out = tmp_path / "site"
     report = build_site(options_for(archive, out, verify=False))
     assert report.diagnostics, "the fixture has a warning to show"
     for page in out.rglob("*.html"):
         assert str(tmp_path) not in page.read_text("utf-8"), page
+    # Edit links of an archive outside the project: from the archive's folder, as in its own repository.
+    assert (
+        'href="https://example.org/repo/edit/main/archive/t/A-x/solution.py"' in (out / "t/A-x/index.html").read_text()
+    )
 
 
 def test_math_reads_as_text_where_mathml_cannot_go() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,23 @@ def test_an_override_error_names_the_override_file_and_line(tmp_path: Path, make
     with pytest.raises(TemplateError) as info:
         build_site(options_for(archive, tmp_path / "site"))
     assert info.value.path.endswith("/archive/overrides/templates/tags.html") and info.value.line == 2
+
+
+def test_the_sandboxed_environment_renders_the_theme_exactly_as_the_plain_one(tmp_path: Path) -> None:
+    """An archive with overrides renders every page in Jinja's sandbox: for the theme's own templates
+    that must change nothing (our templates use nothing the sandbox refuses)."""
+    copy = tmp_path / "archive"
+    shutil.copytree(ROOT / "archive", copy)
+    plain = build_site(options_for(copy, tmp_path / "plain/site", verify=False))
+    assert plain.published
+    write_tree(copy, {"overrides/static/extra.txt": "x\n"})
+    sandboxed = build_site(options_for(copy, tmp_path / "sandboxed/site", verify=False))
+    assert sandboxed.published and sandboxed.diagnostics == plain.diagnostics
+    pages = sorted(p.relative_to(tmp_path / "plain/site") for p in (tmp_path / "plain/site").rglob("*.html"))
+    assert len(pages) > 30
+    different = [
+        str(p)
+        for p in pages
+        if (tmp_path / "plain/site" / p).read_bytes() != (tmp_path / "sandboxed/site" / p).read_bytes()
+    ]
+    assert different == []

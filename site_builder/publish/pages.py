@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -102,6 +102,16 @@ def heading(track: str, entry: Entry) -> str:
     left = f"{track} {entry.year}" if entry.year else track
     right = f"{entry.label}. {entry.title}" if entry.label else entry.title
     return f"{left} \u00b7 {right}"
+
+
+def repository_path(entry: Entry) -> str:
+    """The entry's folder as "Edit" links name it in the repository: its path from the project root
+    (``archive/icpc/...``). An archive outside the project is taken to sit at the top of its own
+    repository's folder (``my-archive/icpc/...``): a page never names a folder of the machine."""
+    path = PurePosixPath(entry.display_path)
+    if not path.is_absolute():
+        return entry.display_path
+    return PurePosixPath(*path.parts[-(len(PurePosixPath(entry.path).parts) + 1) :]).as_posix()
 
 
 def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
@@ -223,7 +233,7 @@ class PageRenderer:
             heading=entry_heading(site, entry),
             prev=prev,
             next=nxt,
-            edit_base=f"{site.repo_url}/edit/{site.repo_branch}/{entry.display_path}" if site.repo_url else "",
+            edit_base=f"{site.repo_url}/edit/{site.repo_branch}/{repository_path(entry)}" if site.repo_url else "",
         )
 
     def page(self, template: str, path: str, site: Site, **values: Any) -> Output:
