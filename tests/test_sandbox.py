@@ -179,3 +179,31 @@ def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path)
         time.sleep(0.1)
     assert _state(launcher) in ("Z", "")
     assert alive(marker) == []
+
+
+def test_a_launcher_whose_builder_goes_away_during_a_run_ends_quietly() -> None:
+    """A build that fails (a full disk) exits while a run is going: the launcher, finding no one to
+    report to, ends the run and itself without a traceback in the middle of the build's messages.
+    (Here the builder's side stops reading at once, so the launcher's first report cannot arrive.)"""
+    import marshal
+    import socket
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(sandbox.LAUNCHER), str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    theirs.close()
+    assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["sleep", "31.4159"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    socket.send_fds(ours, [marshal.dumps(request)], [null, null, null])
+    os.close(null)
+    ours.shutdown(socket.SHUT_RD)
+    _, errors = process.communicate(timeout=10)
+    ours.close()
+    assert b"Traceback" not in errors, errors.decode()
+    assert alive("sleep 31.4159") == []

@@ -285,8 +285,13 @@ def main(argv: list[str]) -> None:
     else:
         _call(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _send(sock, {"ready": True})
-    serve(sock, inside)
+    try:
+        _send(sock, {"ready": True})
+        serve(sock, inside)
+    except (BrokenPipeError, ConnectionResetError):
+        # The builder went away while a run was reported (it failed, or was stopped): there is no one
+        # to tell, and a traceback would land in the middle of its last messages. End the run.
+        _end_everything() if inside else _reap_all()
 
 
 if __name__ == "__main__":
