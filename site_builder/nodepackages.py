@@ -56,8 +56,11 @@ def install_node_packages() -> str:
     if npm is None:
         return "npm not found (install Node.js with npm)"
     target = user_modules().parent
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".node-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".node-", dir=target.parent))
+    except OSError as e:
+        return f"cannot write {target.parent}: {e.strerror or e}"
     try:
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(PACKAGED / name, work / name)

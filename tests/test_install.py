@@ -108,3 +108,16 @@ def test_the_installed_package_holds_the_theme_and_the_lock_file(installed: Path
     assert not any(p.is_symlink() for p in where.rglob("*"))
     schema = subprocess.run([str(installed / "site-builder"), "schema", "problem"], capture_output=True, check=True)
     assert schema.stdout == (ROOT / "site_builder/schemas/problem.schema.json").read_bytes()
+
+
+def test_a_cache_folder_that_cannot_be_written_is_a_reason_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import nodepackages
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    if shutil.which("npm") is None:
+        pytest.skip("needs npm")
+    assert nodepackages.install_node_packages().startswith(f"cannot write {blocked}/site-builder")
