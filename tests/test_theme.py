@@ -126,3 +126,33 @@ def test_the_sandboxed_environment_renders_the_theme_exactly_as_the_plain_one(tm
         if (tmp_path / "plain/site" / p).read_bytes() != (tmp_path / "sandboxed/site" / p).read_bytes()
     ]
     assert different == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "took more than 0.5 s"),
+        ('{{ "x" * 10**9 }}', "more than 10,000,000 items"),
+        ("{{ [0] * 100000000 }}", "more than 10,000,000 items"),
+        ("{{ 7 ** 100000 }}", "exponent above 1000"),
+    ],
+)
+def test_an_override_template_cannot_hold_the_build_machine(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, body: str, message: str
+) -> None:
+    from site_builder.publish import sandboxed
+
+    monkeypatch.setattr(sandboxed, "PAGE_SECONDS", 0.5)
+    archive = make_archive({**ENTRY, "overrides/templates/home.html": f"start\n{body}\n"})
+    with pytest.raises(TemplateError, match=message) as info:
+        build_site(options_for(archive, tmp_path / "site"))
+    assert info.value.path.endswith("overrides/templates/home.html") and info.value.line == 2
+
+
+def test_bounded_templates_still_count_loop_and_multiply(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    body = (
+        "{% for i in range(3) %}{{ loop.length }}{% endfor %} {{ range(2, 5)|list }} {{ 3 in range(5) }} {{ '-' * 3 }}"
+    )
+    archive = make_archive({**ENTRY, "overrides/templates/home.html": body})
+    build_site(options_for(archive, tmp_path / "site"))
+    assert (tmp_path / "site/index.html").read_text() == "333 [2, 3, 4] True ---"

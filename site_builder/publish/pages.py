@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
-import jinja2.sandbox
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
@@ -23,6 +22,7 @@ from ..model import Entry, Site, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import neighbours
+from .sandboxed import ArchiveTemplates
 
 RECENT = 10
 
@@ -130,12 +130,13 @@ class PageRenderer:
     def __init__(self, folders: list[tuple[Path, str]], cache: Path | None = None, sandboxed: bool = False) -> None:
         """``folders``: where templates are looked up, in order, each with how messages name it; the
         last is the theme's, whose templates are also found as ``theme/<name>``.
-        ``sandboxed``: with Jinja's sandbox, for templates from the archive (which may not reach
-        Python's internals, and so not the machine) and every template they extend or include."""
+        ``sandboxed``: with Jinja's sandbox, bounded (``sandboxed.py``), for templates from the
+        archive (which may not reach Python's internals, and so not the machine, nor hold it with
+        endless loops) and every template they extend or include."""
         self.folders = [(folder.resolve(), shown) for folder, shown in folders]
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
-        kind = jinja2.sandbox.SandboxedEnvironment if sandboxed else jinja2.Environment
+        kind = ArchiveTemplates if sandboxed else jinja2.Environment
         self.env = kind(
             loader=jinja2.ChoiceLoader(
                 [
@@ -238,6 +239,8 @@ class PageRenderer:
 
     def page(self, template: str, path: str, site: Site, **values: Any) -> Output:
         values.setdefault("root", root_of(path))
+        if isinstance(self.env, ArchiveTemplates):
+            self.env.start_page()
         try:
             text = self.env.get_template(template).render(site=site, page_path=path, **values)
         except jinja2.TemplateSyntaxError as e:
