@@ -191,3 +191,32 @@ def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(255, 255, 255)", background  # the dark screen theme is not printed
     context.close()
+
+
+def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path: Path) -> None:
+    """Real packages name files like submissions/accepted/brute_reconstruct_vectorized_transcribed.py
+    and have several failing solvers per language: on a 390 px phone none of it may widen the page
+    (tabs, verdict lists, the output's solver, source file summaries, the status badge, the folder)."""
+    from site_builder.build import build_site
+
+    base = "nwerc/averyveryverylongproblemfoldernamewithoutanybreaks"
+    long = "brute_force_reconstruction_vectorized_and_transcribed_by_hand"
+    files: dict[str, str | bytes] = {
+        f"{base}/problem.yaml": "name: Long Names\nvalidation: custom\n",
+        f"{base}/problem_statement/problem.en.md": "Print the sum of two numbers.\n",
+        f"{base}/data/sample/1.in": "2 3\n",
+        f"{base}/data/sample/1.ans": "5\n",
+        f"{base}/output_validators/the_output_validator_folder/the_output_validator_source.py": "import sys\n",
+    }
+    for n in range(3):
+        files[f"{base}/submissions/accepted/{long}_{n}.py"] = "a, b = map(int, input().split())\nprint(a - b)\n"
+    write_tree(tmp_path / "archive", files)
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto((tmp_path / f"site/{base}/index.html").as_uri())
+    assert page.locator(".entry-status").inner_text().strip() == "Failing: Python 3/3 (3 solvers)"
+    for details in page.locator("details").all():
+        details.evaluate("d => d.open = true")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.locator(".lang-tabs [role=tab]").count() == 3
+    page.close()
