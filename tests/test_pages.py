@@ -66,6 +66,7 @@ def test_no_page_names_the_folder_the_archive_was_built_from(tmp_path: Path, mak
             "site.yaml": "repo_url: https://example.org/repo\n",
             "t/A-x/solution.md": "# X\n\nText with an unclosed $ sign.\n",
             "t/A-x/solution.py": "print(1)\n",
+            "t/B-y/solution.tex": "Fine.\n\\textbf{never closed\n",
         }
     )
     out = tmp_path / "site"
@@ -73,6 +74,8 @@ def test_no_page_names_the_folder_the_archive_was_built_from(tmp_path: Path, mak
     assert report.diagnostics, "the fixture has a warning to show"
     for page in out.rglob("*.html"):
         assert str(tmp_path) not in page.read_text("utf-8"), page
+    broken = (out / "t/B-y/index.html").read_text()
+    assert 'class="render-error"' in broken and "<pre>t/B-y/solution.tex:2: " in broken
     # Edit links of an archive outside the project: from the archive's folder, as in its own repository.
     assert (
         'href="https://example.org/repo/edit/main/archive/t/A-x/solution.py"' in (out / "t/A-x/index.html").read_text()

@@ -156,7 +156,9 @@ def _document(
         )
     except SiteError as e:
         diagnostics.append(e.diagnostic())
-        return _error_document(item.name, str(e))
+        # On the page, the file from the archive's root: never a folder of the machine that built it.
+        shown = Diagnostic(f"{source.path}/{item.name}", e.line, e.message)
+        return _error_document(item.name, str(shown))
     except Exception as e:  # input no rule foresaw (or a bug): this entry's error, never the build's
         log.warning("rendering %s failed", path, exc_info=True)
         why = f"the renderer failed on it ({type(e).__name__}: {str(e)[:200]}); please report this file"
