@@ -520,3 +520,23 @@ def test_constants_that_the_format_does_not_allow_are_errors() -> None:
     ):
         _, found = parse("problem_format_version: 2025-09\nname: X\n" + yaml_text)
         assert found == [f"p/problem.yaml:3: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "interactive", "multi_pass"),
+    [
+        ("pass-fail interactive", True, False),  # problem-package-format's own example writes it so
+        (["scoring", "multi-pass"], False, True),
+        ("interactive multi-pass", True, True),
+        ("pass-fail", False, False),
+    ],
+)
+def test_a_problem_type_may_be_a_list_or_values_apart_in_one_string(
+    kinds: str | list[str], interactive: bool, multi_pass: bool
+) -> None:
+    from site_builder.source.package import parse_package_metadata
+
+    data = {"problem_format_version": "2025-09", "name": "X", "type": kinds}
+    meta, diagnostics = parse_package_metadata(data, {}, "problem.yaml")
+    assert (meta.interactive, meta.multi_pass) == (interactive, multi_pass)
+    assert diagnostics == []

@@ -57,6 +57,7 @@ MODERN_KEYS = (
     "allow_file_writing",
     "constants",
 )
+PROBLEM_TYPES = ("pass-fail", "scoring", "interactive", "multi-pass", "submit-answer")
 # The format's license values, and how a page names them.
 LICENSES = {
     "unknown": "Unknown",
@@ -119,6 +120,8 @@ def parse_package_metadata(
         warn("license", f"unknown license {license_name!r} (known: {', '.join(LICENSES)})")
     elif license_name is not None:
         license_name = LICENSES[license_name.lower()]
+    for kind in sorted(problem_types(data) - set(PROBLEM_TYPES)):
+        warn("type", f"unknown problem type {kind!r} (known: {', '.join(PROBLEM_TYPES)})")
     validation, interactive = _validation(data)
     multi_pass = _multi_pass(data)
     no_checker: tuple[Checker, tuple[str, ...], list[Diagnostic]] = (Checker(), (), [])
@@ -271,9 +274,7 @@ def _passes(limits: Any, path: str, line: int | None) -> int:
 
 def _validation(data: dict[str, Any]) -> tuple[str, bool]:
     """(``default``/``custom``/"", interactive) from legacy ``validation`` or modern ``type``."""
-    kinds = data.get("type")
-    types = {str(k) for k in kinds} if isinstance(kinds, list) else {str(kinds)} if kinds else set()
-    interactive = "interactive" in types
+    interactive = "interactive" in problem_types(data)
     validation = data.get("validation")
     if isinstance(validation, str):
         words = validation.split()
@@ -285,11 +286,17 @@ def _validation(data: dict[str, Any]) -> tuple[str, bool]:
 
 def _multi_pass(data: dict[str, Any]) -> bool:
     """2025-09 ``type: [..., multi-pass]``, legacy ``validation: custom multi-pass``."""
-    kinds = data.get("type")
-    types = {str(k) for k in kinds} if isinstance(kinds, list) else {str(kinds)} if kinds else set()
     validation = data.get("validation")
     words = validation.split() if isinstance(validation, str) else []
-    return "multi-pass" in types or "multi-pass" in words
+    return "multi-pass" in problem_types(data) or "multi-pass" in words
+
+
+def problem_types(data: dict[str, Any]) -> set[str]:
+    """The values of modern ``type``: a list, or one string, which real packages also write with
+    several values apart ("pass-fail interactive", as problem-package-format's own example does)."""
+    kinds = data.get("type")
+    values = kinds if isinstance(kinds, list) else [kinds] if kinds else []
+    return {word for value in values for word in str(value).split()}
 
 
 def _checker(
