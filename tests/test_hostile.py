@@ -335,6 +335,7 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
             "t/A-x/solution.md": "# X\n\n![figure](evil.svg)\n",
             "t/A-x/evil.svg": EVIL_SVG,
             "t/A-x/broken.svg": '<svg xmlns="http://www.w3.org/2000/svg">\n<text>&nbsp;</text></svg>\n',
+            "t/A-x/plain.svg": '<svg viewBox="0 0 2 2"><rect width="1" height="1"/></svg>\n',
             "t/A-x/page.html": "<script>alert(7)</script>",
             "t/A-x/Page2.XHTML": "<html xmlns='http://www.w3.org/1999/xhtml'><script>alert(8)</script></html>",
             "t/A-x/data/feed.xml": "<x/>",
@@ -353,6 +354,8 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
         " a style sheet loading from elsewhere, <foreignObject>, a reference to javascript:alert(4),"
         " the style loading from elsewhere, a reference to https://evil.example/track.png, <set>",
         f"A-x/page.html: warning: {withheld} in site.yaml to publish it)",
+        "A-x/plain.svg: warning: not published: not an SVG image: its <svg> element lacks"
+        ' xmlns="http://www.w3.org/2000/svg", so browsers do not draw it',
     ]
     published = sorted(p.relative_to(site / "t/A-x").as_posix() for p in (site / "t/A-x").rglob("*"))
     assert published == ["evil.svg", "index.html", "solution.md"]
@@ -370,7 +373,7 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
     again = build_site(options_for(archive, tmp_path / "again", verify=False))
     assert (tmp_path / "again/t/A-x/page.html").read_text() == "<script>alert(7)</script>"
     assert not (tmp_path / "again/t/A-x/broken.svg").exists()  # an SVG is never published unsanitized
-    assert len(again.diagnostics) == 2
+    assert len(again.diagnostics) == 3  # broken.svg and plain.svg not published, evil.svg cleaned
 
 
 @pytest.mark.parametrize(

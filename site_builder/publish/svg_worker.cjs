@@ -77,8 +77,11 @@ function clean(text) {
     return at ? { error: `not well-formed XML: ${at[3].replace(/\.$/, "")}`, line: Number(at[1]) } : { error: message };
   }
   const root = doc.documentElement;
+  if (root.localName === "svg" && root.namespaceURI !== SVG_NS) {
+    return { error: `not an SVG image: its <svg> element lacks xmlns="${SVG_NS}", so browsers do not draw it` };
+  }
   if (root.namespaceURI !== SVG_NS || root.localName !== "svg") {
-    return { error: `not an SVG image: its outermost element is <${root.nodeName}>, not <svg> in the SVG namespace` };
+    return { error: `not an SVG image: its outermost element is <${root.nodeName}>, not <svg>` };
   }
   plainText(root);
   purify.sanitize(root, {

@@ -673,8 +673,14 @@ def _custom_check(
 
 
 def _validator_failure(validator: ValidatorProgram, result: RunResult) -> str:
-    why = "timed out" if result.timed_out else f"exit code {result.exit_code}, signal {result.signal}"
-    return f"{validator.name} failed ({why}); it must exit with 42 or 43\n{result.stderr.strip()[-2000:]}"
+    if result.timed_out:
+        why = "timed out"
+    elif result.signal:
+        why = f"killed by signal {result.signal}"
+    else:
+        why = f"exit code {result.exit_code}"
+    said = result.stderr.strip()[-2000:]
+    return f"{validator.name} failed ({why}); it must exit with 42 or 43" + (f". It printed:\n{said}" if said else "")
 
 
 def _unpacked(archive: bytes) -> dict[str, bytes]:
@@ -730,7 +736,7 @@ def _checker_diagnostic(entry: Entry, message: str, runs: list[tuple[str, str]])
     """A checker failure at the validator's file and line when its compiler names them, else at the
     first sample it failed on; with the compiler's error line, and the runs it stopped."""
     head, _, rest = message.partition("\n")
-    detail = _error_line(rest)
+    detail = _error_line(rest)  # "compile error:" then the compiler's line; ". It printed:" then the checker's
     solver, sample = runs[0]
     where, line = f"{entry.display_path}/{_sample_input(entry, sample)}", 0
     folder = re.fullmatch(r"(\S+/): compile error:", head)
