@@ -339,8 +339,8 @@ class Entry(Compact):
         "Verified 6/6"), ("failing", "Failing: C++ 1/3"), ("none", "No solver run: javac not found")..."""
         if not self.samples:
             return "none", "No samples"
-        if not self.runs:
-            return "none", "No solver"
+        if not self.runs:  # no solver, or a build that ran none (--no-verify)
+            return "none", "Not run" if self.solvers else "No solver"
         broken = [r for r in self.runs if r.note and not r.verdicts and not r.note.startswith("not run")]
         failing = [r for r in self.runs if r.failures]
         if broken or failing:

@@ -575,6 +575,15 @@ def test_the_status_counts_every_language(runs: list[tuple[str, str, list[str], 
     assert _entry_with(runs).verification[1] == status
 
 
+def test_solvers_that_were_not_run_are_not_called_missing() -> None:
+    from dataclasses import replace
+
+    from site_builder.model import CodeFile
+
+    solver = CodeFile(name="solution.py", language="python", html="", lines=1)
+    assert replace(_entry_with([]), solvers=(solver,)).verification == ("none", "Not run")  # --no-verify
+
+
 def test_a_run_over_the_limit_but_within_the_margin_is_judged_and_called_slow(
     make_archive: ArchiveMaker, tmp_path: Path
 ) -> None:
