@@ -219,4 +219,8 @@ def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path
         details.evaluate("d => d.open = true")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.locator(".lang-tabs [role=tab]").count() == 3
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto((tmp_path / "site/nwerc/index.html").as_uri())  # the track's table: the status fits its column
+    badge, wrap = page.locator("td .badge-failing").bounding_box(), page.locator(".table-wrap").bounding_box()
+    assert badge and wrap and badge["x"] + badge["width"] <= wrap["x"] + wrap["width"]
     page.close()
