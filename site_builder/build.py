@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import closing
 from dataclasses import replace
 from functools import partial
@@ -107,31 +108,11 @@ class Builder:
         instead of rendering and writing them again (the dev server's start: it needs the entries
         in memory, not the pages).
         """
-        started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
-        self.timings = {}
-        self.solver_processes = 0
-        loaded = loaded or load_inputs(self.options)
-        self._take(loaded)
-        archive_shown = self.options.display(self.options.archive)
-        self.timings["load"] = loaded.seconds
-        mark = time.perf_counter()
-        self.sanitized = {}
-        sources = self._screen(loaded.sources)
-        mark = self._lap("screen files", mark)
-        bundle = self._card_bundle()
+        loaded, sources, started = self._load(loaded)
         feed = None if reuse_published else SearchFeed(self.config, self.renders, [s.path for s in sources])
-        try:
-            entries = self._render(sources, feed, bundle=bundle)
-        except BaseException:
-            if feed is not None:
-                feed.abandon()
-            raise
-        search = feed.finish() if feed is not None else None
-        renders_changed = self._save_card_bundle(entries, bundle)
-        mark = self._lap("render entries", mark)
-        entries = self._verify(sources, entries, whole=True)
-        mark = self._lap("verify", mark)
-        site, link_problems = link_site(self.config, entries, archive_shown)
+        entries, renders_changed, search = self._entries(sources, feed)
+        mark = time.perf_counter()
+        site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
         self.pages = self._page_renderer()
         if reuse_published:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
@@ -164,20 +145,9 @@ class Builder:
         """Everything a build does but write: load, render and verify every entry, and render every
         page (so that a template error shows), then report. The caches are kept, so a build after a
         check renders and runs nothing again; no search index is made and no site is written."""
-        started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
-        self.timings = {}
-        loaded = loaded or load_inputs(self.options)
-        self._take(loaded)
-        self.timings["load"] = loaded.seconds
+        loaded, sources, started = self._load(loaded)
+        entries, _, _ = self._entries(sources)
         mark = time.perf_counter()
-        self.sanitized = {}
-        sources = self._screen(loaded.sources)
-        bundle = self._card_bundle()
-        entries = self._render(sources, bundle=bundle)
-        self._save_card_bundle(entries, bundle)
-        mark = self._lap("render entries", mark)
-        entries = self._verify(sources, entries, whole=True)
-        mark = self._lap("verify", mark)
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
         self.pages = self._page_renderer()
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
@@ -189,6 +159,42 @@ class Builder:
         self._keep(sources, entries, site)
         pages = sum(1 for path in plan if path.endswith(".html"))
         return self._report(diagnostics, False, started, pages, rows=True)
+
+    def _load(self, loaded: Loaded | None) -> tuple[Loaded, list[EntrySource], float]:
+        """The inputs (read now unless ``loaded`` has them), taken in, and their sources screened;
+        with the time the build started (reading included)."""
+        started = time.perf_counter() - (loaded.seconds if loaded is not None else 0.0)
+        self.timings = {}
+        self.solver_processes = 0
+        loaded = loaded or load_inputs(self.options)
+        self._take(loaded)
+        self.timings["load"] = loaded.seconds
+        mark = time.perf_counter()
+        self.sanitized = {}
+        sources = self._screen(loaded.sources)
+        self._lap("screen files", mark)
+        return loaded, sources, started
+
+    def _entries(
+        self, sources: list[EntrySource], feed: SearchFeed | None = None
+    ) -> tuple[list[Entry], bool, Future[SearchIndex] | None]:
+        """Every entry rendered and verified; whether the bundle of cards changed; and the search
+        index ``feed`` (given each entry as it comes) builds meanwhile, in the background, while
+        the solvers run."""
+        mark = time.perf_counter()
+        bundle = self._card_bundle()
+        try:
+            entries = self._render(sources, feed, bundle=bundle)
+        except BaseException:
+            if feed is not None:
+                feed.abandon()
+            raise
+        search = feed.finish() if feed is not None else None
+        renders_changed = self._save_card_bundle(entries, bundle)
+        mark = self._lap("render entries", mark)
+        entries = self._verify(sources, entries, whole=True)
+        self._lap("verify", mark)
+        return entries, renders_changed, search
 
     def _take(self, loaded: Loaded) -> None:
         """What the build reads first: the configuration, git dates, theme and archive-level problems."""
@@ -429,8 +435,8 @@ class Builder:
 def theme_display(options: BuildOptions, folder: Path) -> str:
     """How messages name a folder of the theme: from the project root, or inside this package."""
     shown = options.display(folder)
-    if Path(shown).is_absolute() and folder.is_relative_to(PACKAGED.resolve()):
-        return f"site_builder/theme/{folder.relative_to(PACKAGED.resolve()).as_posix()}"
+    if Path(shown).is_absolute() and folder.is_relative_to(PACKAGED):
+        return f"site_builder/theme/{folder.relative_to(PACKAGED).as_posix()}"
     return shown
 
 

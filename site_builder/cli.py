@@ -119,8 +119,7 @@ def _common(command: argparse.ArgumentParser) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python, cache=args.cache)
-    if not options.templates.is_dir():
-        print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
+    if _theme_missing(options):
         return 2
     _sandbox_ready(strict=False)
     _node_ready(options.root)
@@ -180,22 +179,20 @@ def _build(args: argparse.Namespace) -> int:
         interpreter=args.python,
     )
     chatty = args.format == "text" and not args.quiet
-    if not options.templates.is_dir():
-        print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
+    if _theme_missing(options):
         return 2
     if not _sandbox_ready(options.strict, chatty):
         return 1
     _node_ready(options.root)
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     progress = ProgressPrinter(sys.stderr.isatty()) if chatty else None
+    failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
     try:
         report = _check(options, early, progress) if checking else _publish(options, early, progress)
     except SiteError as e:
-        failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
         return _print_failure(args, e.diagnostic(), failed)
     except OSError as e:  # the cache's disk is full, or not writable
         where = options.display(Path(e.filename)) if e.filename else options.display(options.cache)
-        failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
         return _print_failure(args, Diagnostic(where, 0, f"cannot write: {e.strerror or e}"), failed)
     except KeyboardInterrupt:
         print("Interrupted." if checking else "Interrupted; the previous site was left as it was.", file=sys.stderr)
@@ -204,6 +201,14 @@ def _build(args: argparse.Namespace) -> int:
         early.close()
     _print_report(report, options.display(options.out), args)
     return 1 if _fails(report, args.fail_on) or (options.strict and report.diagnostics) else 0
+
+
+def _theme_missing(options: BuildOptions) -> bool:
+    """Whether the theme's templates are gone (a broken install), said on stderr."""
+    if options.templates.is_dir():
+        return False
+    print(f"{options.templates}: the theme's templates are missing; install site-builder again", file=sys.stderr)
+    return True
 
 
 def _publish(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:

@@ -137,14 +137,11 @@ class PageRenderer:
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
         kind = ArchiveTemplates if sandboxed else jinja2.Environment
+        loaders: list[jinja2.BaseLoader] = [UnlinkedLoader(str(folder)) for folder, _ in self.folders]
+        # "theme/base.html": the theme's own template, for an override that extends it
+        loaders.append(jinja2.PrefixLoader({"theme": loaders[-1]}))
         self.env = kind(
-            loader=jinja2.ChoiceLoader(
-                [
-                    *(UnlinkedLoader(str(folder)) for folder, _ in self.folders),
-                    # "theme/base.html": the theme's own template, for an override that extends it
-                    jinja2.PrefixLoader({"theme": UnlinkedLoader(str(self.folders[-1][0]))}),
-                ]
-            ),
+            loader=jinja2.ChoiceLoader(loaders),
             # Compiled templates differ between the two kinds of environment: one cache each.
             bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache), f"{kind.__name__}-%s.cache") if cache else None,
             undefined=jinja2.StrictUndefined,

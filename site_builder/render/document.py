@@ -179,9 +179,9 @@ _SLOT_AND_PUNCTUATION = re.compile(r'((?<=[\s>])[(\[])?<math-slot n="(\d+)"></ma
 def glued(math: str, before: str, after: str) -> str:
     """Inline MathML with ``before`` inside its first top-level part and ``after`` inside its last
     (Temml breaks lines only between those parts); display math, or a fallback, between them."""
-    if not math.startswith("<math") or 'display="block"' in math[: math.find(">")] or not math.endswith("</math>"):
-        return before + math + after
     start = math.find(">") + 1
+    if not math.startswith("<math") or 'display="block"' in math[:start] or not math.endswith("</math>"):
+        return before + math + after
     body = math[start : -len("</math>")]
     opening = f"<mtext>{before}</mtext>" if before else ""
     closing = f"<mtext>{after}</mtext>" if after else ""
