@@ -25,15 +25,17 @@ from .errors import Diagnostic, SiteError
 from .model import Entry, EntrySource, Site
 from .publish import output
 from .publish.catalog import link_site
+from .publish.downloads import sample_archives
 from .publish.freshness import Loaded, kept_build, load_inputs
 from .publish.pages import Output, PageRenderer
-from .publish.report import BuildReport, report_from_summary, summary_of, verification_rows
+from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
-from .publish.search import BUNDLE, SearchFeed, SearchIndex, build_search_index, search_records
+from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
 from .publish.svg import SvgSanitizer
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
+from .source.archive import hashed_only
 from .source.config import BuildOptions, SiteConfig
 from .source.theme import PACKAGED, Theme
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
@@ -118,28 +120,33 @@ class Builder:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
-        outputs = self._render_pages(site, sources, loaded.program)
-        mark = self._lap("pages", mark)
-        index = search.result() if search else build_search_index(search_records(site), self.renders)
-        if renders_changed:
-            self._forget_old_renders(sources, index)
-        outputs += index.outputs
-        if index.problem:
-            self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
-        mark = self._lap("search", mark)
-        raw, collisions = plan_raw_files(self.options, sources, outputs, self.sanitized)
-        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
-        publish = not (self.options.strict and diagnostics)
-        self._keep(sources, entries, site)
-        pages = sum(1 for o in outputs if o.path.endswith(".html") and not o.path.startswith(BUNDLE + "/"))
-        written = 0
-        if publish:
-            summary = summary_of(diagnostics, site, pages)
-            with self.write_lock:
-                record = (loaded.inputs, summary)
-                self.published, written = output.write_site(self.options, self.theme, outputs, raw, record)
+        with output.SiteWriter(self.options, self.theme) as writer:
+            paths = self._write_pages(writer, site, sources, loaded.program)
+            mark = self._lap("pages", mark)
+            index = search.result() if search else build_search_index(search_records(site), self.renders)
+            if renders_changed:
+                self._forget_old_renders(sources, index)
+            writer.add(index.outputs)
+            if index.problem:
+                self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
+            mark = self._lap("search", mark)
+            downloads = sample_archives(sources)
+            writer.add(downloads)
+            raw, collisions = plan_raw_files(
+                self.options, sources, [*paths, *(d.path for d in downloads)], self.sanitized
+            )
+            diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+            publish = not (self.options.strict and diagnostics)
+            self._keep(sources, entries, site)
+            pages = sum(1 for path in paths if path.endswith(".html"))
+            written = size = 0
+            if publish:
+                writer.add_raw(raw)
+                record = (loaded.inputs, summary_of(diagnostics, site, pages))
+                with self.write_lock:
+                    self.published, written, size = writer.finish(record)
         self._lap("write", mark)
-        return self._report(diagnostics, publish, started, pages, written, rows=True)
+        return replace(self._report(diagnostics, publish, started, pages, written, rows=True), size=size)
 
     def check_all(self, loaded: Loaded | None = None) -> BuildReport:
         """Everything a build does but write: load, render and verify every entry, and render every
@@ -154,7 +161,8 @@ class Builder:
         for render in plan.values():
             render()
         self._lap("pages", mark)
-        _, collisions = plan_raw_files(self.options, sources, list(plan), self.sanitized)
+        made = [*plan, *(o.path for o in sample_archives(sources))]
+        _, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         self._keep(sources, entries, site)
         pages = sum(1 for path in plan if path.endswith(".html"))
@@ -228,7 +236,8 @@ class Builder:
 
     def _screen(self, sources: list[EntrySource]) -> list[EntrySource]:
         """The sources with the files they withhold from the site; SVG images sanitized."""
-        screened = screen(sources, self.options.archive, self.svg, self.config.publish_active_files)
+        config = self.config
+        screened = screen(sources, self.options.archive, self.svg, config.publish_active_files, config.publish_data)
         self.sanitized.update(screened.sanitized)
         return screened.sources
 
@@ -255,24 +264,29 @@ class Builder:
         cached = [bundle.get(k) or self._cached(k, cards) for k in keys]
         todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
-            return self._fed(iter(()), cached, feed)
+            return self._fed(iter(()), cached, feed, cards)
         if feed is not None and len(todo) >= PARALLEL_THRESHOLD:
             feed.start()
         jobs = [Job(s, k) for s, k in todo]
         setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
-            entries = self._fed(fresh, cached, feed)
+            entries = self._fed(fresh, cached, feed, cards)
         self.math.save_cache()
         return entries
 
-    @staticmethod
-    def _fed(fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None) -> list[Entry]:
-        """Each entry from the cache, or else the next fresh one, in order, given to ``feed`` at once."""
+    def _fed(
+        self, fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None, cards: bool
+    ) -> list[Entry]:
+        """Each entry from the cache, or else the next fresh one, in order, given to ``feed`` at once.
+        With ``cards``, a fresh entry is kept as its card once the render cache has it (see
+        ``_complete``): a build of ten thousand entries holds their cards, not their pages' HTML."""
         entries = []
         for hit in cached:
             entry = hit if hit is not None else next(fresh)
             if feed is not None:
                 feed.add(entry)
+            if cards and entry.complete and entry.lasting(self.math.available):
+                entry = entry.card()
             entries.append(entry)
         return entries
 
@@ -317,12 +331,15 @@ class Builder:
         whole = self._render([sources[entry.path]], cards=False)[0]
         return replace(whole, runs=entry.runs)
 
-    def _render_pages(self, site: Site, sources: list[EntrySource], program: str) -> list[Output]:
-        """Every page of the site. An entry page whose content, verdicts, neighbours and navigation
-        are those of the published page, under the same templates and code, is kept as it is: a
-        build that changed one entry renders its page and its neighbours', not a thousand. The other
-        pages (home, tracks, tags, sitemap, verification report) show nothing but the entries and
-        the configuration: while no entry page's key changed, they are kept too."""
+    def _write_pages(
+        self, writer: output.SiteWriter, site: Site, sources: list[EntrySource], program: str
+    ) -> list[str]:
+        """Render every page of the site into ``writer``, one at a time; returns their paths. An
+        entry page whose content, verdicts, neighbours and navigation are those of the published
+        page, under the same templates and code, is kept as it is: a build that changed one entry
+        renders its page and its neighbours', not a thousand. The other pages (home, tracks, tags,
+        sitemap, verification report) show nothing but the entries and the configuration: while no
+        entry page's key changed, they are kept too."""
         assert self.pages is not None
         published = output.published_pages(self.options)
         store = JsonStore(self.options.cache / "pages.json", "page cache")
@@ -341,21 +358,24 @@ class Builder:
                 {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}
             )
         used: dict[str, str] = {}
-        outputs = []
-        for path, render in plan.items():
-            key = keys.get(path)
-            known = store.get(key) if key else None
-            if key and known and published.get(path) == known:
-                outputs.append(Output(path, b"", kept=known))
-                used[key] = known
-                continue
-            page = render()
-            page = replace(page, digest=output.digest(page.data))  # written and kept by it
-            outputs.append(page)
-            if key:
-                used[key] = page.digest
+
+        def pages() -> Iterator[Output]:
+            for path, render in plan.items():
+                key = keys.get(path)
+                known = store.get(key) if key else None
+                if key and known and published.get(path) == known:
+                    used[key] = known
+                    yield Output(path, b"", kept=known)
+                    continue
+                page = render()
+                page = replace(page, digest=output.digest(page.data))  # written and kept by it
+                if key:
+                    used[key] = page.digest
+                yield page
+
+        writer.add(pages())
         write_json(store.path, used)
-        return outputs
+        return list(plan)
 
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()
@@ -429,6 +449,7 @@ class Builder:
             verification=verification_rows(site) if rows else (),
             solver_processes=self.solver_processes,
             written=written,
+            notes=site_notes(site),
         )
 
 
@@ -469,7 +490,7 @@ def plan_raw_files(
             if clean is not None:
                 raw.append(output.RawFile(str(clean), target, clean.stem))
             elif not is_svg(item.name):
-                raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest))
+                raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest, hashed_only(item.name)))
     return raw, problems
 
 

@@ -6,17 +6,28 @@ import argparse
 import gc
 import json
 import logging
+import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import Diagnostic, SiteError
 from .publish.freshness import kept_build
 from .publish.lock import build_lock
-from .publish.report import BuildReport, diagnostic_fields, failing_entries, github_annotation, report_document
+from .publish.report import (
+    BuildReport,
+    diagnostic_fields,
+    failing_entries,
+    github_annotation,
+    relocated,
+    relocated_diagnostic,
+    report_document,
+)
 from .render.workers import EarlyStart
 from .scaffold import create_entry
+from .source.archive import missing_archive, work_tree
 from .source.config import BuildOptions, make_options
 
 
@@ -34,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args)
     if args.command == "new":
         return _new(args)
+    if args.command == "init":
+        return _init(args)
     if args.command == "schema":
         from .schemas import PROBLEM, SITE
 
@@ -69,10 +82,17 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("path", help="path inside the archive, e.g. icpc/2024/A-some-title")
     new.add_argument("--md", action="store_true", help="write-up in Markdown (solution.md) instead of LaTeX")
     new.add_argument("--root", type=Path, default=Path.cwd(), help="project folder (default: .)")
-    new.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
+    new.add_argument("--archive", type=Path, help=ARCHIVE_HELP)
+    init = commands.add_parser(
+        "init", help="make a folder an archive's repository: site.yaml, .gitignore, a GitHub Pages workflow"
+    )
+    init.add_argument("folder", nargs="?", type=Path, default=Path("."), help="the repository's folder (default: .)")
     schema = commands.add_parser("schema", help="print the JSON Schema of problem.yaml or site.yaml (for editors)")
     schema.add_argument("file", choices=("problem", "site"))
     return parser
+
+
+ARCHIVE_HELP = "archive folder (default: ROOT/archive, or ROOT itself when it holds site.yaml or problem folders)"
 
 
 def _version() -> str:
@@ -110,17 +130,34 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--root", type=Path, default=Path.cwd(), help="project folder: archive/, site/, .cache/ (default: .)"
     )
-    command.add_argument("--archive", type=Path, help="archive folder (default: ROOT/archive)")
+    command.add_argument("--archive", type=Path, help=ARCHIVE_HELP)
     command.add_argument("--out", type=Path, help="output folder (default: ROOT/site)")
     command.add_argument("--cache", type=Path, help="cache folder (default: ROOT/.cache)")
+    command.add_argument(
+        "--base-url",
+        default="",
+        metavar="URL",
+        help="the site's address (http or https), over site.yaml's base_url: sitemap.xml, canonical links, 404 page",
+    )
     command.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: cores)")
     command.add_argument("--python", default=sys.executable, metavar="PATH", help="interpreter for solvers")
 
 
 def _serve(args: argparse.Namespace) -> int:
-    options = make_options(args.root, args.archive, args.out, jobs=args.jobs, interpreter=args.python, cache=args.cache)
+    options = make_options(
+        args.root,
+        args.archive,
+        args.out,
+        jobs=args.jobs,
+        interpreter=args.python,
+        cache=args.cache,
+        base_url=args.base_url,
+    )
     if _theme_missing(options):
         return 2
+    if not options.archive.is_dir():
+        print(shown(str(_no_archive(options))), file=sys.stderr)
+        return 1
     _sandbox_ready(strict=False)
     _node_ready(options.root)
 
@@ -153,15 +190,53 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _new(args: argparse.Namespace) -> int:
     root = args.root.resolve()
-    archive = (args.archive or root / "archive").resolve()
+    options = make_options(root, args.archive)  # the archive a build there would read
+    archive = options.archive
     try:
-        created = create_entry(archive, args.path, args.md, make_options(root, archive).display(archive))
+        created = create_entry(archive, args.path, args.md, options.display(archive))
     except SiteError as e:
         print(shown(str(e)), file=sys.stderr)
         return 1
     for path in created:
         print(f"created {path.relative_to(root) if path.is_relative_to(root) else path}")
     return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    """Make ``args.folder`` an archive's repository: the files it lacks, and what to do next."""
+    from .starter import WORKFLOW_PATH, missing_ignores, site_title, starter_files, write_missing
+
+    folder = args.folder.resolve()
+    archive = "archive" if (folder / "archive").is_dir() else ""  # this project's layout: site.yaml goes there
+    try:
+        created, kept = write_missing(folder, starter_files(site_title(folder.name), archive))
+    except OSError as e:
+        print(shown(f"{e.filename or folder}: cannot write: {e.strerror or e}"), file=sys.stderr)
+        return 1
+    for name in created:
+        print(shown(f"created {name}"))
+    for name in kept:
+        lacking = missing_ignores(_text_of(folder / name)) if name == ".gitignore" else []
+        hint = f"; add {', '.join(lacking)} to it" if lacking else ""
+        print(shown(f"kept {name} as it was{hint}"))
+    where = "" if folder == Path.cwd().resolve() else f"  cd {shown(str(args.folder))}\n"
+    print(
+        "Next:\n"
+        f"{where}"
+        "  site-builder new icpc/2024/A-first-problem   # an entry: problem.yaml, statement, write-up, solver, sample\n"
+        "  site-builder build                           # the site in site/: open site/index.html\n"
+        "  site-builder serve                           # http://127.0.0.1:8000/, rebuilt on every save\n"
+        f"Before pushing to GitHub, set SITE_BUILDER in {WORKFLOW_PATH} to where pip installs site-builder\n"
+        'from; then, in the repository\'s Settings > Pages, choose "GitHub Actions" as the source.'
+    )
+    return 0
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -177,30 +252,56 @@ def _build(args: argparse.Namespace) -> int:
         verify=not args.no_verify,
         rerun=args.rerun,
         interpreter=args.python,
+        base_url=args.base_url,
     )
     chatty = args.format == "text" and not args.quiet
     if _theme_missing(options):
         return 2
+    kept = "the previous site was left as it was" if options.out.exists() else "no site was written"
+    failed = "Check failed." if checking else f"Build failed; {kept}."
+    if not options.archive.is_dir():
+        return _print_failure(args, _no_archive(options), failed, options)
     if not _sandbox_ready(options.strict, chatty):
         return 1
     _node_ready(options.root)
     early = EarlyStart(options)  # workers that get ready while the archive is read, when it will pay
     progress = ProgressPrinter(sys.stderr.isatty()) if chatty else None
-    failed = "Check failed." if checking else "Build failed; the previous site was left as it was."
     try:
         report = _check(options, early, progress) if checking else _publish(options, early, progress)
     except SiteError as e:
-        return _print_failure(args, e.diagnostic(), failed)
+        return _print_failure(args, e.diagnostic(), failed, options)
     except OSError as e:  # the cache's disk is full, or not writable
         where = options.display(Path(e.filename)) if e.filename else options.display(options.cache)
-        return _print_failure(args, Diagnostic(where, 0, f"cannot write: {e.strerror or e}"), failed)
+        return _print_failure(args, Diagnostic(where, 0, f"cannot write: {e.strerror or e}"), failed, options)
     except KeyboardInterrupt:
-        print("Interrupted." if checking else "Interrupted; the previous site was left as it was.", file=sys.stderr)
+        print("Interrupted." if checking else f"Interrupted; {kept}.", file=sys.stderr)
         return 130
     finally:
         early.close()
+    if args.format != "text":
+        report = relocated(report, _repository_path(options))
     _print_report(report, options.display(options.out), args)
     return 1 if _fails(report, args.fail_on) or (options.strict and report.diagnostics) else 0
+
+
+def _no_archive(options: BuildOptions) -> Diagnostic:
+    return Diagnostic(options.display(options.archive), 0, missing_archive(options.archive))
+
+
+def _repository_path(options: BuildOptions) -> Callable[[str], str]:
+    """How ``--format github`` and ``json`` name a file: from the top of the archive's repository
+    (``GITHUB_WORKSPACE`` when set, else the git work tree that holds the archive), as GitHub
+    places annotations; a path outside it, or one that names no file, as messages do."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    top = Path(workspace).resolve() if workspace else work_tree(options.archive)
+
+    def where(path: str) -> str:
+        full = Path(os.path.normpath(options.root / path))
+        if top is None or not full.is_relative_to(top) or not os.path.lexists(full):
+            return path
+        return full.relative_to(top).as_posix()
+
+    return where
 
 
 def _theme_missing(options: BuildOptions) -> bool:
@@ -238,8 +339,10 @@ def _fails(report: BuildReport, fail_on: str) -> bool:
     return report.errors > 0
 
 
-def _print_failure(args: argparse.Namespace, diagnostic: Diagnostic, failed: str) -> int:
+def _print_failure(args: argparse.Namespace, diagnostic: Diagnostic, failed: str, options: BuildOptions) -> int:
     """A problem that stopped the build or check, in the format asked for."""
+    if args.format != "text":
+        diagnostic = relocated_diagnostic(diagnostic, _repository_path(options))
     if args.format == "json":
         document = {"command": args.command, "ok": False, "fatal": True, "diagnostics": [diagnostic_fields(diagnostic)]}
         print(json.dumps(document, indent=2, ensure_ascii=False))
@@ -376,9 +479,13 @@ def _print_report(report: BuildReport, out: str, args: argparse.Namespace) -> No
     if args.command == "check":
         print(f"Checked {built} ({_count(report.pages, 'page')}) in {report.seconds:.2f} s; {counts}; no site written.")
     elif report.published:
-        print(f"Built {built} ({_count(report.pages, 'page')}) into {out}/ in {report.seconds:.2f} s; {counts}.")
+        for note in report.notes:
+            print(f"Note: {note}.")
+        held = f", {_bytes(report.size)}" if report.size else ""
+        print(f"Built {built} ({_count(report.pages, 'page')}{held}) into {out}/ in {report.seconds:.2f} s; {counts}.")
     else:
-        print(f"Nothing published (--strict): {counts}. {out}/ was left as it was.", file=sys.stderr)
+        kept = f"{out}/ was left as it was" if report.out.exists() else "no site was written"
+        print(f"Nothing published (--strict): {counts}; {kept}.", file=sys.stderr)
     if getattr(args, "timings", False):
         for name, seconds in report.timings.items():
             print(f"  {name:<16} {seconds * 1000:8.1f} ms")
@@ -392,6 +499,18 @@ def shown(text: str) -> str:
     """``text`` as the terminal may show it: control characters written as escapes (``\\n``,
     ``\\x1b``), so that no file name or checker message can forge a line or drive the terminal."""
     return CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _bytes(size: int) -> str:
+    """A site's size as static hosts state their limits: "1.1 GB" (decimal units)."""
+    if size < 1000:
+        return f"{size} bytes"
+    value, unit = size / 1000, "kB"
+    for larger in ("MB", "GB"):
+        if value < 1000:
+            break
+        value, unit = value / 1000, larger
+    return f"{value:.1f} {unit}"
 
 
 def _count(number: int, singular: str, plural: str = "") -> str:

@@ -46,6 +46,8 @@ class Metadata(Compact):
 
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # the largest file whose text the site shows
+# Why a test file is not published (``publish_data`` in site.yaml): the page counts them, not lists them.
+UNPUBLISHED_DATA = "test data is not published on this site (publish_data in site.yaml)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +291,7 @@ class Entry(Compact):
     package: str | None = None
     missing: tuple[str, ...] = ()
     withheld: tuple[tuple[str, str], ...] = ()  # files listed but not published, and why
+    test_data: tuple[int, int] = (0, 0)  # test files not published (``publish_data``): how many, and their bytes
     time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
     memory_limit: int | None = None  # MiB
     checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")

@@ -42,16 +42,31 @@ One paragraph: the key observation, in plain words.
 $O(n \\log n)$ time and $O(n)$ memory.
 """
 
+# The new entry's sample and solver are a working example (two numbers in, their sum out), so that
+# its first build verifies it as a real one would be: the author replaces both with the problem's own.
 SOLVER = """import sys
 
 
 def main() -> None:
-    data = sys.stdin.read().split()
-    # TODO: solve the problem
-    print(len(data))
+    # The example: two integers in, their sum out. Replace it with the problem's solution.
+    a, b = map(int, sys.stdin.read().split())
+    print(a + b)
 
 
 main()
+"""
+
+STATEMENT = """## Story
+
+What the problem asks, in our own words.
+
+## Input
+
+Two integers $a$ and $b$ (an example: replace it, and `samples/1.in` and `samples/1.ans`, with the problem's own).
+
+## Output
+
+Their sum $a + b$.
 """
 
 
@@ -67,10 +82,10 @@ def new_entry_files(relative: str, markdown: bool) -> dict[str, str]:
     lines += ["tags: []", "status: draft"]
     files = {
         "problem.yaml": "\n".join(lines) + "\n",
-        "statement.md": "## Story\n\nWhat the problem asks, in our own words.\n\n## Input\n\n## Output\n",
+        "statement.md": STATEMENT,
         "solution.py": SOLVER,
-        "samples/1.in": "",
-        "samples/1.ans": "",
+        "samples/1.in": "1 2\n",
+        "samples/1.ans": "3\n",
     }
     files["solution.md" if markdown else "solution.tex"] = MARKDOWN if markdown else TEX % {"title": name.title}
     return files

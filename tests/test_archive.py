@@ -91,6 +91,7 @@ def test_invalid_utf8_in_test_data_is_published_as_bytes_without_an_error(
     from site_builder.build import build_site
 
     files: dict[str, str | bytes] = {
+        "site.yaml": "publish_data: all\n",
         "t/p/problem.yaml": "name: Bytes\nproblem_format_version: 2023-07-draft\n",
         "t/p/statement/problem.en.md": "Echo the bytes.\n",
         "t/p/data/sample/1.in": "ok\n",
@@ -185,3 +186,47 @@ def test_a_full_read_lists_each_folder_once_and_loads_what_a_fresh_listing_loads
     assert loaded.sources == load_archive(archive, options.display(archive))[0]  # listed afresh, folder by folder
     assert [s.path for s in loaded.sources] == ["icpc/2022/X-quartets", "icpc/2024/B-fares"]
     assert loaded.sources[1].meta.time_limit == 2.5
+
+
+def test_the_archive_is_root_archive_else_root_itself_when_it_holds_one(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from site_builder.source.archive import find_archive
+
+    assert find_archive(tmp_path) == tmp_path / "archive"  # nothing here: the default, to be reported missing
+    write_tree(tmp_path, {"site/t/A-x/solution.md": "a build's copy", "site/.site-builder": "", "notes/x.txt": "x"})
+    assert find_archive(tmp_path) == tmp_path / "archive"  # a builder's folder is no archive
+    write_tree(tmp_path, {"icpc/2030/A-x/problem.yaml": "title: X\n"})
+    assert find_archive(tmp_path) == tmp_path
+    assert find_archive(tmp_path, frozenset({str(tmp_path / "icpc")})) == tmp_path / "archive"
+    (tmp_path / "icpc/2030/A-x/problem.yaml").unlink()
+    (tmp_path / "site.yaml").write_text("title: T\n")
+    assert find_archive(tmp_path) == tmp_path
+    (tmp_path / "archive").mkdir()
+    assert find_archive(tmp_path) == tmp_path / "archive"
+
+
+def test_the_builder_s_folders_are_neither_walked_nor_stamped(make_archive: ArchiveMaker) -> None:
+    from site_builder.source.archive import find_problem_folders, load_stamp
+
+    archive = make_archive(
+        {
+            "t/A-x/solution.md": "x",
+            "site/t/A-x/solution.md": "a published copy",
+            "site/.site-builder": "",
+            "out/t/A-x/solution.md": "the output of this build, not marked yet",
+            "t/cache/.site-builder": "",
+            "t/cache/render/problem.yaml": "",
+        }
+    )
+    skip = frozenset({str(archive / "out")})
+    assert [p.relative_to(archive).as_posix() for p in find_problem_folders(archive, skip=skip)] == ["t/A-x"]
+    entries, problems = load_archive(archive, "archive", skip=skip)
+    assert [e.path for e in entries] == ["t/A-x"] and problems == []
+    before = load_stamp(archive, skip)
+    for changed in ("site/t/A-x/solution.md", "out/t/A-x/solution.md", "t/cache/render/problem.yaml"):
+        (archive / changed).write_text("changed")
+    (archive / "site/new.html").write_text("new")
+    assert load_stamp(archive, skip).digest == before.digest
+    (archive / "t/A-x/solution.md").write_text("changed")
+    assert load_stamp(archive, skip).digest != before.digest

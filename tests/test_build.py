@@ -7,10 +7,12 @@ import json
 import os
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, ArchiveMaker, options_for, write_tree
+from jinja2.filters import do_filesizeformat
 from sitecheck import check_site, scan_page
 
 from site_builder.build import build_site
@@ -18,7 +20,7 @@ from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.publish.freshness import kept_build, probe_inputs
 from site_builder.render.workers import EarlyStart, cards_key
-from site_builder.source.archive import find_problem_folders
+from site_builder.source.archive import find_problem_folders, is_test_data
 from site_builder.source.config import BuildOptions
 
 
@@ -50,6 +52,9 @@ def test_raw_files_are_byte_identical(built: Path) -> None:
         for source in folder.rglob("*"):
             if source.is_file():
                 rel = source.relative_to(ROOT / "archive")
+                if is_test_data(source.relative_to(folder).as_posix()):  # publish_data: samples, the default
+                    assert not (built / rel).exists(), rel
+                    continue
                 published = (built / rel).read_bytes()
                 if source.suffix == ".svg":
                     svgs += 1
@@ -58,6 +63,22 @@ def test_raw_files_are_byte_identical(built: Path) -> None:
                 else:
                     assert published == source.read_bytes(), rel
     assert svgs >= 3
+
+
+def test_test_data_is_counted_on_the_page_and_samples_come_as_one_zip(built: Path) -> None:
+    folder = ROOT / "archive" / "icpc" / "2025" / "A-lakeside-lanterns"
+    data = [p for p in (folder / "data").rglob("*") if p.is_file() and is_test_data(p.relative_to(folder).as_posix())]
+    page = (built / "icpc" / "2025" / "A-lakeside-lanterns" / "index.html").read_text(encoding="utf-8")
+    size = sum(p.stat().st_size for p in data)
+    count = f"{len(data)} test files ({do_filesizeformat(size)})"
+    assert f"Besides these, the package has {count} not published on this site" in page
+    assert "data/secret/" not in page  # counted, not listed
+    with zipfile.ZipFile(built / "icpc" / "2025" / "A-lakeside-lanterns" / "samples.zip") as archive:
+        names = sorted(archive.namelist())
+        assert names == sorted(p.name for p in (folder / "data" / "sample").iterdir() if p.suffix in (".in", ".ans"))
+        for name in names:
+            assert archive.read(name) == (folder / "data" / "sample" / name).read_bytes()
+    assert '<a href="samples.zip" download>' in page
 
 
 def test_math_is_mathml_and_nothing_is_left_unrendered(built: Path) -> None:
@@ -308,7 +329,8 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
 
     monkeypatch.setattr(PageRenderer, "render_entry", counting)
     monkeypatch.setattr(PageRenderer, "page", counting_pages)
-    archive = make_archive({f"t/{x}-e{x.lower()}/solution.md": f"# Title {x}\n\nText {x}.\n" for x in "ABCD"})
+    entries = {f"t/{x}-e{x.lower()}/solution.md": f"# Title {x}\n\nText {x}.\n" for x in "ABCD"}
+    archive = make_archive({**entries, "site.yaml": "base_url: https://archive.example.org/\n"})  # a sitemap too
     root = _project_copy(tmp_path)
     options = _options(root, archive)
     build_site(options)
@@ -503,3 +525,62 @@ def test_no_line_can_start_with_the_punctuation_after_inline_math(built: Path) -
     assert sum(page.count("<math><mrow><mtext>(</mtext>") for page in pages) > 5
     glued = sum(len(re.findall(r"<mtext>[.,;:!?)\]]+</mtext></mrow></math>", page)) for page in pages)
     assert glued > 20
+
+
+ENTRIES = {
+    "site.yaml": "title: Our Archive\n",
+    "t/A-x/solution.md": "# X\n\nText.\n",
+    "t/A-x/solution.py": "print(int(input()) + 1)\n",
+    "t/A-x/samples/1.in": "1\n",
+    "t/A-x/samples/1.ans": "2\n",
+    "t/2024/B-y/solution.md": "# Y\n\nMore.\n",
+}
+
+
+def test_an_archive_built_in_its_own_folder_never_reads_its_site_or_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive's own repository: its tracks at the top, no archive/ folder, built where it is."""
+    repo = tmp_path / "repo"
+    write_tree(repo, ENTRIES)
+    monkeypatch.chdir(repo)
+    for run in range(3):
+        assert main(["build", "--jobs", "1"]) == 0
+        out = capsys.readouterr().out
+        assert "Built 2 entries in 1 track" in out, out
+        assert ("Nothing changed since the published build" in out) == (run > 0)
+    assert not (repo / "site/site").exists() and (repo / "site/.site-builder").is_file()
+    assert sorted(p.name for p in (repo / "site/t").iterdir() if p.is_dir()) == ["2024", "A-x"]
+    # Another output and a visible cache inside the archive, from an earlier build: marked, never read.
+    assert main(["build", "--jobs", "1", "--out", "public", "--cache", "build-cache"]) == 0
+    assert (repo / "public/.site-builder").is_file() and (repo / "build-cache/.site-builder").is_file()
+    assert main(["build", "--jobs", "1"]) == 0
+    assert "Built 2 entries in 1 track" in capsys.readouterr().out
+    assert not (repo / "site/public").exists() and not (repo / "site/build-cache").exists()
+    assert main(["check", "--jobs", "1", "--fail-on", "failing", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entries"] == 2
+
+
+def test_no_sitemap_without_base_url_and_one_note_says_what_to_set(
+    tmp_path: Path, make_archive: ArchiveMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = make_archive({**ENTRIES, "t/C-z/solution.md": "# Z\n\nLast.\n"})
+    where = ["--root", str(tmp_path), "--archive", str(archive), "--jobs", "1"]
+    assert main(["build", *where]) == 0
+    out = capsys.readouterr().out
+    assert out.count("sitemap") == 1
+    note = "Note: no sitemap.xml: it needs the site's address; set base_url in site.yaml, or build with --base-url"
+    assert note in out
+    assert not (tmp_path / "site/sitemap.xml").exists()
+    assert main(["build", *where]) == 0  # a kept site says it again
+    assert capsys.readouterr().out.count("Note: no sitemap.xml") == 1
+    assert main(["build", *where, "--base-url", "https://me.github.io/archive"]) == 0
+    assert "sitemap" not in capsys.readouterr().out
+    locations = re.findall(r"<loc>(.*?)</loc>", (tmp_path / "site/sitemap.xml").read_text())
+    assert len(locations) == 6 and "https://me.github.io/archive/t/2024/B-y/index.html" in locations
+    assert all(loc.startswith("https://me.github.io/archive/") for loc in locations)
+    (archive / "site.yaml").write_text("base_url: https://archive.example.org/\n")
+    assert main(["build", *where]) == 0
+    assert "https://archive.example.org/t/C-z/index.html" in (tmp_path / "site/sitemap.xml").read_text()
+    assert main(["build", *where, "--base-url", "archive.example.org"]) == 1
+    assert "--base-url: must be an http or https URL with a host, not 'archive.example.org'" in capsys.readouterr().err

@@ -111,3 +111,19 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
     assert classify("archive", "t/2024/B-new", folders).entry == "t/2024/B-new"
     assert classify("archive", "t/2024/B-new/samples/1.in", folders).kind is ChangeKind.SAMPLE
     assert classify("archive", "t/2024", folders).kind is ChangeKind.UNKNOWN  # it may hold more
+
+
+def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_path: Path) -> None:
+    """An archive built in its own folder: the server's own writes into site/ are no edits."""
+    from conftest import write_tree
+
+    from site_builder.serve.server import ChangeCollector
+
+    write_tree(tmp_path, {"old-site/.site-builder": "", "old-site/t/A-x/index.html": "", "t/A-x/solution.md": ""})
+    collector = ChangeCollector({"archive": tmp_path}, excluded=(tmp_path / "site", tmp_path / "cache"))
+    assert collector.locate(str(tmp_path / "site/t/A-x/index.html")) is None
+    assert collector.locate(str(tmp_path / "site")) is None
+    assert collector.locate(str(tmp_path / "cache/verify.json")) is None
+    assert collector.locate(str(tmp_path / "old-site/t/A-x/index.html")) is None
+    assert collector.locate(str(tmp_path / "t/A-x/solution.md")) == ("archive", "t/A-x/solution.md")
+    assert collector.locate(str(tmp_path / "sitemap")) == ("archive", "sitemap")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ArchiveMaker
+from conftest import ArchiveMaker, write_tree
 
 from site_builder.cli import main
 from site_builder.errors import Diagnostic
@@ -98,28 +100,55 @@ def test_a_fatal_configuration_error_is_reported_in_the_format_asked_for(
     assert report["diagnostics"][0]["path"].endswith("site.yaml")
 
 
-def test_the_documented_github_workflow_runs_commands_that_exist() -> None:
-    """docs/deploy.md's workflow: valid YAML, the cache kept, and every site-builder command it runs parses."""
-    import re
-    import shlex
+@pytest.mark.parametrize("how", ["GITHUB_WORKSPACE", "git work tree"])
+def test_annotations_and_json_name_files_from_the_repository_s_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    """CI runs anywhere (here: the project folder is elsewhere), GitHub places annotations by their
+    path in the repository: the archive is its folder ``problems/``."""
+    repo = tmp_path / "repo"
+    write_tree(repo / "problems", {**FAILING, "t/B-fine/problem.yaml": "rating: high\n"})
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    if how == "GITHUB_WORKSPACE":
+        monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    elif shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    else:
+        (repo / ".git").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    assert _run(elsewhere, repo / "problems", "--format", "github", "-q") == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "::error file=problems/t/B-fine/problem.yaml,line=1::rating must be a whole number, not str" in lines
+    assert any(line.startswith("::warning file=problems/t/A-sum/samples/1.in::") for line in lines)
+    assert _run(elsewhere, repo / "problems", "--format", "json") == 1
+    report = json.loads(capsys.readouterr().out)
+    paths = [d["path"] for d in report["diagnostics"]]
+    assert paths == ["problems/t/A-sum/samples/1.in", "problems/t/B-fine/problem.yaml"]
+    assert [row["entry"] for row in report["verification"]] == ["problems/t/A-sum", "problems/t/B-fine"]
 
-    import yaml
-    from conftest import ROOT
 
-    from site_builder.cli import _parser
+def test_without_a_repository_files_are_named_from_the_project_folder(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    archive = make_archive({**FAILING, "t/B-fine/problem.yaml": "rating: high\n"})
+    assert _run(tmp_path, archive, "--format", "github", "-q") == 1
+    assert "::error file=archive/t/B-fine/problem.yaml,line=1::" in capsys.readouterr().out
 
-    text = (ROOT / "docs/deploy.md").read_text(encoding="utf-8")
-    workflow = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S).group(1))  # type: ignore[union-attr]
-    steps = workflow["jobs"]["build"]["steps"]
-    runs = [step["run"] for step in steps if "run" in step]
-    assert "make site" in runs
-    [cache] = [step for step in steps if step.get("uses", "").startswith("actions/cache@")]
-    assert cache["with"]["path"] == ".cache"
-    [upload] = [step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
-    assert upload["with"]["path"] == "site"
-    assert workflow["permissions"] == {"contents": "read"}
-    commands = [c for run in runs for c in run.split("&&") if "site-builder" in c]
-    assert commands
-    for command in commands:
-        words = shlex.split(command)
-        _parser().parse_args(words[1:])  # exits on an unknown option
+
+def test_a_missing_archive_is_named_with_the_flag_that_changes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for command in ("build", "check"):
+        assert main([command, "--root", str(tmp_path)]) == 1
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == (
+            f"archive: archive folder not found: {tmp_path.resolve() / 'archive'} (set --archive, or run in the"
+            " archive's folder; `site-builder init` starts a new one)"
+        )
+        assert err[1] == ("Check failed." if command == "check" else "Build failed; no site was written.")
+    (tmp_path / "site").mkdir()  # a site of an earlier build: it stays
+    assert main(["build", "--root", str(tmp_path), "--archive", str(tmp_path / "gone")]) == 1
+    err = capsys.readouterr().err
+    assert f"archive folder not found: {tmp_path.resolve() / 'gone'} (set --archive" in err
+    assert "Build failed; the previous site was left as it was." in err

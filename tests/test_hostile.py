@@ -339,6 +339,7 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
             "t/A-x/page.html": "<script>alert(7)</script>",
             "t/A-x/Page2.XHTML": "<html xmlns='http://www.w3.org/1999/xhtml'><script>alert(8)</script></html>",
             "t/A-x/data/feed.xml": "<x/>",
+            "site.yaml": "publish_data: all\n",  # test data published too: an active file there is withheld still
         }
     )
     site = tmp_path / "site"
@@ -489,6 +490,7 @@ def test_a_huge_sparse_file_is_not_read(tmp_path: Path, make_archive: ArchiveMak
             "t/A-x/samples/1.ans": "4\n",
             "t/A-x/data/big.in": "",
             "t/A-x/data/mid.bin": "",
+            "site.yaml": "publish_data: all\n",
         }
     )
     with open(archive / "t/A-x/data/big.in", "r+b") as f:

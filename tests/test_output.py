@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, ArchiveMaker, options_for
 
 from site_builder.build import build_site
+from site_builder.errors import SiteError
 
 
 def project(tmp_path: Path) -> Path:
@@ -41,3 +44,52 @@ def test_a_tampered_site_is_written_again(tmp_path: Path, make_archive: ArchiveM
     page.write_bytes(b"defaced")
     build_site(options)
     assert page.read_bytes() == original
+
+
+PACKAGE: dict[str, str | bytes] = {
+    "t/p/problem.yaml": "name: P\n",
+    "t/p/statement/problem.en.md": "Add two numbers.\n",
+    "t/p/data/sample/1.in": "1 2\n",
+    "t/p/data/sample/1.ans": "3\n",
+    "t/p/data/secret/1.in": "40 2\n",
+    "t/p/data/secret/1.ans": "42\n",
+    "t/p/submissions/accepted/add.py": "print(sum(map(int, input().split())))\n",
+}
+
+
+def test_publish_data_chooses_which_test_files_the_site_holds(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive(PACKAGE)
+    published = {}
+    for choice in ("samples", "all", "none"):
+        (archive / "site.yaml").write_text(f"publish_data: {choice}\n")
+        out = tmp_path / choice / "site"
+        report = build_site(options_for(archive, out, verify=False))
+        folder = out / "t" / "p"
+        published[choice] = sorted(
+            p.relative_to(folder).as_posix() for p in folder.rglob("*.*") if "/" in p.relative_to(folder).as_posix()
+        )
+        page = (folder / "index.html").read_text()
+        with zipfile.ZipFile(folder / "samples.zip") as samples:  # whatever is published, the samples are offered
+            assert {n: samples.read(n) for n in samples.namelist()} == {"1.ans": b"3\n", "1.in": b"1 2\n"}
+        assert report.size == sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+        if choice == "all":
+            secret = folder / "data/secret/1.in"
+            assert secret.stat().st_ino == (archive / "t/p/data/secret/1.in").stat().st_ino  # linked, not copied
+            assert "not published on this site" not in page
+        else:
+            listed = "Besides these, the" if choice == "samples" else "The"  # "none": no test file is listed
+            assert f"{listed} package has 2 test files (8 Bytes) not published on this site" in page
+    data = ["data/secret/1.ans", "data/secret/1.in"]
+    samples = ["data/sample/1.ans", "data/sample/1.in"]
+    assert [n for n in published["all"] if n.startswith("data/")] == samples + data
+    assert [n for n in published["samples"] if n.startswith("data/")] == samples
+    assert [n for n in published["none"] if n.startswith("data/")] == []
+
+
+def test_an_unknown_publish_data_is_an_error_at_its_line(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    archive = make_archive({**PACKAGE, "site.yaml": "title: X\npublish_data: secret\n"})
+    with pytest.raises(SiteError) as caught:
+        build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert str(caught.value.diagnostic()).endswith(
+        "site.yaml:2: publish_data must be one of samples, all, none, not 'secret'"
+    )

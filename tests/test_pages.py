@@ -171,3 +171,16 @@ def test_the_atom_feed_lists_the_newest_entries_with_working_links(built: Path) 
         assert (built / link.get("href", "")[len(base) :]).is_file()
     home = (built / "index.html").read_text("utf-8")
     assert '<link rel="alternate" type="application/atom+xml"' in home and 'href="feed.xml"' in home
+
+
+def test_edit_links_of_an_archive_at_its_repository_s_top_name_its_folders_from_there(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from site_builder.source.config import make_options
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"site.yaml": "repo_url: https://example.org/repo\n", "t/A-x/solution.py": "print(1)\n"})
+    options = make_options(repo, jobs=1, verify=False)
+    assert options.archive == repo.resolve()
+    build_site(options)
+    assert 'href="https://example.org/repo/edit/main/t/A-x/solution.py"' in (repo / "site/t/A-x/index.html").read_text()

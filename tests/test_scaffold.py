@@ -42,6 +42,8 @@ def test_new_entry_builds_as_an_unfinished_draft(tmp_path: Path) -> None:
     assert [d for d in report.diagnostics if d.level == "error"] == []
     page = (tmp_path / "site/icpc/2024/A-some-title/index.html").read_text()
     assert "Draft" in page and "A. Some Title" in page
+    # Its example sample is solved by its example solver: a new entry is verified, never failing.
+    assert [(row.kind, row.text) for row in report.verification] == [("verified", "Verified 1/1")]
 
 
 def test_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -559,3 +559,28 @@ def test_a_removed_output_folder_is_built_again_whole(server: DevServer) -> None
     assert get(server, "/t/2024/A-alpha/index.html")[0] == 200
     assert get(server, "/static/style.css")[0] == 200
     assert get(server, "/index.html")[0] == 200
+
+
+def test_an_archive_served_from_its_own_folder_takes_none_of_its_site_for_edits(tmp_path: Path) -> None:
+    """An archive's own repository (its tracks at the top): site/ and .cache/ sit inside the
+    watched archive, and the server's own writes there are no edits."""
+    write_tree(tmp_path, {"t/2024/A-alpha/solution.md": "## Idea\n\nAlpha.\n", "t/2024/B-beta/solution.md": "Beta.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    assert (options.archive, options.out) == (tmp_path.resolve(), tmp_path.resolve() / "site")
+    dev = DevServer(options, port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    try:
+        events = Events(dev)
+        edit(tmp_path / "t/2024/A-alpha/solution.md", "## Idea\n\nAlpha, again.\n")
+        assert int(events.next()) > int(events.first)
+        assert "Alpha, again." in get(dev, "/t/2024/A-alpha/index.html")[1]
+        with pytest.raises(queue.Empty):  # the page written, then the search index: no rebuild of their own
+            events.next(timeout=SEARCH_SETTLED)
+        assert sorted(dev.builder.sources) == ["t/2024/A-alpha", "t/2024/B-beta"]
+        assert not (tmp_path / "site/site").exists()
+    finally:
+        dev.stop()
+
+
+SEARCH_SETTLED = 3.0  # seconds: past the search refresh a second after an update, and its writes

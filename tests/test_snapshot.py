@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 
+import pytest
 from conftest import ArchiveMaker
 
 from site_builder.source.archive import load_archive
@@ -36,3 +38,55 @@ def test_a_folder_is_remembered_only_when_its_files_have_settled(make_archive: A
     gone = Snapshot(now + SETTLED_NS, {**settled.seen, str(archive / "t/B-gone"): settled.seen[folder]})
     load_archive(archive, "archive", {}, None, gone)
     assert gone.changed and str(archive / "t/B-gone") not in gone.seen
+
+
+def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package's data is never read whole; a changed statement does not hash its data again."""
+    from site_builder.source import archive as archive_module
+
+    secret = b"7 8\n" * 100_000
+    archive = make_archive(
+        {
+            "t/p/problem.yaml": "name: P\n",
+            "t/p/statement/problem.en.md": "Add.\n",
+            "t/p/data/sample/1.in": "1 2\n",
+            "t/p/data/sample/1.ans": "3\n",
+            "t/p/data/secret/1.in": secret,
+            "t/p/data/secret/2.in": b"\xff\x00 binary\n",
+            "t/p/data/secret/testdata.yaml": "points: 5\n",
+        }
+    )
+    real_read, real_digest = archive_module._read_bytes, archive_module._digest_file
+    hashed: list[str] = []
+
+    def read(path: str, size: int) -> bytes:
+        assert "/data/secret/" not in path or path.endswith(".yaml"), f"{path} was read whole"
+        return real_read(path, size)
+
+    def digest(path: str) -> tuple[str, int]:
+        hashed.append(path.rsplit("/", 1)[-1])
+        return real_digest(path)
+
+    monkeypatch.setattr(archive_module, "_read_bytes", read)
+    monkeypatch.setattr(archive_module, "_digest_file", digest)
+    now = time.time_ns()
+    first = Snapshot(now + SETTLED_NS)
+    [entry], _ = load_archive(archive, "archive", {}, None, first)
+    data = entry.file("data/secret/1.in")
+    assert data is not None and data.text is None and data.size == len(secret)
+    assert data.digest == hashlib.sha1(secret).hexdigest() and data.binary == archive_module.TEST_DATA
+    assert entry.samples[0].input == "1 2\n"  # samples are read, to be shown and run
+    assert entry.file("data/secret/testdata.yaml").text == "points: 5\n"  # type: ignore[union-attr]
+    assert sorted(hashed) == ["1.in", "2.in"]
+    # The statement changes: the folder is loaded again, its unchanged data is not hashed again.
+    hashed.clear()
+    (archive / "t/p/statement/problem.en.md").write_text("Add two numbers.\n")
+    [again], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
+    assert again.file("data/secret/1.in") == data and hashed == []
+    # A rewritten data file is hashed again, alone.
+    (archive / "t/p/data/secret/1.in").write_bytes(b"1 1\n")
+    [rewritten], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
+    changed = rewritten.file("data/secret/1.in")
+    assert hashed == ["1.in"] and changed is not None and changed.digest == hashlib.sha1(b"1 1\n").hexdigest()

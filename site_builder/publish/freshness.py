@@ -81,7 +81,7 @@ SNAPSHOT = "snapshot-v1"  # the problem folders as last loaded (see ``snapshot``
 
 def probe_inputs(options: BuildOptions) -> Probe:
     started_ns = time.time_ns()
-    stamp = load_stamp(options.archive)
+    stamp = load_stamp(options.archive, options.own_folders)
     config = load_site_config(options)
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
@@ -99,7 +99,8 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     known = len(memo)
     snapshot = Snapshot(probe.started_ns - SETTLED_NS, _last_snapshot(store, probe.program))
     shown = options.display(options.archive)
-    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, probe.stamp.listing)
+    listed, skip = probe.stamp.listing, options.own_folders
+    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, listed, skip)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     if snapshot.changed:

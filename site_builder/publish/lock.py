@@ -4,6 +4,9 @@ Two builds writing one site, or one cache, at once could each remove the other's
 files. Each holds an advisory lock (``flock``) on ``<cache>/build.lock`` and on a file beside the
 output folder (``.site.lock`` for ``site/``) while it reads and writes them; a second build waits,
 and says whom it waits for. The locks go with the process, however it ends.
+
+The cache folder, like the output folder (see ``output``), holds the ``BUILDER_MARKER``: a build
+never reads either as part of an archive, even when they lie inside it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..source.archive import BUILDER_MARKER, MARKER_TEXT
 from ..source.config import BuildOptions
 
 _HELD: set[int] = set()  # descriptors of the locks this process holds
@@ -42,6 +46,8 @@ def build_lock(options: BuildOptions, waiting: Callable[[str], None] | None = No
     with contextlib.ExitStack() as stack:
         for path in lock_files(options):
             path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent == options.cache:
+                mark_builder_folder(options.cache)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             _HELD.add(fd)
             stack.callback(_release, fd)
@@ -55,6 +61,13 @@ def build_lock(options: BuildOptions, waiting: Callable[[str], None] | None = No
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
+
+
+def mark_builder_folder(folder: Path) -> None:
+    """Leave the ``BUILDER_MARKER`` in ``folder`` (an existing folder), unless it is there."""
+    marker = folder / BUILDER_MARKER
+    if not marker.is_file():
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
 
 
 def _release(fd: int) -> None:

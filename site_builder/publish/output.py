@@ -12,11 +12,14 @@ import hashlib
 import os
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
+from ..source.archive import BUILDER_MARKER, MARKER_TEXT
 from ..source.config import BuildOptions
 from ..source.theme import Theme
 from ..store import JsonStore, write_atomic, write_json
@@ -32,73 +35,156 @@ class RawFile:
     source: str  # its path (a plain string: a build plans 10,000 of them)
     target: str
     digest: str
+    link: bool = False  # test data: may be hard-linked from the archive rather than copied (see ``copy_file``)
 
 
 def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
+def file_digest(path: Path | str) -> str:
+    """``digest`` of a file's bytes, read a piece at a time (a published file may be gigabytes)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha1").hexdigest()
+
+
+_FICLONE = 0x40049409  # Linux's ioctl that shares a file's blocks, copy-on-write (Btrfs, XFS, bcachefs)
+
+
+def copy_file(source: str, target: Path, link: bool = False) -> None:
+    """Publish the archive file ``source`` at ``target`` (which does not exist) by the cheapest safe
+    means: a copy-on-write clone where the file system makes them; else, for ``link`` files (test
+    data, which the site only offers for download), a hard link when the file is on the same file
+    system and every user may read it; else a copy in the kernel (``sendfile``). The builder never
+    holds the bytes, and never writes into a published file (it only replaces one), so neither a
+    clone nor a link can carry a write back into the archive."""
+    if _clone(source, target):
+        return
+    if link:
+        try:
+            info = os.stat(source)
+            if info.st_mode & 0o004 and info.st_dev == os.stat(target.parent).st_dev:
+                os.link(source, target)
+                return
+        except OSError:
+            pass  # another owner's file (protected_hardlinks), or a file system without links
+    shutil.copyfile(source, target)
+
+
+def _clone(source: str, target: Path) -> bool:
+    import fcntl  # here, not at the top: only builds that publish files need it
+
+    try:
+        with open(source, "rb") as src, open(target, "xb") as dst:
+            try:
+                fcntl.ioctl(dst.fileno(), _FICLONE, src.fileno())
+                return True
+            except OSError:
+                pass
+    except OSError:
+        return False
+    target.unlink()
+    return False
+
+
 Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the summary it reported
 
 
-def write_site(
-    options: BuildOptions, theme: Theme, outputs: list[Output], raw: list[RawFile], record: Record | None = None
-) -> tuple[dict[str, str], int]:
-    """Publish the site at ``options.out`` atomically; returns the digest of every output, by path,
-    and how many files were written (the others are the last build's, linked).
+class SiteWriter:
+    """Publishes a site atomically, a file at a time: pages are written as they are rendered, so a
+    build never holds them all.
 
-    Everything is written into a temporary sibling folder that is swapped in when complete. Files
-    whose bytes are unchanged since the last build are hard-linked from the current site (we never
-    write into a published file, we only replace it), and a build that changes nothing writes
-    nothing at all. The manifest of the last build, with the size and time of every file it wrote,
-    lives in the cache; a file that no longer matches it is written again. ``record`` is kept
-    in it too, for ``current_summary``.
+    Everything goes into a temporary sibling folder that ``finish`` swaps in when complete (or
+    ``abandon`` removes). A file whose bytes are those of the published file is hard-linked from the
+    current site (we never write into a published file, we only replace it), and a build that
+    changes nothing leaves the published site as it is. The manifest of the last build, with the
+    size and time of every file it wrote, lives in the cache; a file that no longer matches it is
+    written again.
     """
-    out = options.out
-    manifest = options.cache / "published.json"
-    pages = {o.path: o.kept or o.digest or digest(o.data) for o in outputs}
-    wanted = pages | {r.target: r.digest for r in raw}
-    static = _static_files(options, theme)
-    wanted |= {f"static/{name}": digest(data) for name, data in static.items()}
-    previous = _trusted_manifest(JsonStore(manifest, "manifest"), out)
-    if previous is not None and {p: d for p, (d, _, _) in previous.items()} == wanted:
-        _save_manifest(manifest, out, wanted, record, pages, previous)
-        return pages, 0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    reuse = previous or {}
 
-    def place(path: str, data: bytes | None = None, source: str | None = None, kept: bool = False) -> bool:
-        """Put the file in place; False: linked from the published site, unchanged."""
-        target = tmp / path
+    def __init__(self, options: BuildOptions, theme: Theme) -> None:
+        self.options = options
+        self.out = options.out
+        self.manifest = options.cache / "published.json"
+        self.previous = _trusted_manifest(JsonStore(self.manifest, "manifest"), self.out) or {}
+        self.pages: dict[str, str] = {}  # the digest of every generated file, by path
+        self.wanted: dict[str, str] = {}  # the digest of every file, by path
+        self.written = 0
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(self.out)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.tmp-", dir=self.out.parent))
+        self._guarded(self.tmp.chmod, 0o755)
+        for name, data in _static_files(options, theme).items():
+            self._guarded(self._place, f"static/{name}", digest(data), data=data)
+        # This folder is no archive's, wherever it is.
+        self._guarded(self._place, BUILDER_MARKER, digest(MARKER_TEXT.encode()), data=MARKER_TEXT.encode())
+
+    def __enter__(self) -> SiteWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abandon()
+
+    def add(self, outputs: Iterable[Output]) -> None:
+        """Generated files (pages, the search index...): each placed as it comes, then let go."""
+        for item in outputs:
+            key = item.kept or item.digest or digest(item.data)
+            self.pages[item.path] = key
+            self._guarded(self._place, item.path, key, data=item.data, kept=bool(item.kept))
+
+    def add_raw(self, raw: list[RawFile]) -> None:
+        """Archive files, copied (or linked, or cloned) from where they are."""
+        for file in raw:
+            self._guarded(self._place, file.target, file.digest, source=file.source, link=file.link)
+
+    def finish(self, record: Record | None = None) -> tuple[dict[str, str], int, int]:
+        """Swap the new site into place (unless it is the published one, file for file); keep its
+        manifest, with ``record`` for ``current_summary``. Returns the digest of every generated
+        file, by path, how many files were written (not linked from the published site), and the
+        site's bytes (also kept in ``record``'s summary, as ``bytes``)."""
+        unchanged = self.written == 0 and self.wanted.keys() == self.previous.keys()
+        if unchanged:
+            self.abandon()
+            size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, self.previous)
+            return self.pages, 0, size
+        self._guarded(swap_into_place, self.tmp, self.out)
+        return self.pages, self.written, _save_manifest(self.manifest, self.out, self.wanted, record, self.pages)
+
+    def abandon(self) -> None:
+        """Remove what was placed, if it was not swapped in (the published site stays as it was)."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _guarded(self, action: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+        try:
+            action(*args, **kwargs)
+        except OSError as e:
+            self.abandon()
+            raise BuildError(self.options.display(self.out), None, f"cannot write the site: {e}") from e
+
+    def _place(
+        self,
+        path: str,
+        key: str,
+        data: bytes | None = None,
+        source: str | None = None,
+        kept: bool = False,
+        link: bool = False,
+    ) -> None:
+        """Put the file in place: linked from the published site when it is unchanged there."""
+        self.wanted[path] = key
+        target = self.tmp / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        old = reuse.get(path)
-        if old is not None and old[0] == wanted[path] and _same_file(str(out / path), old):
-            os.link(out / path, target)
-            return False
+        old = self.previous.get(path)
+        if old is not None and old[0] == key and _same_file(str(self.out / path), old):
+            os.link(self.out / path, target)
+            return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
         if source is not None:
-            shutil.copyfile(source, target)
+            copy_file(source, target, link)
         else:
             target.write_bytes(data or b"")
-        return True
-
-    try:
-        tmp.chmod(0o755)
-        written = sum(place(item.path, data=item.data, kept=bool(item.kept)) for item in outputs)
-        written += sum(place(f"static/{name}", data=data) for name, data in static.items())
-        written += sum(place(file.target, source=file.source) for file in raw)
-        swap_into_place(tmp, out)
-    except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BuildError(options.display(out), None, f"cannot write the site: {e}") from e
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    _save_manifest(manifest, out, wanted, record, pages)
-    return pages, written
+        self.written += 1
 
 
 def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
@@ -132,10 +218,18 @@ def record_published(options: BuildOptions) -> None:
     out = options.out
     if not out.is_dir():
         return
+    store = JsonStore(options.cache / "published.json", "manifest")
+    known = store.get("files") if store.get("out") == str(out) else None
+    known = known if isinstance(known, dict) else {}
     wanted = {}
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.name.startswith("."):
-            wanted[path.relative_to(out).as_posix()] = digest(path.read_bytes())
+            name = path.relative_to(out).as_posix()
+            recorded = known.get(name)
+            if isinstance(recorded, list) and len(recorded) == 3 and _same_file(str(path), _entry(recorded)):
+                wanted[name] = recorded[0]  # as the manifest says: a published gigabyte is not read again
+            else:
+                wanted[name] = file_digest(path)
     _save_manifest(options.cache / "published.json", out, wanted)
 
 
@@ -161,6 +255,10 @@ def _same_file(path: str, recorded: tuple[str, int, int]) -> bool:
     return (info.st_size, info.st_mtime_ns) == (recorded[1], recorded[2])
 
 
+def _entry(recorded: list[Any]) -> tuple[str, int, int]:
+    return str(recorded[0]), int(recorded[1]), int(recorded[2])
+
+
 def _trusted_manifest(store: JsonStore, out: Path) -> dict[str, tuple[str, int, int]] | None:
     """The last build's manifest, if it describes this output folder."""
     if store.get("out") != str(out) or not out.is_dir():
@@ -182,19 +280,21 @@ def _save_manifest(
     record: Record | None = None,
     pages: dict[str, str] | None = None,
     known: dict[str, tuple[str, int, int]] | None = None,
-) -> None:
-    """Describe the published folder (``known``: a manifest just checked against it, reused)."""
-    if known is not None:
-        files = {name: list(value) for name, value in known.items()}
-    else:
-        files = {}
+) -> int:
+    """Describe the published folder (``known``: a manifest just checked against it, reused); returns
+    the bytes of its files."""
+    if known is None:
+        known = {}
         for name, key in wanted.items():
             info = (out / name).stat()
-            files[name] = [key, info.st_size, info.st_mtime_ns]
+            known[name] = (key, info.st_size, info.st_mtime_ns)
+    files = {name: list(value) for name, value in known.items()}
+    size = sum(value[1] for value in known.values())
     data: dict[str, Any] = {"out": str(out), "files": files}
     if record is not None and pages is not None:
-        data.update({"inputs": record[0], "summary": record[1], "pages": pages})
+        data.update({"inputs": record[0], "summary": {**record[1], "bytes": size}, "pages": pages})
     write_json(path, data)  # the last manifest need not be read: all of it is replaced
+    return size
 
 
 def write_content(folder: Path, path: str, data: bytes) -> None:
@@ -208,7 +308,7 @@ def write_in_place(out: Path, outputs: list[Output], published: dict[str, str]) 
     written = 0
     for item in outputs:
         key = item.digest or digest(item.data)
-        if published.get(item.path) == key:
+        if published.get(item.path) == key and os.path.exists(out / item.path):
             continue
         write_atomic(out / item.path, item.data)
         published[item.path] = key
@@ -222,10 +322,13 @@ def remove_in_place(out: Path, paths: set[str], published: dict[str, str]) -> No
         published.pop(path, None)
 
 
-def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]) -> None:
+def sync_raw_files(
+    options: BuildOptions, folders: list[str], raw: list[RawFile], generated: set[str] | frozenset[str] = frozenset()
+) -> None:
     """Make the raw files published in ``folders`` of the site (entries' URLs, which are not always
-    their paths in the archive) match ``raw``: copy changed ones, remove the others."""
-    keep = {item.target for item in raw}
+    their paths in the archive) match ``raw``: copy changed ones, remove the others (but for the
+    ``generated`` files the caller writes there, such as samples.zip)."""
+    keep = {item.target for item in raw} | generated
     for folder in folders:
         published = options.out / folder
         if not published.is_dir():
@@ -240,9 +343,33 @@ def sync_raw_files(options: BuildOptions, folders: list[str], raw: list[RawFile]
             published.rmdir()
     for item in raw:
         destination = options.out / item.target
-        data = Path(item.source).read_bytes()
-        if not destination.is_file() or destination.read_bytes() != data:
-            write_atomic(destination, data)
+        if not _copied_since_changed(item.source, destination):
+            replace_file(item.source, destination, item.link)
+
+
+def _copied_since_changed(source: str, destination: Path) -> bool:
+    """Whether ``destination`` is ``source`` as it is now, by what ``stat`` says of both: the same
+    file (a link), or a copy of its size made after its last change. (The dev server's rule for one
+    entry's files; a full build compares digests.)"""
+    try:
+        there, here = os.stat(source), os.stat(destination)
+    except OSError:
+        return False
+    if (there.st_dev, there.st_ino) == (here.st_dev, here.st_ino):
+        return True
+    return there.st_size == here.st_size and here.st_mtime_ns > max(there.st_mtime_ns, there.st_ctime_ns)
+
+
+def replace_file(source: str, destination: Path, link: bool = False) -> None:
+    """Publish ``source`` at ``destination`` through a temporary file and a rename (``copy_file``)."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    tmp = destination.with_name(f".{destination.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    try:
+        copy_file(source, tmp, link)
+        os.replace(tmp, destination)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def copy_static_file(options: BuildOptions, theme: Theme, relative: str) -> None:

@@ -110,7 +110,7 @@ def repository_path(entry: Entry) -> str:
     repository's folder (``my-archive/icpc/...``): a page never names a folder of the machine."""
     path = PurePosixPath(entry.display_path)
     if not path.is_absolute():
-        return entry.display_path
+        return path.as_posix()  # "./icpc/..." of an archive at the project's top is "icpc/..."
     return PurePosixPath(*path.parts[-(len(PurePosixPath(entry.path).parts) + 1) :]).as_posix()
 
 
@@ -167,10 +167,11 @@ class PageRenderer:
             "index.html": lambda: self.render_home(site),
             "tags/index.html": lambda: self.render_tag_index(site),
             "404.html": lambda: self.render_404(site),
-            "sitemap.xml": lambda: render_sitemap(site),
             "feed.xml": lambda: render_feed(site),
             "verification.json": lambda: render_verification_report(site),
         }
+        if site.base_url:  # a sitemap lists absolute addresses only: none without the site's own
+            plan["sitemap.xml"] = lambda: render_sitemap(site)
         for track in site.tracks:
             plan[track.url] = partial(self.render_track, site, track)
         for tag in site.tags:
@@ -232,6 +233,7 @@ class PageRenderer:
             prev=prev,
             next=nxt,
             edit_base=f"{site.repo_url}/edit/{site.repo_branch}/{repository_path(entry)}" if site.repo_url else "",
+            tree_base=f"{site.repo_url}/tree/{site.repo_branch}/{repository_path(entry)}" if site.repo_url else "",
         )
 
     def page(self, template: str, path: str, site: Site, **values: Any) -> Output:
@@ -278,7 +280,8 @@ class UnlinkedLoader(jinja2.FileSystemLoader):
 
 
 def render_sitemap(site: Site) -> Output:
-    base = site.base_url.rstrip("/") + "/" if site.base_url else ""
+    """``sitemap.xml``: every page's absolute address (``site.base_url`` must be set)."""
+    base = site.base_url.rstrip("/") + "/"
     paths = ["index.html", "tags/index.html"]
     paths += [t.url for t in site.tracks]
     paths += [f"tags/{t.slug}/index.html" for t in site.tags]

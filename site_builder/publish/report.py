@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass, field
+from collections.abc import Callable
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -31,6 +32,8 @@ class BuildReport:
     solver_processes: int = 0
     written: int = 0
     current: bool = False  # nothing the site is built from changed: the published site was kept as it is
+    notes: tuple[str, ...] = ()  # what the summary says once about the whole site (see ``site_notes``)
+    size: int = 0  # the published site's bytes (0: not known, or nothing was published)
 
     @property
     def errors(self) -> int:
@@ -47,6 +50,14 @@ def verification_rows(site: Site | None) -> tuple[VerificationRow, ...]:
     return tuple(VerificationRow(e.track, *e.verification, e.display_path) for e in site.entries)
 
 
+NO_SITEMAP = "no sitemap.xml: it needs the site's address; set base_url in site.yaml, or build with --base-url URL"
+
+
+def site_notes(site: Site | None) -> tuple[str, ...]:
+    """What the build's summary says once about the site as a whole (not a warning: nothing is wrong)."""
+    return (NO_SITEMAP,) if site is not None and not site.base_url else ()
+
+
 def summary_of(diagnostics: tuple[Diagnostic, ...], site: Site, pages: int) -> dict[str, Any]:
     """What a build reports, as JSON, kept with the published site so that a build that changes
     nothing can say it again."""
@@ -56,6 +67,7 @@ def summary_of(diagnostics: tuple[Diagnostic, ...], site: Site, pages: int) -> d
         "entries": len(site.entries),
         "tracks": len(site.tracks),
         "pages": pages,
+        "notes": list(site_notes(site)),
     }
 
 
@@ -67,6 +79,8 @@ def report_from_summary(
         diagnostics = tuple(Diagnostic(*d) for d in summary["diagnostics"])
         rows = tuple(VerificationRow(*row) for row in summary["verification"])
         entries, tracks, pages = int(summary["entries"]), int(summary["tracks"]), int(summary["pages"])
+        notes = tuple(str(note) for note in summary.get("notes", ()))
+        size = int(summary.get("bytes", 0))
     except (KeyError, TypeError, ValueError):
         return None
     return BuildReport(
@@ -80,7 +94,20 @@ def report_from_summary(
         timings=timings,
         verification=rows,
         current=True,
+        notes=notes,
+        size=size,
     )
+
+
+def relocated(report: BuildReport, where: Callable[[str], str]) -> BuildReport:
+    """``report`` with each file and entry named by ``where`` (for CI: from the repository's top)."""
+    diagnostics = tuple(sorted(relocated_diagnostic(d, where) for d in report.diagnostics))
+    rows = tuple(row._replace(display_path=where(row.display_path)) for row in report.verification)
+    return replace(report, diagnostics=diagnostics, verification=rows)
+
+
+def relocated_diagnostic(diagnostic: Diagnostic, where: Callable[[str], str]) -> Diagnostic:
+    return Diagnostic(where(diagnostic.path), diagnostic.line, diagnostic.message, diagnostic.level)
 
 
 def failing_entries(report: BuildReport) -> int:
@@ -101,6 +128,7 @@ def report_document(report: BuildReport, command: str) -> dict[str, Any]:
         "failing": failing_entries(report),
         "seconds": round(report.seconds, 3),
         "diagnostics": [diagnostic_fields(d) for d in report.diagnostics],
+        "notes": list(report.notes),
         "verification": [
             {"entry": row.display_path, "track": row.track, "status": row.kind, "text": row.text}
             for row in report.verification

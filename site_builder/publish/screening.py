@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import Diagnostic
-from ..model import EntrySource
+from ..model import UNPUBLISHED_DATA, EntrySource
+from ..source.archive import is_sample_file, is_test_data
 from .svg import SvgSanitizer
 
 # What browsers (or the hosts that serve them) treat as documents that may run scripts.
@@ -41,7 +42,16 @@ def is_svg(name: str) -> bool:
     return _suffix(name) == ".svg"
 
 
-def screen(sources: list[EntrySource], archive: Path, sanitizer: SvgSanitizer, publish_active: bool) -> Screened:
+def unpublished_data(name: str, publish_data: str) -> bool:
+    """Whether ``site.yaml``'s ``publish_data`` keeps the test file ``name`` off the site."""
+    if publish_data == "all":
+        return False
+    return is_test_data(name) or (publish_data == "none" and is_sample_file(name))
+
+
+def screen(
+    sources: list[EntrySource], archive: Path, sanitizer: SvgSanitizer, publish_active: bool, publish_data: str
+) -> Screened:
     images = {f.digest: archive / s.path / f.name for s in sources for f in s.files if is_svg(f.name)}
     outcomes = sanitizer.clean(images) if images else {}
     sanitized: dict[str, Path] = {}
@@ -51,7 +61,9 @@ def screen(sources: list[EntrySource], archive: Path, sanitizer: SvgSanitizer, p
         notes: list[Diagnostic] = []
         for item in source.files:
             where = source.display_path(item.name)
-            if is_svg(item.name):
+            if unpublished_data(item.name, publish_data):
+                withheld.append((item.name, UNPUBLISHED_DATA))
+            elif is_svg(item.name):
                 outcome = outcomes[item.digest]
                 if outcome.path is None:
                     withheld.append((item.name, outcome.problem))

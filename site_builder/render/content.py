@@ -11,7 +11,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, SiteError
-from ..model import CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
+from ..model import UNPUBLISHED_DATA, CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
+from ..source.archive import is_test_data
 from . import highlight
 from .checking import describe_checking
 from .document import fill_math, math_fallback, plain_text, render_plain_text
@@ -52,6 +53,7 @@ def render_entry(source: EntrySource) -> Entry:
     titles = (statement, solution) if meta.package else (solution, statement)
     label = meta.label or source.folder_label
     title = meta.title or _without_label(next((d.title for d in titles if d is not None and d.title), None), label)
+    unpublished = {name for name, why in source.withheld if why == UNPUBLISHED_DATA}
     return Entry(
         path=source.path,
         track=source.track,
@@ -70,7 +72,8 @@ def render_entry(source: EntrySource) -> Entry:
         solvers=tuple(_code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
         sources=tuple(_code(f) for f in _source_files(source, statements, solution)),
         samples=source.samples,
-        files=tuple(f.name for f in source.files),
+        files=tuple(f.name for f in source.files if f.name not in unpublished),
+        test_data=_unpublished_data(source, unpublished),
         statement_pdf=layout.statement_pdf,
         updated=source.updated,
         display_path=source.display_path(),
@@ -90,6 +93,12 @@ def render_entry(source: EntrySource) -> Entry:
         memory_limit=meta.memory_limit,
         checking=describe_checking(meta, layout.validator),
     )
+
+
+def _unpublished_data(source: EntrySource, unpublished: set[str]) -> tuple[int, int]:
+    """How many test files (not samples, which the page shows) are not published, and their bytes."""
+    sizes = [f.size for f in source.files if f.name in unpublished and is_test_data(f.name)]
+    return len(sizes), sum(sizes)
 
 
 def _without_label(title: str | None, label: str | None) -> str | None:

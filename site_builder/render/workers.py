@@ -99,7 +99,8 @@ class EarlyStart:
         renders = PickleStore(options.cache / "render")
         if options.workers <= 1 or renders.has(cards_key()):
             return
-        if len(find_problem_folders(options.archive, probe.stamp.listing)) < PARALLEL_THRESHOLD:
+        found = find_problem_folders(options.archive, probe.stamp.listing, skip=options.own_folders)
+        if len(found) < PARALLEL_THRESHOLD:
             return
         math, pictures = (
             MathRenderer(options.root, options.cache),

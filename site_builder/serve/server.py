@@ -23,7 +23,7 @@ from watchdog.observers import Observer
 from ..build import BuildReport
 from ..errors import SiteError
 from ..publish.lock import build_lock
-from ..source.archive import is_ignored, is_problem_dir
+from ..source.archive import in_builder_folder, is_ignored, is_problem_dir
 from ..source.config import BuildOptions
 from ..source.languages import suffix
 from .changes import Change, ChangeKind, classify
@@ -84,10 +84,13 @@ class ReloadHub:
 
 
 class ChangeCollector(FileSystemEventHandler):
-    """Records changed paths per watched area and raises a flag; does no work itself."""
+    """Records changed paths per watched area and raises a flag; does no work itself. Paths in
+    ``excluded`` (the output and cache folders), or in the archive's folders that the builder wrote
+    (see ``in_builder_folder``), are no changes: a site built inside its archive is not content."""
 
-    def __init__(self, areas: dict[str, Path]) -> None:
+    def __init__(self, areas: dict[str, Path], excluded: tuple[Path, ...] = ()) -> None:
         self.areas = {name: path.resolve() for name, path in areas.items()}
+        self.excluded = tuple(path.resolve() for path in excluded)
         self.lock = threading.Lock()
         self.pending: set[tuple[str, str]] = set()
         self.flag = threading.Event()
@@ -104,9 +107,14 @@ class ChangeCollector(FileSystemEventHandler):
 
     def locate(self, path: str) -> tuple[str, str] | None:
         absolute = Path(path).resolve()
+        if any(absolute.is_relative_to(folder) for folder in self.excluded):
+            return None
         for name, root in self.areas.items():
             if absolute == root or absolute.is_relative_to(root):
-                return name, absolute.relative_to(root).as_posix()
+                relative = absolute.relative_to(root).as_posix()
+                if name == "archive" and in_builder_folder(root, relative):
+                    return None
+                return name, relative
         return None
 
     def take(self) -> set[tuple[str, str]]:
@@ -154,7 +162,8 @@ class DevServer:
         self.hub = ReloadHub()
         self.builder = LiveBuilder(self.options)
         self.collector = ChangeCollector(
-            {"archive": self.options.archive, "templates": self.options.templates, "static": self.options.static}
+            {"archive": self.options.archive, "templates": self.options.templates, "static": self.options.static},
+            excluded=(self.options.out, self.options.cache),
         )
         self.observer = Observer()
         self.stopping = threading.Event()

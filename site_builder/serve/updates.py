@@ -12,6 +12,7 @@ from ..build import Builder, plan_raw_files
 from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
+from ..publish.downloads import sample_archives
 from ..publish.pages import entry_url
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
@@ -157,9 +158,12 @@ class LiveBuilder(Builder):
             written = output.write_in_place(self.options.out, outputs, self.published)
             output.remove_in_place(self.options.out, stale, self.published)
             sources = [self.sources[f] for f in raw_folders if f in self.sources]
-            raw, collisions = plan_raw_files(self.options, sources, list(plan.keys()), self.sanitized)
+            downloads = sample_archives(sources)
+            made = [*plan, *(d.path for d in downloads)]
+            raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
             urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
-            output.sync_raw_files(self.options, urls, raw)
+            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads})
+            written += output.write_in_place(self.options.out, downloads, self.published)
         self.site = site
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written)

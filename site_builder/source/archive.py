@@ -23,7 +23,7 @@ from ..sandbox import runner as sandbox
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata
-from .snapshot import Snapshot, file_signature
+from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,66 @@ def is_problem_dir(folder: Path) -> bool:
     return is_problem_folder(files, {name for name, is_dir in listing if is_dir and not is_ignored(name)})
 
 
+# A file the builder leaves in its output folder and its cache (``publish/output.py``,
+# ``publish/lock.py``): a folder that holds it is never archive content, wherever it lies, so that
+# an archive built into its own folder (``site/`` beside its tracks) never reads its site as a track.
+BUILDER_MARKER = ".site-builder"
+MARKER_TEXT = "Written by site-builder (its output or its cache): never read as part of an archive.\n"
+
+
+def find_archive(root: Path, skip: frozenset[str] = frozenset()) -> Path:
+    """The archive of the project folder ``root`` when none is named: ``root/archive`` where it is
+    a folder; else ``root`` itself where it holds ``site.yaml`` or a problem folder (an archive
+    repository, with its tracks at the top); else ``root/archive``, to be reported missing.
+    ``skip``: the output and cache folders (absolute paths), never looked into."""
+    nested = root / "archive"
+    if nested.is_dir():
+        return nested
+    if (root / "site.yaml").is_file() or holds_problem_folder(root, skip):
+        return root
+    return nested
+
+
+def holds_problem_folder(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> bool:
+    """Whether a problem folder lies below ``folder``, looked for breadth first in at most ``limit``
+    folders (a home folder is not searched whole), past hidden and builder's folders."""
+    pending = [str(folder)]
+    for top in pending:
+        if len(pending) > limit:
+            return False
+        try:
+            with os.scandir(top) as scan:
+                kinds = [(e, _is_dir(e)) for e in scan]
+        except OSError:
+            continue
+        files = {e.name for e, is_dir in kinds if not is_dir}
+        if BUILDER_MARKER in files:
+            continue
+        dirs = [e for e, is_dir in kinds if is_dir and not is_ignored(e.name) and not e.is_symlink()]
+        if top != str(folder) and is_problem_folder(files, {e.name for e in dirs}):
+            return True
+        pending += [e.path for e in dirs if e.path not in skip]
+    return False
+
+
+def in_builder_folder(archive: Path, relative: str) -> bool:
+    """Whether ``relative`` (a path inside ``archive``) lies in a folder that holds the ``BUILDER_MARKER``:
+    an output or cache folder, whose changes are none of the archive's."""
+    folder = archive
+    for part in relative.split("/")[:-1]:
+        folder = folder / part
+        if (folder / BUILDER_MARKER).is_file():
+            return True
+    return False
+
+
+def work_tree(path: Path) -> Path | None:
+    """The top of the git work tree that holds ``path``: the nearest folder with a ``.git`` (a folder,
+    or a worktree's or submodule's file), found without running git; None outside any."""
+    real = Path(os.path.realpath(path))
+    return next((top for top in (real, *real.parents) if os.path.lexists(top / ".git")), None)
+
+
 def infer_folder_name(name: str) -> FolderName:
     """``X-quartets`` -> label X, title "Quartets"; ``bridge-inspection`` -> "Bridge Inspection"."""
     match = _LABELLED.match(name)
@@ -111,15 +171,21 @@ def too_deep(rel: str) -> str:
     return ""
 
 
-def find_problem_folders(archive: Path, listing: Listing | None = None, deep: list[str] | None = None) -> list[Path]:
+def find_problem_folders(
+    archive: Path, listing: Listing | None = None, deep: list[str] | None = None, skip: frozenset[str] = frozenset()
+) -> list[Path]:
     """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
-    into a symbolic link. ``listing``: the folders as listed just before (see ``Stamp``); ``deep``
-    gets each folder (relative to ``archive``) not entered because it is ``too_deep``."""
+    into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
+    paths) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as listed just before
+    (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not entered because it is
+    ``too_deep``."""
     found: list[Path] = []
     pending = [str(archive)]
     root = len(str(archive)) + 1
     while pending:
         top = pending.pop()
+        if top in skip:
+            continue
         if len(top) > root and too_deep(top[root:] + "/x"):
             if deep is not None:
                 deep.append(top[root:])
@@ -130,6 +196,8 @@ def find_problem_folders(archive: Path, listing: Listing | None = None, deep: li
             continue
         kinds = [(e, _is_dir(e)) for e in entries]
         files = {e.name for e, is_dir in kinds if not is_dir}
+        if BUILDER_MARKER in files:
+            continue
         dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
         if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
             found.append(Path(top))
@@ -169,23 +237,30 @@ class Stamp:
     listing: Listing = field(default_factory=dict, compare=False, repr=False)
 
 
-def load_stamp(archive: Path) -> Stamp:
+def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
     """The archive's stamp, from its folders and ``stat`` alone: no file is read.
 
     A file cannot change without changing its stamp (a rewrite sets the change time, which no
     program can set back), except within one tick of the file system's clock: a stamp only vouches
-    for files whose times are older than that (see ``newest_ns``)."""
+    for files whose times are older than that (see ``newest_ns``). The folders ``find_problem_folders``
+    does not enter (``skip``, and those with the ``BUILDER_MARKER``) are not stamped either."""
     lines: list[str] = []
     newest = 0
     listing: Listing = {}
     pending = [str(archive)]
     while pending:
         folder = pending.pop()
+        if folder in skip:
+            lines.append(f"{folder}\0skipped")
+            continue
         try:
             with os.scandir(folder) as scan:
                 found = listing[folder] = sorted(scan, key=lambda e: e.name)
         except OSError as e:
             lines.append(f"{folder}\0{e.errno}")
+            continue
+        if any(entry.name == BUILDER_MARKER for entry in found):
+            lines.append(f"{folder}\0{BUILDER_MARKER}")
             continue
         for entry in found:
             if is_ignored(entry.name) and entry.name != ".timelimit":  # packages' .timelimit is read
@@ -287,11 +362,26 @@ def load_entry(
     key = str(folder)
     if snapshot is not None and (known := snapshot.get(key, signature)) is not None:
         return known
-    source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo)
+    digests = _unchanged_digests(snapshot.previous(key) if snapshot is not None else None, signature[1])
+    source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo, digests)
     if snapshot is not None:
         stats = [info for _, _, info in listing] + ([timelimit] if timelimit else [])
         snapshot.remember(key, signature, stats, source)
     return source
+
+
+def _unchanged_digests(
+    previous: tuple[Signature, EntrySource] | None, stats: tuple[tuple[str, object], ...]
+) -> dict[str, str]:
+    """The digests of the test data files that ``stat`` says are as the folder's last load found
+    them: a changed statement does not hash a package's gigabytes of data again."""
+    if previous is None:
+        return {}
+    before = dict(previous[0][1]) if isinstance(previous[0][1], tuple) else {}
+    now = dict(stats)
+    return {
+        f.name: f.digest for f in previous[1].files if hashed_only(f.name) and before.get(f.name) == now.get(f.name)
+    }
 
 
 def _timelimit_stat(folder: Path, listed: Listing | None) -> os.stat_result | None:
@@ -312,10 +402,11 @@ def _load_entry(
     diagnostics: list[Diagnostic],
     git_dates: dict[str, int],
     memo: Memo | None,
+    digests: dict[str, str],
 ) -> EntrySource:
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
-    files, newest = _load_files(listing, where, diagnostics, git_dates, rel)
+    files, newest = _load_files(listing, where, diagnostics, git_dates, rel, digests)
     meta = _load_metadata(files, where, diagnostics, memo)
     if meta.package is not None and meta.time_limit is None:
         meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
@@ -376,13 +467,15 @@ def load_archive(
     memo: Memo | None = None,
     snapshot: Snapshot | None = None,
     listed: Listing | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry.
 
     ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``snapshot``: folders
-    loaded before; ``listed``: folders listed just before (see ``Stamp``)."""
+    loaded before; ``listed``: folders listed just before (see ``Stamp``); ``skip``: the build's
+    output and cache folders (see ``find_problem_folders``)."""
     if not archive.is_dir():
-        raise MetadataError(prefix or str(archive), None, "archive folder not found")
+        raise MetadataError(prefix or str(archive), None, missing_archive(archive))
     if git_dates is None:
         git_dates = load_git_dates(archive)
     entries: list[EntrySource] = []
@@ -390,7 +483,7 @@ def load_archive(
     real_archive = os.path.realpath(archive)
     refused: set[str] = set()
     deep: list[str] = []
-    folders = find_problem_folders(archive, listed, deep)
+    folders = find_problem_folders(archive, listed, deep, skip)
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
@@ -413,6 +506,14 @@ def load_archive(
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems
+
+
+def missing_archive(archive: Path) -> str:
+    """What to say when the archive folder is not there: where it was looked for, and how to name another."""
+    return (
+        f"archive folder not found: {archive} (set --archive, or run in the archive's folder;"
+        " `site-builder init` starts a new one)"
+    )
 
 
 # The site's own files at its top, whose names no track folder may take (compared without case:
@@ -519,12 +620,17 @@ def _load_files(
     diagnostics: list[Diagnostic],
     git_dates: dict[str, int],
     rel_root: str,
+    digests: dict[str, str],
 ) -> tuple[list[SourceFile], int]:
-    """The listed files, read, and the newest date among them (git's, else the modification time)."""
+    """The listed files, read (test data only hashed, or its digest taken from ``digests``), and
+    the newest date among them (git's, else the modification time)."""
     files: list[SourceFile] = []
     newest = 0
     for rel, path, info in listing:
-        item = _load_file(path, info.st_size, rel, f"{where}/{rel}", diagnostics)
+        if hashed_only(rel):
+            item = _load_test_data(path, info.st_size, rel, f"{where}/{rel}", diagnostics, digests.get(rel))
+        else:
+            item = _load_file(path, info.st_size, rel, f"{where}/{rel}", diagnostics)
         if item is not None:
             files.append(item)
             stamp = git_dates.get(f"{rel_root}/{rel}")
@@ -568,10 +674,36 @@ def _digest_file(path: str) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+TEST_DATA = "test data: published as it is, shown on no page"
+
+
+def _load_test_data(
+    path: str, size: int, rel: str, shown: str, diagnostics: list[Diagnostic], known: str | None
+) -> SourceFile | None:
+    """A test data file, never read whole: hashed a piece at a time (``known``: its digest, when
+    ``stat`` says it is unchanged since it was last hashed)."""
+    if _over_limit(size, shown, diagnostics):
+        return None
+    if known is not None:
+        return SourceFile(name=rel, text=None, size=size, digest=known, binary=TEST_DATA)
+    try:
+        digest, size = _digest_file(path)
+    except OSError as e:
+        diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
+        return None
+    return SourceFile(name=rel, text=None, size=size, digest=digest, binary=TEST_DATA)
+
+
+def _over_limit(size: int, shown: str, diagnostics: list[Diagnostic]) -> bool:
+    if size <= MAX_FILE_BYTES:
+        return False
+    message = f"{size / MiB:.0f} MiB is over the {MAX_FILE_BYTES // MiB} MiB limit for a file; not published"
+    diagnostics.append(Diagnostic(shown, 0, message, "warning"))
+    return True
+
+
 def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Diagnostic]) -> SourceFile | None:
-    if size > MAX_FILE_BYTES:
-        message = f"{size / MiB:.0f} MiB is over the {MAX_FILE_BYTES // MiB} MiB limit for a file; not published"
-        diagnostics.append(Diagnostic(shown, 0, message, "warning"))
+    if _over_limit(size, shown, diagnostics):
         return None
     try:
         if size > MAX_TEXT_BYTES:
@@ -592,7 +724,7 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        if _is_text_name(rel) and not _is_test_data(rel):
+        if _is_text_name(rel) and not is_test_data(rel):
             line = data.count(b"\n", 0, e.start) + 1
             diagnostics.append(
                 Diagnostic(shown, line, f"not valid UTF-8 (byte offset {e.start}); save the file as UTF-8")
@@ -605,10 +737,21 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     return SourceFile(name=rel, text=text, size=len(data), digest=digest)
 
 
-def _is_test_data(rel: str) -> bool:
-    """A package's test data other than its samples (``data/secret``, ``data/bad``...): published as the
-    bytes it is, shown on no page, so invalid UTF-8 there (often on purpose) is no one's mistake."""
+def is_test_data(rel: str) -> bool:
+    """A package's test data other than its samples (``data/secret``, ``data/bad``...): shown on no
+    page, so invalid UTF-8 there (often on purpose) is no one's mistake; published only when
+    ``site.yaml`` says ``publish_data: all``."""
     return rel.startswith("data/") and not rel.startswith("data/sample/")
+
+
+def is_sample_file(rel: str) -> bool:
+    return rel.startswith(tuple(f"{folder}/" for folder in SAMPLE_DIRS))
+
+
+def hashed_only(rel: str) -> bool:
+    """A file of a problem folder that the builder never reads whole: test data other than the YAML
+    files that describe its groups. Its bytes may be gigabytes."""
+    return is_test_data(rel) and not rel.endswith((".yaml", ".yml"))
 
 
 _TEXT_SUFFIXES = {

@@ -5,13 +5,14 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..model import TrackInfo
+from .archive import find_archive
 from .metadata import time_limit_problem
 from .theme import Theme, default_theme, load_theme
 from .yamlfile import parse_yaml_mapping
@@ -29,7 +30,13 @@ SITE_KEYS = (
     "cpp_standard",
     "time_margin",
     "publish_active_files",
+    "publish_data",
 )
+
+# Which test files the site publishes: ``all`` of them, the ``samples`` only (the default: a package's
+# data can be gigabytes, past what static hosts take), or ``none`` (samples still show on every page
+# and in each entry's samples.zip).
+PUBLISH_DATA = ("samples", "all", "none")
 
 
 FOOTER = "Every solution on this site was run on its samples when the site was built."
@@ -51,6 +58,7 @@ class SiteConfig:
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
     time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) seconds
     publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
+    publish_data: str = "samples"  # which test files are published (see ``PUBLISH_DATA``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +76,16 @@ class BuildOptions:
     verify: bool = True
     rerun: bool = False
     interpreter: str = sys.executable
+    base_url: str = ""  # --base-url: the site's address, over site.yaml's base_url ("": as site.yaml says)
 
     @property
     def workers(self) -> int:
         return self.jobs if self.jobs > 0 else (os.cpu_count() or 1)
+
+    @property
+    def own_folders(self) -> frozenset[str]:
+        """The output and cache folders: never read as archive content, even inside the archive."""
+        return frozenset({str(self.out), str(self.cache)})
 
     def display(self, path: Path) -> str:
         """A path as messages show it: relative to the project root where possible."""
@@ -89,16 +103,20 @@ def make_options(
     strict: bool = False,
     **flags: object,
 ) -> BuildOptions:
+    """Options for the project folder ``root``; without ``archive``, the one ``find_archive`` finds
+    there (``root/archive``, or ``root`` itself in an archive's own repository)."""
     root = root.resolve()
     cache = flags.pop("cache", None)
     templates, static = default_theme(root)
+    site = (out or root / "site").resolve()
+    cached = Path(str(cache)).resolve() if cache else root / ".cache"
     return BuildOptions(
         root=root,
-        archive=(archive or root / "archive").resolve(),
-        out=(out or root / "site").resolve(),
+        archive=(archive or find_archive(root, frozenset({str(site), str(cached)}))).resolve(),
+        out=site,
         templates=templates,
         static=static,
-        cache=Path(str(cache)).resolve() if cache else root / ".cache",
+        cache=cached,
         jobs=jobs,
         strict=strict,
         **flags,  # type: ignore[arg-type]
@@ -127,6 +145,10 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         raise ConfigError(
             path, lines.get("publish_active_files"), f"publish_active_files must be true or false, not {active!r}"
         )
+    publish_data = data.get("publish_data", "samples")
+    if publish_data not in PUBLISH_DATA:
+        known = ", ".join(PUBLISH_DATA)
+        raise ConfigError(path, lines.get("publish_data"), f"publish_data must be one of {known}, not {publish_data!r}")
     standard = data.get("cpp_standard", "c++20")
     if not isinstance(standard, str) or standard not in CPP_STANDARDS:
         known = ", ".join(CPP_STANDARDS)
@@ -139,6 +161,7 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         cpp_standard=standard,
         time_margin=margin,
         publish_active_files=active,
+        publish_data=publish_data,
     )
 
 
@@ -162,14 +185,20 @@ def load_theme_of(options: BuildOptions, config: SiteConfig) -> Theme:
 
 
 def load_site_config(options: BuildOptions) -> SiteConfig:
+    """``site.yaml`` (defaults without one), with ``--base-url`` over its ``base_url``."""
     path = options.archive / "site.yaml"
-    if not path.exists():
-        return SiteConfig()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(options.display(path), None, f"cannot read: {e}") from e
-    return parse_site_config(text, options.display(path))
+    config = SiteConfig()
+    if path.exists():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(options.display(path), None, f"cannot read: {e}") from e
+        config = parse_site_config(text, options.display(path))
+    if options.base_url:
+        if problem := url_problem(options.base_url):
+            raise ConfigError("--base-url", None, f"{problem}, not {options.base_url!r}")
+        config = replace(config, base_url=options.base_url)
+    return config
 
 
 def url_problem(url: str) -> str:

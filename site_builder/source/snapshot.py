@@ -48,6 +48,10 @@ class Snapshot:
         self.seen[folder] = hit
         return hit[1]
 
+    def previous(self, folder: str) -> tuple[Signature, EntrySource] | None:
+        """The folder as it was last loaded, whatever has changed since (None if it was not)."""
+        return self.known.get(folder)
+
     def remember(self, folder: str, signature: Signature, stats: list[os.stat_result], source: EntrySource) -> None:
         if all(settled(info, self.settled_ns) for info in stats):
             self.seen[folder] = (signature, source)

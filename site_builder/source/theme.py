@@ -76,7 +76,8 @@ def load_theme(templates: Path, static: Path, archive: Path, named: str, shown: 
         return Theme((templates,), (static,))
     where = f"{shown}/site.yaml"
     if named and not folder.is_dir():
-        raise ConfigError(where, None, f"overrides: folder {named!r} not found beside site.yaml")
+        message = f"overrides: folder {named!r} not found: {folder} (change overrides: in site.yaml)"
+        raise ConfigError(where, None, message)
     real, inside = os.path.realpath(folder), os.path.realpath(archive)
     if folder.is_symlink() or os.path.commonpath([real, inside]) != inside:
         raise ConfigError(where, None, f"overrides: {named or OVERRIDES!r} must be a folder inside the archive")

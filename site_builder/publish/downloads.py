@@ -1,0 +1,39 @@
+"""Files the site makes for readers to download: each entry's samples as one ``samples.zip`` (pure)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import PurePosixPath
+
+from ..model import EntrySource
+from .pages import Output
+
+SAMPLES_ZIP = "samples.zip"
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip can hold: the same samples make the same bytes
+
+
+def sample_archives(sources: list[EntrySource]) -> list[Output]:
+    """``<entry>/samples.zip`` for every entry with samples."""
+    return [Output(f"{s.slug or s.path}/{SAMPLES_ZIP}", data) for s in sources if (data := sample_archive(s))]
+
+
+def sample_archive(source: EntrySource) -> bytes:
+    """The entry's sample files (inputs, answers, interaction transcripts) as a zip, by their own
+    names (``1.in``, ``1.ans``); b"" when it has none."""
+    files: dict[str, str] = {}
+    for sample in source.samples:
+        pairs = [(sample.transcript_file, sample.transcript)]
+        if sample.runnable:
+            pairs += [(sample.input_file, sample.input), (sample.answer_file, sample.answer)]
+        files.update({PurePosixPath(name).name: text for name, text in pairs if name and text is not None})
+    if not files:
+        return b""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name].encode("utf-8"))
+    return buffer.getvalue()
