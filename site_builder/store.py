@@ -12,6 +12,7 @@ import importlib.metadata
 import json
 import os
 import pickle
+import sqlite3
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -118,6 +119,78 @@ class JsonStore:
         if self.dirty:
             write_json(self.path, self.data)
             self.dirty = False
+
+
+class SqliteStore:
+    """Many small JSON values in one SQLite file, read a key at a time: a process holds only what it
+    asked for (the math of ten thousand entries is hundreds of megabytes), and a forked worker opens
+    its own connection. ``put`` keeps values in memory until ``save`` writes them in one
+    transaction; a file that cannot be read as such a store is discarded, with ``warning``."""
+
+    def __init__(self, path: Path, label: str) -> None:
+        self.path, self.label = path, label
+        self.pending: dict[str, Any] = {}
+        self.warning: str | None = None
+        self._connection: tuple[int, sqlite3.Connection | None] | None = None  # per process (fork)
+
+    def get(self, key: str) -> Any | None:
+        if key in self.pending:
+            return self.pending[key]
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT value FROM store WHERE key = ?", (key,)).fetchone()
+            return json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError) as e:
+            self._discard(e)
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        self.pending[key] = value
+
+    def save(self) -> None:
+        if not self.pending:
+            return
+        db = self._db(create=True)
+        if db is None:
+            return
+        rows = [(key, json.dumps(value, sort_keys=True)) for key, value in self.pending.items()]
+        try:
+            with db:
+                db.executemany("INSERT OR REPLACE INTO store (key, value) VALUES (?, ?)", rows)
+            self.pending = {}
+        except sqlite3.Error as e:
+            self._discard(e)
+
+    def _db(self, create: bool = False) -> sqlite3.Connection | None:
+        """This process's connection (None while there is no file and ``create`` is false)."""
+        pid = os.getpid()
+        if self._connection is None or self._connection[0] != pid or (create and self._connection[1] is None):
+            self._connection = (pid, self._open(create))
+        return self._connection[1]
+
+    def _open(self, create: bool) -> sqlite3.Connection | None:
+        if not create and not self.path.exists():
+            return None
+        for _ in range(2):  # an unreadable file is discarded, and a new one made in its place
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                db.execute("CREATE TABLE IF NOT EXISTS store (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                return db
+            except sqlite3.Error as e:
+                self._discard(e)
+        return None
+
+    def _discard(self, error: Exception) -> None:
+        """An unreadable file: said once, removed, and started again empty."""
+        if self.warning is None:
+            self.warning = f"{self.label} {self.path.name} is unreadable and was discarded ({error})"
+        if self._connection is not None and self._connection[1] is not None:
+            self._connection[1].close()
+        self._connection = (os.getpid(), None)
+        self.path.unlink(missing_ok=True)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -7,7 +7,9 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -422,10 +424,16 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     assert build_site(parallel).published and build_site(serial).published
     _assert_same_sites(serial.out, parallel.out)
     # The workers' math went into the builder's math cache, their entries into the render cache.
-    (math_cache,) = parallel.cache.glob("math-*.json")
-    assert len(json.loads(math_cache.read_text())) == 40
+    (math_cache,) = parallel.cache.glob("math-*.sqlite")
+    assert _snippets(math_cache) == 40
     assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + 2  # entries, cards, search
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
+
+
+def _snippets(math_cache: Path) -> int:
+    with closing(sqlite3.connect(math_cache)) as db:
+        count: int = db.execute("SELECT count(*) FROM store").fetchone()[0]
+    return count
 
 
 def _assert_same_sites(one: Path, other: Path) -> None:
@@ -454,8 +462,8 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
         early.close()
     assert build_site(serial).published
     _assert_same_sites(serial.out, early_options.out)
-    (math_cache,) = early_options.cache.glob("math-*.json")
-    assert len(json.loads(math_cache.read_text())) == 40  # the workers' math, and nothing of their warm-up
+    (math_cache,) = early_options.cache.glob("math-*.sqlite")
+    assert _snippets(math_cache) == 40  # the workers' math, and nothing of their warm-up
 
     for options in (early_options, options_for(archive, tmp_path / "three" / "site", jobs=1)):
         again = EarlyStart(options)

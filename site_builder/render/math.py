@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..nodepackages import find_node_modules
-from ..store import JsonStore
+from ..store import SqliteStore
 
 log = logging.getLogger(__name__)
 WORKER = Path(__file__).with_name("math_worker.cjs")
@@ -63,16 +63,16 @@ class MathRenderer:
         self.node_modules = locate_temml(root)
         self.version = temml_version(self.node_modules) if self.node_modules else ""
         self.cache_path = cache_dir / self.cache_name(root)
-        self._store: JsonStore | None = None
+        self._store: SqliteStore | None = None
         self.fresh: dict[str, dict[str, str]] | None = None  # in a worker: results since ``take_fresh``
         self.process: subprocess.Popen[str] | None = None
 
     @property
-    def store(self) -> JsonStore:
-        """The cache, read when first needed: a build whose entries all come from the render cache
-        renders no math, and need not read 2 MB of it."""
+    def store(self) -> SqliteStore:
+        """The cache, opened when first needed, and read a snippet at a time: no process holds the
+        math of the whole archive."""
         if self._store is None:
-            self._store = JsonStore(self.cache_path, "math cache")
+            self._store = SqliteStore(self.cache_path, "math cache")
         return self._store
 
     @property
@@ -86,7 +86,7 @@ class MathRenderer:
         node_modules = locate_temml(root)
         version = temml_version(node_modules) if node_modules else ""
         worker = hashlib.sha1(WORKER.read_bytes()).hexdigest()[:10]
-        return f"math-temml-{version or 'none'}-{worker}.json"
+        return f"math-temml-{version or 'none'}-{worker}.sqlite"
 
     @staticmethod
     def published_files(root: Path) -> dict[str, bytes]:

@@ -128,7 +128,6 @@ def render_entries(
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from (_finished(setup, job)[0] for job in jobs)
         return
-    setup.math.store  # noqa: B018 - read the math cache now, so that forked workers share it
     own = RenderPool(workers, setup)
     try:
         yield from own.render(jobs, setup.math)
