@@ -113,6 +113,7 @@ class SiteWriter:
         self.out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_temporaries(self.out)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.tmp-", dir=self.out.parent))
+        self.folders: set[str] = {""}  # made in ``tmp`` so far: one mkdir per folder, not per file
         self._guarded(self.tmp.chmod, 0o755)
         for name, data in _static_files(options, theme).items():
             self._guarded(self._place, f"static/{name}", digest(data), data=data)
@@ -173,7 +174,10 @@ class SiteWriter:
         """Put the file in place: linked from the published site when it is unchanged there."""
         self.wanted[path] = key
         target = self.tmp / path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = path.rpartition("/")[0]
+        if folder not in self.folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.folders.update(_ancestors(folder))
         old = self.previous.get(path)
         if old is not None and old[0] == key and _same_file(str(self.out / path), old):
             os.link(self.out / path, target)
@@ -185,6 +189,12 @@ class SiteWriter:
         else:
             target.write_bytes(data or b"")
         self.written += 1
+
+
+def _ancestors(folder: str) -> list[str]:
+    """``a/b/c`` -> ``a``, ``a/b``, ``a/b/c``."""
+    parts = folder.split("/")
+    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
 
 
 def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
