@@ -584,3 +584,38 @@ def test_an_archive_served_from_its_own_folder_takes_none_of_its_site_for_edits(
 
 
 SEARCH_SETTLED = 3.0  # seconds: past the search refresh a second after an update, and its writes
+
+
+def test_the_watcher_asks_the_kernel_for_changes_only_not_reads(tmp_path: Path) -> None:
+    """The builder reads every archive file; watched opens and reads of 20,000 folders overflowed
+    the kernel's queue over and over, and no save reached a page."""
+
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    from site_builder.serve.server import WATCHED_EVENTS
+
+    (tmp_path / "a").mkdir()
+    target = tmp_path / "a" / "solution.tex"
+    target.write_text("one\n")
+    seen: queue.Queue[FileSystemEvent] = queue.Queue()
+
+    class Recorder(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            seen.put(event)
+
+    observer = Observer()
+    watch = observer.schedule(Recorder(), str(tmp_path), recursive=True, event_filter=WATCHED_EVENTS)
+    observer.start()
+    try:
+        for _ in range(50):
+            target.read_text()
+        time.sleep(0.5)
+        assert seen.empty(), seen.get()
+        target.write_text("two\n")
+        event = seen.get(timeout=5)
+        assert event.src_path == str(target) and event.event_type in ("modified", "closed")
+    finally:
+        observer.unschedule(watch)
+        observer.stop()
+        observer.join()

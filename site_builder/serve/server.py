@@ -17,7 +17,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from ..build import BuildReport
@@ -81,6 +92,21 @@ class ReloadHub:
         with self.condition:
             self.closing = True
             self.condition.notify_all()
+
+
+# The events that can change what a page shows. Not opens and reads: the builder reads every file of
+# the archive, and with the kernel watching those too, an archive of 20,000 folders overflowed the
+# inotify queue again and again (each overflow re-adds every watch) and no save ever reached a page.
+WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileClosedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 class ChangeCollector(FileSystemEventHandler):
@@ -181,7 +207,7 @@ class DevServer:
             self._finish(self.builder.build_all(reuse_published=True))
         for area in self.collector.areas.values():
             if area.is_dir():
-                self.observer.schedule(self.collector, str(area), recursive=True)
+                self.observer.schedule(self.collector, str(area), recursive=True, event_filter=WATCHED_EVENTS)
         self.observer.start()
         self.loop = threading.Thread(target=self._rebuild_loop, name="rebuild-loop", daemon=True)
         self.loop.start()
