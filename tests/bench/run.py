@@ -1,22 +1,50 @@
 """``make bench``: build synthetic archives and report medians and ratios to the floors.
 
-    python tests/bench/run.py [--sizes 200,1000] [--runs 3] [--out bench/results.json]
+    python tests/bench/run.py [--scenario sizes,data,many] [--runs 3] [--jobs 0] [--out bench/results.json]
+        [--sizes 200,1000] [--data-gb 10] [--packages 200] [--entries 10000]
 
-Scenarios per size: a cold build with empty caches (solvers included); a cold render with a warm
-verification cache; a full build from warm caches; a no-op rebuild; one changed write-up through
-the dev server until its reload event; verification throughput against bare
+``make bench`` runs all three scenarios at these sizes; ``--scenario`` (or ``BENCH_SCENARIOS``) picks
+some, e.g. ``--scenario data --data-gb 0.5`` for a quick look. Results are merged into the output
+file by key (``"200"``, ``"data-10GB"``, ``"many-10000"``...), keeping other scenarios' results.
+
+``sizes`` (``--sizes``), per size: a cold build with empty caches (solvers included); a cold render
+with a warm verification cache; a full build from warm caches; a no-op rebuild; one changed write-up
+through the dev server until its reload event; verification throughput against bare
 ``python solution.py < in``, in interleaved slices; and the floors measured in the same run
 (``python -c pass``, Pygments alone on one C++ file and on one page's C++, Python and LaTeX
 listings, one Temml call), with peak memory. The issue set its cold-render target where Pygments
 took 31 ms a page; the cold render is also given scaled to that speed, each run by the page floor
 measured just before and after it. Timing lives here, never in unit tests.
+
+``data`` (``--data-gb``, ``--packages``; the issue's data-heavy archive): ICPC packages from
+packages.py, whose ``data/secret`` holds the gigabytes. Every build is ``build --no-verify``: a cold
+build (no cache, no site); the same of a copy without ``data/secret``; ``cp -r`` of the archive into
+the same file system (the copy deleted); a no-op rebuild; one statement's ``problem.en.tex`` with a
+sentence appended; peak RSS; the cache's, site's and archive's bytes (``du -sb``). Goals: cold build
+<= no-data build + 3 x cp -r, peak RSS < 600 MB, cache < 10% of the archive, one statement < 2 s.
+It needs free space in the temporary folder for about three times the data.
+
+``many`` (``--entries``): generate.py's entries, ``build --no-verify``: a cold build, a no-op
+rebuild, one ``solution.tex`` with a sentence added, peak RSS, cache and site bytes, and save ->
+reload event through the dev server (as in ``sizes``, with verification off as in the builds).
+Goals: peak RSS < 1 GB, no-op < 0.5 s, one write-up < 1 s, save -> reload < 100 ms.
+
+Peak RSS is the largest ``ru_maxrss`` among the build's processes, as ``build`` measures it. Builds
+of the new scenarios are stopped when the machine has under 1.5 GiB available, and say so.
+
+How long each took on 2 cores, with other work beside it, on the code of commit 8398afd: ``sizes``
+(200,1000) 22 min; ``data`` at 10 GB 5.5 min (45 s of it generating; archive, site and cache took
+24 GB at once); ``many`` at 10,000 entries 20 min (7 min the cold build, 5 min the three edited
+write-ups); ``make bench`` about 50 min. ``--data-gb 0.5 --entries 300 --runs 2`` took 80 s together.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
+import logging
 import os
 import shutil
 import statistics
@@ -25,14 +53,17 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate  # noqa: E402
+from packages import generate_packages  # noqa: E402
 
 from site_builder.render.math import MathRenderer  # noqa: E402
 from site_builder.serve.server import DevServer  # noqa: E402
@@ -42,8 +73,10 @@ from site_builder.source.config import make_options  # noqa: E402
 PYTHON = sys.executable
 
 
-def build(archive: Path, out: Path, cache: Path, *extra: str) -> tuple[float, float]:
-    """One build in a child process: (wall seconds, peak RSS in MiB of the build and its workers)."""
+def build(archive: Path, out: Path, cache: Path, *extra: str, guard: bool = False) -> tuple[float, float]:
+    """One build in a child process: (wall seconds, peak RSS in MiB of the build and its workers).
+
+    ``guard``: stop the build (its whole process group) when the machine is about to run out of memory."""
     command = [
         PYTHON,
         "-m",
@@ -60,12 +93,39 @@ def build(archive: Path, out: Path, cache: Path, *extra: str) -> tuple[float, fl
         *extra,
     ]
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=guard
+    )
+    stopped = threading.Event()
+    if guard:
+        threading.Thread(target=guard_memory, args=(process, stopped), daemon=True).start()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
+    process.returncode = os.waitstatus_to_exitcode(status)  # for guard_memory: the group is gone
+    if stopped.is_set():
+        raise RuntimeError(
+            f"build stopped after {wall:.0f} s, peak RSS {usage.ru_maxrss / 1024:.0f} MiB: under "
+            f"{GUARD_AVAILABLE_MIB} MiB of memory left on the machine: {' '.join(command)}"
+        )
+    if process.returncode not in (0, 1):
         raise RuntimeError(f"build failed: {' '.join(command)}")
     return wall, usage.ru_maxrss / 1024
+
+
+GUARD_AVAILABLE_MIB = 1536
+
+
+def guard_memory(process: subprocess.Popen[bytes], stopped: threading.Event) -> None:
+    """Kill the build's process group when MemAvailable drops under GUARD_AVAILABLE_MIB."""
+    while process.returncode is None:
+        with open("/proc/meminfo") as meminfo:
+            available = next(int(line.split()[1]) for line in meminfo if line.startswith("MemAvailable:"))
+        if available < GUARD_AVAILABLE_MIB * 1024:
+            stopped.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, 9)
+            return
+        time.sleep(0.2)
 
 
 def forget_inputs(manifest: Path) -> None:
@@ -100,7 +160,7 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
     floors_ms: list[float] = []
 
     def cold_render() -> float:
-        for name in cache.glob("math-*.json"):
+        for name in cache.glob("math-*.sqlite"):
             name.unlink()
         shutil.rmtree(cache / "render", ignore_errors=True)
         shutil.rmtree(cache / "parsed", ignore_errors=True)
@@ -130,11 +190,11 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
     return results
 
 
-def scenario_reload(archive: Path, work: Path, runs: int) -> dict[str, object]:
+def scenario_reload(archive: Path, work: Path, runs: int, jobs: int = 0, verify: bool = True) -> dict[str, object]:
     """Save one solution.tex; time until the dev server sends the reload event. First save after
     save as soon as each reload came, then saves PACED seconds apart: as an author saves, each into
     the search refresh the last one started (a second after it)."""
-    options = make_options(ROOT, archive, work / "site", jobs=0)  # the folder the builds published: warm
+    options = make_options(ROOT, archive, work / "site", jobs=jobs, verify=verify)  # the folder the builds published
     options = type(options)(**{**{f: getattr(options, f) for f in options.__slots__}, "cache": work / "cache"})
     server = DevServer(options, port=0)
     started = time.perf_counter()
@@ -164,6 +224,12 @@ def scenario_reload(archive: Path, work: Path, runs: int) -> dict[str, object]:
                 line = response.readline()
                 if line.startswith(b"data:") and line != first:
                     break
+                if not line or time.perf_counter() - saved > RELOAD_TIMEOUT:  # keep-alives come every 15 s
+                    done = ", ".join(f"{t * 1000:.0f}" for t in times + paced)
+                    raise RuntimeError(
+                        f"no reload event {time.perf_counter() - saved:.0f} s after save {run + 1} (before: {done} ms;"
+                        f" the dev server started in {startup:.1f} s)"
+                    )
             (times if run < runs * 3 else paced).append(time.perf_counter() - saved)
             connection.close()
     finally:
@@ -265,6 +331,7 @@ def replace_cpp(source):  # type: ignore[no-untyped-def]
 ISSUE_PAGE_FLOOR_MS = 31.0  # Pygments alone on one page's listings, as the issue measured it
 ISSUE_COLD_RENDER_S = 15.0  # the issue's target for 1,000 entries, at that speed
 PACED = 1.6  # seconds between saves in the second half of the reload scenario
+RELOAD_TIMEOUT = 60.0  # seconds after a save without its reload event: the scenario fails
 
 
 def page_floor_ms(archive: Path, runs: int = 5) -> float:
@@ -319,13 +386,195 @@ def floors(archive: Path) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default=os.environ.get("BENCH_SIZES", "200,1000"))
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "3")))
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
-    args = parser.parse_args()
-    report: dict[str, object] = {"machine": {"cores": os.cpu_count(), "python": sys.version.split()[0]}}
+SCENARIOS = ("sizes", "data", "many")
+GB, MB, MiB = 10**9, 10**6, 1 << 20
+SENTENCE = "This sentence was added by the benchmark, run {run}."
+
+
+def du_bytes(path: Path) -> int:
+    """Bytes under ``path`` as ``du -sb`` counts them (a file with several links, once)."""
+    return int(subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True, check=True).stdout.split()[0])
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def progress(message: str) -> None:
+    print(f"  ... {message}", file=sys.stderr, flush=True)
+
+
+def sync() -> None:
+    """Flush the last step's writes, so that the next timed step does not pay for them."""
+    subprocess.run(["sync"], check=True)
+
+
+def middle(archive: Path, name: str) -> Path:
+    found = sorted(archive.rglob(name))
+    return found[len(found) // 2]
+
+
+def incremental_builds(
+    archive: Path, work: Path, runs: int, jobs: int, target: Path, edit: Callable[[str, int], str]
+) -> dict[str, object]:
+    """``build --no-verify`` into work/site with work/cache: cold (neither exists), then ``runs``
+    no-op rebuilds, then ``runs`` rebuilds each after one edit of ``target`` (from its original text,
+    which is put back at the end); the cache's and site's bytes after the cold build."""
+    out, cache, flags = work / "site", work / "cache", ("--no-verify", "--jobs", str(jobs))
+    sync()
+    cold, cold_rss = build(archive, out, cache, *flags, guard=True)
+    progress(f"cold build {cold:.1f} s, peak RSS {cold_rss:.0f} MiB")
+    r: dict[str, object] = {"cold_build_s": cold, "cold_build_peak_rss_mib": cold_rss}
+    r |= {"cache_bytes": du_bytes(cache), "site_bytes": du_bytes(out)}
+    noops = [build(archive, out, cache, *flags, guard=True) for _ in range(runs)]
+    progress(f"no-op rebuilds {', '.join(f'{w:.2f}' for w, _ in noops)} s")
+    original, edits = target.read_text(), []
+    try:
+        for run in range(runs):
+            target.write_text(edit(original, run))
+            edits.append(build(archive, out, cache, *flags, guard=True))
+    finally:
+        target.write_text(original)
+    progress(f"edited {target.name}: {', '.join(f'{w:.2f}' for w, _ in edits)} s")
+    r |= {"noop_rebuild_s": statistics.median(w for w, _ in noops), "noop_runs": [w for w, _ in noops]}
+    r |= {"edit_s": statistics.median(w for w, _ in edits), "edit_runs": [w for w, _ in edits]}
+    r |= {"edit_target": target.relative_to(archive).as_posix()}
+    r["peak_rss_mib"] = max(rss for _, rss in [(cold, cold_rss), *noops, *edits])
+    return r
+
+
+def archive_files(archive: Path) -> dict[str, object]:
+    sizes = [p.stat().st_size for p in archive.rglob("*") if p.is_file()]
+    return {
+        "archive_files": len(sizes),
+        "secret_bytes": sum(p.stat().st_size for p in archive.rglob("data/secret/*")),
+        "bytes_in_files_over_4mib": sum(s for s in sizes if s > 4 * MiB),
+    }
+
+
+def copy_times(archive: Path, work: Path) -> dict[str, object]:
+    """``cp -r`` of the archive beside it, and the ``sync`` after it (the copy is then deleted)."""
+    copy = work / "archive-copy"
+    sync()
+    copied = timed(lambda: subprocess.run(["cp", "-r", str(archive), str(copy)], check=True))
+    flushed = timed(sync)
+    shutil.rmtree(copy)
+    return {"cp_r_s": copied, "sync_after_cp_r_s": flushed}
+
+
+def without_secret(folder: str, names: list[str]) -> list[str]:
+    return ["secret"] if Path(folder).name == "data" else []
+
+
+def scenario_data(work: Path, r: dict[str, object], packages: int, data_gb: float, runs: int, jobs: int) -> None:
+    """The issue's data-heavy archive; fills ``r`` as it goes (so a failure keeps what was measured)."""
+    archive, data_bytes = work / "archive", int(data_gb * GB)
+    if (free := shutil.disk_usage(work).free) < 3 * data_bytes + 2 * GB:
+        raise RuntimeError(f"{free / GB:.1f} GB free in {work}; {data_gb:g} GB of data needs {3 * data_gb + 2:g} GB")
+    r |= {"packages": packages, "data_gb": data_gb}
+    r["generate_s"] = timed(lambda: generate_packages(archive, packages, data_bytes))
+    r["archive_bytes"] = size = du_bytes(archive)
+    r |= archive_files(archive)
+    progress(f"generated {size / GB:.2f} GB in {r['generate_s']:.0f} s")
+    r |= copy_times(archive, work)
+    progress(f"cp -r {r['cp_r_s']:.1f} s")
+    nodata = work / "archive-nodata"
+    shutil.copytree(archive, nodata, ignore=without_secret)
+    r["nodata_archive_bytes"] = du_bytes(nodata)
+    sync()
+    flags = ("--no-verify", "--jobs", str(jobs))
+    wall, rss = build(nodata, work / "site-nodata", work / "cache-nodata", *flags, guard=True)
+    r |= {"nodata_cold_build_s": wall, "nodata_cold_build_peak_rss_mib": rss}
+    progress(f"cold build without data/secret {wall:.1f} s")
+    for name in ("archive-nodata", "site-nodata", "cache-nodata"):
+        shutil.rmtree(work / name)
+    statement = middle(archive, "problem.en.tex")
+    r |= incremental_builds(
+        archive, work, runs, jobs, statement, lambda text, run: f"{text}\n{SENTENCE.format(run=run)}\n"
+    )
+    r["edit_statement_s"], r["edit_statement_runs"] = r.pop("edit_s"), r.pop("edit_runs")
+    r["goals"] = data_goals(r)
+
+
+def scenario_many(work: Path, r: dict[str, object], entries: int, runs: int, jobs: int) -> None:
+    """The issue's 10,000 entries; fills ``r`` as it goes."""
+    archive = work / "archive"
+    r["entries"] = entries
+    r["generate_s"] = timed(lambda: generate(archive, entries))
+    r["archive_bytes"] = du_bytes(archive)
+    progress(f"generated {entries} entries in {r['generate_s']:.0f} s")
+
+    def add_sentence(text: str, run: int) -> str:
+        return text.replace("\\end{document}", f"{SENTENCE.format(run=run)}\n\\end{{document}}")
+
+    r |= incremental_builds(archive, work, runs, jobs, middle(archive, "solution.tex"), add_sentence)
+    r["edit_writeup_s"], r["edit_writeup_runs"] = r.pop("edit_s"), r.pop("edit_runs")
+    build(archive, work / "site", work / "cache", "--no-verify", "--jobs", str(jobs), guard=True)  # current again
+    reset_own_peak_rss()
+    overflows = CountedWarnings("Inotify queue overflowed; filesystem events were lost")
+    logging.getLogger("watchdog.observers").addHandler(overflows)
+    try:
+        r |= scenario_reload(archive, work, runs, jobs=jobs, verify=False)
+    except (RuntimeError, OSError) as e:
+        r["reload_error"] = str(e)
+    finally:
+        logging.getLogger("watchdog.observers").removeHandler(overflows)
+    r["serve_process_peak_rss_mib"] = own_peak_rss_mib()
+    r["serve_inotify_overflows"] = overflows.count
+    r["goals"] = many_goals(r)
+
+
+class CountedWarnings(logging.Handler):
+    """Counts the log records that start with ``prefix``; keeps all off the terminal (watchdog's
+    warnings of an inotify overflow, one and then one per watched folder each time, can fill it)."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix, self.count = prefix, 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += record.getMessage().startswith(self.prefix)
+
+
+def reset_own_peak_rss() -> None:
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")  # VmHWM starts again from the current RSS
+
+
+def own_peak_rss_mib() -> float:
+    status = Path("/proc/self/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+
+
+def goal(text: str, value: float, limit: float, unit: str, inclusive: bool = False) -> dict[str, object]:
+    met = value <= limit if inclusive else value < limit
+    return {"goal": text, "value": value, "limit": limit, "unit": unit, "met": met}
+
+
+def data_goals(r: dict[str, Any]) -> list[dict[str, object]]:
+    bound = r["nodata_cold_build_s"] + 3 * r["cp_r_s"]
+    return [
+        goal("cold build <= no-data build + 3 x cp -r", r["cold_build_s"], bound, "s", inclusive=True),
+        goal("peak RSS < 600 MB", r["peak_rss_mib"] * MiB / MB, 600, "MB"),
+        goal("cache < 10% of the archive's bytes", 100 * r["cache_bytes"] / r["archive_bytes"], 10, "%"),
+        goal("one edited statement < 2 s", r["edit_statement_s"], 2, "s"),
+    ]
+
+
+def many_goals(r: dict[str, Any]) -> list[dict[str, object]]:
+    return [
+        goal("peak RSS < 1 GB", r["peak_rss_mib"] * MiB / MB, 1000, "MB"),
+        goal("no-op rebuild < 0.5 s", r["noop_rebuild_s"], 0.5, "s"),
+        goal("one edited write-up < 1 s", r["edit_writeup_s"], 1, "s"),
+        goal("save -> reload event < 100 ms", r["reload_event_ms"], 100, "ms")
+        if "reload_event_ms" in r
+        else {"goal": "save -> reload event < 100 ms", "value": None, "limit": 100, "unit": "ms", "met": False},
+    ]
+
+
+def run_sizes(args: argparse.Namespace, report: dict[str, object]) -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix=f"bench-{size}-") as tmp:
             work = Path(tmp)
@@ -340,9 +589,92 @@ def main() -> None:
             result["render_vs_pygments_floor"] = result["render_ms_per_entry"] / float(result["pygments_cpp_file_ms"])  # type: ignore[arg-type]
             report[str(size)] = result
             print(format_result(result), flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+            save_report(args.out, report)
+
+
+def run_large(
+    out: Path,
+    report: dict[str, object],
+    key: str,
+    scenario: Callable[[Path, dict[str, object]], None],
+    show: Callable[[dict[str, Any]], str],
+) -> bool:
+    """One of the large scenarios in a temporary folder that is deleted after it; False if it failed."""
+    result: dict[str, object] = {}
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"bench-{key}-") as tmp:
+            scenario(Path(tmp), result)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+        result["error"] = str(e)
+    except KeyboardInterrupt:
+        result["error"] = "interrupted"
+        report[key] = result
+        save_report(out, report)
+        raise
+    result["scenario_s"] = time.perf_counter() - started
+    report[key] = result
+    save_report(out, report)
+    print(show(result) if "error" not in result else f"== {key}: {result['error']}", flush=True)
+    return "error" not in result
+
+
+def load_report(path: Path) -> dict[str, object]:
+    """The results so far: each run replaces the keys of the scenarios it ran, and keeps the others."""
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}
+
+
+def save_report(path: Path, report: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--scenario", default=os.environ.get("BENCH_SCENARIOS", ",".join(SCENARIOS)), help="sizes,data,many"
+    )
+    parser.add_argument("--sizes", default=os.environ.get("BENCH_SIZES", "200,1000"))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "3")))
+    parser.add_argument("--data-gb", type=float, default=float(os.environ.get("BENCH_DATA_GB", "10")))
+    parser.add_argument("--packages", type=int, default=200)
+    parser.add_argument("--entries", type=int, default=int(os.environ.get("BENCH_ENTRIES", "10000")))
+    parser.add_argument("--jobs", type=int, default=0, help="--jobs of the data and many builds (default: cores)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
+    args = parser.parse_args()
+    chosen = [s.strip() for s in args.scenario.split(",") if s.strip()]
+    if unknown := sorted(set(chosen) - set(SCENARIOS)):
+        parser.error(f"unknown scenario {', '.join(unknown)} (known: {', '.join(SCENARIOS)})")
+    report = load_report(args.out)
+    report["machine"] = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
+    ok = True
+    if "sizes" in chosen:
+        run_sizes(args, report)
+    if "data" in chosen:
+        key = f"data-{args.data_gb:g}GB"
+        ok &= run_large(
+            args.out,
+            report,
+            key,
+            lambda work, r: scenario_data(work, r, args.packages, args.data_gb, args.runs, args.jobs),
+            format_data,
+        )
+    if "many" in chosen:
+        key = f"many-{args.entries}"
+        ok &= run_large(
+            args.out,
+            report,
+            key,
+            lambda work, r: scenario_many(work, r, args.entries, args.runs, args.jobs),
+            format_many,
+        )
     print(f"wrote {args.out}")
+    if not ok:
+        sys.exit(1)
 
 
 def _ms(values: object) -> str:
@@ -366,6 +698,73 @@ def format_result(r: dict[str, object]) -> str:
             f"  verification: {r['verify_samples_per_s']:.1f} samples/s vs bare {r['bare_samples_per_s']:.1f}/s -> overhead {r['verify_overhead_ratio']:.2f}x",
             f"    a run's start: `true` takes {r['sandbox_true_ms']:.1f} ms in the sandbox, {r['bare_true_ms']:.1f} ms bare ({r['sandbox']})",
             f"  floors: python -c pass {r['python_startup_ms']:.1f} ms, Pygments on one C++ file {r['pygments_cpp_file_ms']:.1f} ms, one Temml call {r['temml_call_ms']:.2f} ms",
+        ]
+    )
+
+
+def _gb(n: object) -> str:
+    assert isinstance(n, int)
+    return f"{n / GB:.2f} GB"
+
+
+def _runs(values: object, unit: str = "s") -> str:
+    assert isinstance(values, list)
+    return ", ".join(f"{v:.2f}" for v in values) + f" {unit}"
+
+
+def format_goals(goals: object) -> list[str]:
+    assert isinstance(goals, list)
+    lines = []
+    for g in goals:
+        value, limit, unit = g["value"], g["limit"], g["unit"]
+        verdict = "met" if g["met"] else "NOT met"
+        if value is None:
+            lines.append(f"  goal: {g['goal']}: not measured -> {verdict}")
+            continue
+        lines.append(
+            f"  goal: {g['goal']}: {value:.4g} {unit} vs {limit:.4g} {unit} ({value / limit:.2f}x) -> {verdict}"
+        )
+    return lines
+
+
+def format_data(r: dict[str, Any]) -> str:
+    big = 100 * r["bytes_in_files_over_4mib"] / r["archive_bytes"]
+    return "\n".join(
+        [
+            f"== data-heavy archive: {r['packages']} packages, {r['data_gb']:g} GB of test data (build --no-verify)",
+            f"  archive: {_gb(r['archive_bytes'])} in {r['archive_files']} files ({_gb(r['secret_bytes'])} in data/secret, {big:.0f}% in files over 4 MiB), generated in {r['generate_s']:.0f} s",
+            f"  cold build, no cache and no site:            {r['cold_build_s']:.2f} s   peak RSS {r['cold_build_peak_rss_mib']:.0f} MiB",
+            f"  the same, a copy without data/secret:       {r['nodata_cold_build_s']:.2f} s   peak RSS {r['nodata_cold_build_peak_rss_mib']:.0f} MiB   (copy {r['nodata_archive_bytes'] / MB:.1f} MB)",
+            f"  cp -r of the archive:                        {r['cp_r_s']:.2f} s   (sync after it {r['sync_after_cp_r_s']:.2f} s)",
+            f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s   ({_runs(r['noop_runs'])})",
+            f"  one statement edited:                        {r['edit_statement_s']:.2f} s   ({_runs(r['edit_statement_runs'])}; {r['edit_target']})",
+            f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
+            f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}, archive {_gb(r['archive_bytes'])}",
+            *format_goals(r["goals"]),
+        ]
+    )
+
+
+def format_many(r: dict[str, Any]) -> str:
+    if "reload_error" in r:
+        reload = [f"  one solution.tex saved -> reload event:      {r['reload_error']}"]
+    else:
+        reload = [
+            f"  one solution.tex saved -> reload event:      {r['reload_event_ms']:.0f} ms (median; {_runs(r['reload_runs_ms'], 'ms')})",
+            f"    saved {PACED:.1f} s apart, into the search refresh: {r['reload_paced_ms']:.0f} ms (median)",
+            f"  dev server start-up, warm caches:            {r['serve_startup_warm_s']:.2f} s",
+        ]
+    return "\n".join(
+        [
+            f"== {r['entries']} synthetic entries (build --no-verify; archive {_gb(r['archive_bytes'])}, generated in {r['generate_s']:.0f} s)",
+            f"  cold build, no cache and no site:            {r['cold_build_s']:.2f} s   peak RSS {r['cold_build_peak_rss_mib']:.0f} MiB",
+            f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s   ({_runs(r['noop_runs'])})",
+            f"  one write-up edited:                         {r['edit_writeup_s']:.2f} s   ({_runs(r['edit_writeup_runs'])}; {r['edit_target']})",
+            f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
+            f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}",
+            *reload,
+            f"  dev server's own process: peak RSS {r['serve_process_peak_rss_mib']:.0f} MiB (its workers not counted), {r['serve_inotify_overflows']} inotify queue overflows",
+            *format_goals(r["goals"]),
         ]
     )
 
