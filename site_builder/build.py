@@ -1,8 +1,9 @@
 """Orchestration: load the archive, render and verify everything, and write the site.
 
 With static copying this is the only module that writes to the output folder. ``build_site``
-writes the whole site into a temporary sibling folder and swaps it in only when complete, so a
-failed or interrupted build leaves the previous site untouched. ``Builder`` keeps the loaded site
+writes every new or changed file into a temporary sibling folder and publishes only when all are
+complete (``publish/output.SiteWriter``), so a failed or interrupted build leaves the previous
+site untouched. ``Builder`` keeps the loaded site
 in memory; the dev server's ``serve/updates.py`` builds on it to update single entries and
 re-render only the pages that list them.
 """

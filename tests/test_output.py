@@ -35,6 +35,47 @@ def test_unchanged_files_are_reused_and_noop_writes_nothing(tmp_path: Path, make
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
 
 
+def test_a_later_build_moves_in_only_what_changed_and_removes_what_went(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """Work proportional to the change: the published site's folder stays (no swap), unchanged files
+    stay the same files, a gone entry's files and folders go, and a file that would replace a
+    folder makes the build swap the whole site in instead."""
+    archive = make_archive(
+        {
+            "t/A-one/solution.md": "## Idea\n\nOne.\n",
+            "t/B-two/solution.md": "## Idea\n\nTwo.\n",
+            "t/C-three/solution.md": "## Idea\n\nThree.\n",
+            "t/C-three/notes/extra.txt": "x\n",
+        }
+    )
+    options = options_for(archive, tmp_path / "site", verify=False)
+    build_site(options)
+    site = tmp_path / "site"
+    before = {p.relative_to(site).as_posix(): p.stat().st_ino for p in site.rglob("*") if p.is_file()}
+    folder = site.stat().st_ino
+    (archive / "t/B-two/solution.md").write_text("## Idea\n\nTwo, edited.\n")
+    shutil.rmtree(archive / "t/C-three")
+    report = build_site(options)
+    after = {p.relative_to(site).as_posix(): p.stat().st_ino for p in site.rglob("*") if p.is_file()}
+    assert site.stat().st_ino == folder  # moved into, not swapped
+    assert not (site / "t/C-three").exists() and not any(p.startswith("t/C-three/") for p in after)
+    changed = sorted(p for p in after if after[p] != before.get(p))
+    assert "t/B-two/index.html" in changed and "t/A-one/index.html" not in changed
+    assert report.written == len(changed) < len(after) / 2
+    assert "Two, edited." in (site / "t/B-two/index.html").read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
+    # A file that becomes a folder: its files cannot be moved in below it, so the site is swapped in.
+    (archive / "t/A-one/notes").write_text("a file\n")
+    build_site(options)
+    assert site.stat().st_ino == folder and (site / "t/A-one/notes").is_file()
+    (archive / "t/A-one/notes").unlink()
+    (archive / "t/A-one/notes").mkdir()
+    (archive / "t/A-one/notes/more.txt").write_text("a folder\n")
+    build_site(options)
+    assert (site / "t/A-one/notes/more.txt").read_text() == "a folder\n" and site.stat().st_ino != folder
+
+
 def test_a_tampered_site_is_written_again(tmp_path: Path, make_archive: ArchiveMaker) -> None:
     archive = make_archive({"t/A-one/solution.md": "## Idea\n\nOne.\n"})
     options = options_for(archive, tmp_path / "site", verify=False)

@@ -1,12 +1,14 @@
 """Writing the site: the only module that writes into the output folder.
 
-A full build is written into a temporary sibling folder and swapped in atomically; the dev
-server's incremental updates replace single files, each through a rename, so a reader never
-sees a half-written file.
+A build writes every new or changed file into a temporary sibling folder first, and publishes
+only when all are there: the first build by swapping the folder in, later ones by renaming the
+changed files into place (``SiteWriter``). The dev server's incremental updates replace single
+files, each through a rename. A reader never sees a half-written file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -91,15 +93,17 @@ Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the s
 
 
 class SiteWriter:
-    """Publishes a site atomically, a file at a time: pages are written as they are rendered, so a
-    build never holds them all.
+    """Publishes a site, a file at a time as pages are rendered (so a build never holds them all),
+    with work proportional to what changed.
 
-    Everything goes into a temporary sibling folder that ``finish`` swaps in when complete (or
-    ``abandon`` removes). A file whose bytes are those of the published file is hard-linked from the
-    current site (we never write into a published file, we only replace it), and a build that
-    changes nothing leaves the published site as it is. The manifest of the last build, with the
-    size and time of every file it wrote, lives in the cache; a file that no longer matches it is
-    written again.
+    Every new or changed file is first written in full into a temporary sibling folder. A first
+    build (or one whose published site no longer matches its manifest) then swaps that folder in
+    with one rename. A later build moves only the files that changed into the published site, each
+    with one rename, after all of them are ready, and removes the files no longer wanted: one edited
+    write-up costs a few renames, not a link for each of 100,000 files. We never write into a
+    published file, we only replace it; a build that changes nothing leaves the site as it is. The
+    manifest of the last build, with the size and time of every file it wrote, lives in the cache;
+    a published file that no longer matches it is written again.
     """
 
     def __init__(self, options: BuildOptions, theme: Theme) -> None:
@@ -109,7 +113,7 @@ class SiteWriter:
         self.previous = _trusted_manifest(JsonStore(self.manifest, "manifest"), self.out) or {}
         self.pages: dict[str, str] = {}  # the digest of every generated file, by path
         self.wanted: dict[str, str] = {}  # the digest of every file, by path
-        self.written = 0
+        self.staged: dict[str, None] = {}  # written into ``tmp``, new or changed (in order)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_temporaries(self.out)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.tmp-", dir=self.out.parent))
@@ -119,6 +123,10 @@ class SiteWriter:
             self._guarded(self._place, f"static/{name}", digest(data), data=data)
         # This folder is no archive's, wherever it is.
         self._guarded(self._place, BUILDER_MARKER, digest(MARKER_TEXT.encode()), data=MARKER_TEXT.encode())
+
+    @property
+    def written(self) -> int:
+        return len(self.staged)
 
     def __enter__(self) -> SiteWriter:
         return self
@@ -139,21 +147,68 @@ class SiteWriter:
             self._guarded(self._place, file.target, file.digest, source=file.source, link=file.link)
 
     def finish(self, record: Record | None = None) -> tuple[dict[str, str], int, int]:
-        """Swap the new site into place (unless it is the published one, file for file); keep its
+        """Publish what changed (nothing, if the site is the published one file for file); keep the
         manifest, with ``record`` for ``current_summary``. Returns the digest of every generated
-        file, by path, how many files were written (not linked from the published site), and the
-        site's bytes (also kept in ``record``'s summary, as ``bytes``)."""
-        unchanged = self.written == 0 and self.wanted.keys() == self.previous.keys()
-        if unchanged:
+        file, by path, how many files were written, and the site's bytes (also kept in ``record``'s
+        summary, as ``bytes``)."""
+        stale = [path for path in self.previous if path not in self.wanted]
+        if not self.staged and not stale:
             self.abandon()
             size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, self.previous)
             return self.pages, 0, size
+        if self.previous and not self._conflicts():
+            self._guarded(self._move_changed, stale)
+            kept = {path: self.previous[path] for path in self.wanted if path not in self.staged}
+            fresh = _records(self.out, {path: self.wanted[path] for path in self.staged})
+            self.abandon()
+            size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, kept | fresh)
+            return self.pages, self.written, size
+        self._guarded(self._link_unchanged)
         self._guarded(swap_into_place, self.tmp, self.out)
         return self.pages, self.written, _save_manifest(self.manifest, self.out, self.wanted, record, self.pages)
 
     def abandon(self) -> None:
-        """Remove what was placed, if it was not swapped in (the published site stays as it was)."""
+        """Remove what was placed, if it was not published (the published site stays as it was)."""
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _conflicts(self) -> bool:
+        """Whether a changed file would replace a folder of the published site, or go below one of
+        its files: the whole site is then swapped in instead."""
+        for path in self.staged:
+            if (self.out / path).is_dir():
+                return True
+            parts = path.split("/")[:-1]
+            for n in range(1, len(parts) + 1):
+                if os.path.isfile(os.path.join(self.out, *parts[:n])):
+                    return True
+        return False
+
+    def _move_changed(self, stale: list[str]) -> None:
+        """Rename each staged file into the published site, then remove the stale ones and the
+        folders they leave empty."""
+        made: set[str] = set()
+        for path in self.staged:
+            folder = path.rpartition("/")[0]
+            if folder and folder not in made:
+                (self.out / folder).mkdir(parents=True, exist_ok=True)
+                made.update(_ancestors(folder))
+            os.replace(self.tmp / path, self.out / path)
+        emptied: set[str] = set()
+        for path in stale:
+            (self.out / path).unlink(missing_ok=True)
+            folder = path.rpartition("/")[0]
+            if folder:
+                emptied.update(_ancestors(folder))
+        for folder in sorted(emptied, key=lambda f: f.count("/"), reverse=True):
+            with contextlib.suppress(OSError):  # not empty: other files live there
+                (self.out / folder).rmdir()
+
+    def _link_unchanged(self) -> None:
+        """Fill ``tmp`` with the unchanged files, linked from the published site, for a swap."""
+        for path in self.wanted:
+            if path not in self.staged:
+                self._make_folder(path)
+                os.link(self.out / path, self.tmp / path)
 
     def _guarded(self, action: Callable[..., object], *args: Any, **kwargs: Any) -> None:
         try:
@@ -161,6 +216,12 @@ class SiteWriter:
         except OSError as e:
             self.abandon()
             raise BuildError(self.options.display(self.out), None, f"cannot write the site: {e}") from e
+
+    def _make_folder(self, path: str) -> None:
+        folder = path.rpartition("/")[0]
+        if folder not in self.folders:
+            (self.tmp / folder).mkdir(parents=True, exist_ok=True)
+            self.folders.update(_ancestors(folder))
 
     def _place(
         self,
@@ -171,24 +232,29 @@ class SiteWriter:
         kept: bool = False,
         link: bool = False,
     ) -> None:
-        """Put the file in place: linked from the published site when it is unchanged there."""
+        """Stage the file, unless the published site has it unchanged."""
         self.wanted[path] = key
-        target = self.tmp / path
-        folder = path.rpartition("/")[0]
-        if folder not in self.folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self.folders.update(_ancestors(folder))
         old = self.previous.get(path)
         if old is not None and old[0] == key and _same_file(str(self.out / path), old):
-            os.link(self.out / path, target)
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
+        self._make_folder(path)
+        target = self.tmp / path
         if source is not None:
             copy_file(source, target, link)
         else:
             target.write_bytes(data or b"")
-        self.written += 1
+        self.staged[path] = None
+
+
+def _records(out: Path, files: dict[str, str]) -> dict[str, tuple[str, int, int]]:
+    """The manifest's record of each published file: its digest, size and modification time."""
+    records = {}
+    for name, key in files.items():
+        info = (out / name).stat()
+        records[name] = (key, info.st_size, info.st_mtime_ns)
+    return records
 
 
 def _ancestors(folder: str) -> list[str]:
@@ -294,10 +360,7 @@ def _save_manifest(
     """Describe the published folder (``known``: a manifest just checked against it, reused); returns
     the bytes of its files."""
     if known is None:
-        known = {}
-        for name, key in wanted.items():
-            info = (out / name).stat()
-            known[name] = (key, info.st_size, info.st_mtime_ns)
+        known = _records(out, wanted)
     files = {name: list(value) for name, value in known.items()}
     size = sum(value[1] for value in known.values())
     data: dict[str, Any] = {"out": str(out), "files": files}
