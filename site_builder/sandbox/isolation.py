@@ -6,14 +6,11 @@ process, which starts the runs one at a time (``launcher.py`` says how a run is 
 the next). A sandbox has:
 
 - its own PID, network (loopback only), IPC, UTS and cgroup namespaces, a private ``/proc``, a
-  read-only ``/dev`` with the five devices programs use (``null``, ``zero``, ``full``, ``random``,
-  ``urandom``) and the links to a process's descriptors (``fd``, ``stdin``...); everything in it
-  dies with it;
+  minimal ``/dev``; everything in it dies with it;
 - a read-only view of the toolchains alone (``/usr``, the links and libraries beside it, a few
-  files of ``/etc``, and the interpreter folders the builder names) and a read-only root: nothing
-  of the project, the caches, the output, the archive or any home folder;
-- two places a run may write (``SCRATCH``): the working folder ``/tmp`` and ``/dev/shm``, each a
-  tmpfs capped in bytes and in files, replaced by a fresh one after every run (``launcher.py``);
+  files of ``/etc``, and the interpreter folders the builder names), a size-capped tmpfs that is
+  the working folder ``/tmp``, another for ``/dev/shm``, and a read-only root: nothing of the
+  project, the caches, the output, the archive or any home folder;
 - no capabilities in any namespace and ``no_new_privs``: as root, the first process becomes
   ``nobody`` (65534) with an empty bounding set before it starts any run; as another user, runs
   keep that user's id in a user namespace of its own that may not make another; a seccomp filter
@@ -35,15 +32,6 @@ from pathlib import Path
 from . import seccomp
 
 WORK = "/tmp"  # the run's working folder: its own tmpfs
-# Every place a run can write: a tmpfs each, replaced after every run, and counted in its memory.
-SCRATCH = (WORK, "/dev/shm")
-DEVICES = ("null", "zero", "full", "random", "urandom")  # shown read-write, as the host has them
-DEV_LINKS = (
-    ("/proc/self/fd", "/dev/fd"),
-    ("/proc/self/fd/0", "/dev/stdin"),
-    ("/proc/self/fd/1", "/dev/stdout"),
-    ("/proc/self/fd/2", "/dev/stderr"),
-)
 NOBODY = 65534
 # The files of /etc that programs read to start: the dynamic linker's cache, the alternatives' links.
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
@@ -78,7 +66,7 @@ class Spec:
     links: tuple[tuple[str, str], ...] = ()  # target, absolute path of a symbolic link to make
     made: tuple[tuple[str, int], ...] = ()  # absolute path of a read-only file to make, fd to copy from
     dirs: tuple[str, ...] = ()  # absolute paths of read-only folders to make
-    scratch: int = 64 << 20  # bytes in each tmpfs of SCRATCH
+    scratch: int = 64 << 20  # bytes in the working folder's tmpfs, and in /dev/shm's
     seccomp_fd: int = -1
 
 
@@ -89,41 +77,22 @@ def command(isolation: Isolation, argv: list[str], spec: Spec) -> list[str]:
     others (``launcher.py --inside`` becomes nobody first thing); otherwise with none."""
     args = [isolation.bwrap, *_namespaces(isolation), "--die-with-parent", "--new-session", "--as-pid-1"]
     args += _system()
-    args += ["--proc", "/proc", "--perms", "0755", "--tmpfs", "/dev"]
-    for name in DEVICES:
-        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
-    for target, path in DEV_LINKS:
-        args += ["--symlink", target, path]
-    for where in SCRATCH:
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for where in (WORK, "/dev/shm"):
         args += ["--perms", "1777", "--size", str(spec.scratch), "--tmpfs", where]
     made = {"/", WORK, "/usr", "/dev", "/proc", "/dev/shm", "/etc"}
     for host, inside in spec.binds:
-        args += [*_parents(_shown(inside), made), "--ro-bind", host, inside]
+        args += [*_parents(inside, made), "--ro-bind", host, inside]
     for target, path in spec.links:
-        args += [*_parents(_shown(path), made), "--symlink", target, path]
+        args += [*_parents(path, made), "--symlink", target, path]
     for path, fd in spec.made:
-        args += [*_parents(_shown(path), made), "--perms", "0444", "--file", str(fd), path]
+        args += [*_parents(path, made), "--perms", "0444", "--file", str(fd), path]
     for path in spec.dirs:
-        args += [*_parents(_shown(path) + "/", made), "--perms", "0755", "--dir", path]
-    args += ["--chdir", "/", "--remount-ro", "/dev", "--remount-ro", "/"]
+        args += [*_parents(path + "/", made), "--perms", "0755", "--dir", path]
+    args += ["--chdir", WORK, "--remount-ro", "/"]
     if spec.seccomp_fd >= 0:
         args += ["--seccomp", str(spec.seccomp_fd)]
     return [*args, "--", *argv]
-
-
-def scratch_options(size: int) -> str:
-    """The mount options of each tmpfs of SCRATCH: ``size`` bytes, and a file (inode) per 8 KiB
-    of them, at least 1,024 (a file of a tmpfs takes kernel memory that no byte limit counts)."""
-    return f"mode=1777,size={size},nr_inodes={max(1024, size // 8192)}"
-
-
-def _shown(path: str) -> str:
-    """``path``, if the sandbox can show something there: not in a place replaced after every run
-    (SCRATCH), nor in ``/dev`` or ``/proc``."""
-    for top in (*SCRATCH, "/dev", "/proc"):
-        if path == top or path.startswith(top + "/"):
-            raise ValueError(f"the sandbox cannot show anything at {path}: {top} is the sandbox's own")
-    return path
 
 
 def _parents(path: str, made: set[str]) -> list[str]:
