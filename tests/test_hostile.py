@@ -570,3 +570,30 @@ def test_an_unclosed_dollar_in_markdown_is_a_warning_at_its_line() -> None:
     text = "# T\n\nFine $x$ and a dollar \\$5 and `$code`.\n\nFirst line\nthen $x + y never closes.\n"
     _, warnings = render_markdown(text, "t/A/solution.md")
     assert warnings == [(6, "a '$' that opens math is never closed; write \\$ for a dollar sign")]
+
+
+def test_macro_expansion_is_linear_in_the_document_and_has_a_budget() -> None:
+    """Issue #34: 199,000 uses of a one-letter macro in 3.6 MB took minutes, each expansion copying the rest of
+    the document; the expansions of a document make at most 16 MiB of text, an error at the line past it."""
+    from site_builder.errors import LatexError
+    from site_builder.render.latex.macros import MAX_EXPANDED, Macros, expand_macros
+
+    uses = 199_000
+    text = "\\newcommand{\\a}{x}\n" + "Some word \\a here\n" * uses
+    assert len(text) > 3_500_000
+    started = time.perf_counter()
+    expanded = expand_macros(text, "t/A/solution.tex", Macros())
+    assert time.perf_counter() - started < 60
+    assert expanded.count("Some word xhere\n") == uses  # TeX skips the space after a control word
+    started = time.perf_counter()  # a picture's setup command whose group never closes: looked for once
+    assert expand_macros("\\usepackage{ " * 100_000, "t/A/solution.tex", Macros()).count("{") == 100_000
+    assert time.perf_counter() - started < 60
+
+    body = "y" * 65536
+    over = MAX_EXPANDED // len(body) + 1  # the use that makes the expansions pass the budget
+    with pytest.raises(LatexError) as info:
+        expand_macros(f"\\newcommand{{\\b}}{{{body}}}\n" + "\\b\n" * (over + 10), "t/A/solution.tex", Macros())
+    assert (
+        str(info.value)
+        == f"t/A/solution.tex:{over + 1}: \\b: macro expansions make over 16 MiB of text in all; refused"
+    )

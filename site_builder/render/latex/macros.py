@@ -17,6 +17,7 @@ from .parser import PICTURE_ENVS, VERBATIM_ENVS, matching
 
 MAX_EXPANSIONS = 200_000
 MAX_SIZE = 8 * 1024 * 1024  # characters the source may grow to by expansion
+MAX_EXPANDED = 16 * 1024 * 1024  # characters all the expansions of a document (and its inputs) may make
 MAX_NESTING = 64  # expansions inside an argument being read, definitions inside definitions
 RAW_ENVS = VERBATIM_ENVS | PICTURE_ENVS
 DEFINERS = frozenset(
@@ -31,6 +32,10 @@ PICTURE_SETUP = frozenset(
 _CS = re.compile(r"\\([A-Za-z@]+|.)", re.S)
 _PARAMS = re.compile(r"(?:#[1-9])*")
 _SPACE = re.compile(r"(?:[ \t]|\n(?![ \t]*\n)|%[^\n]*\n)*")  # spaces, one newline, comments: never a blank line
+_AFTER_WORD = re.compile(r"[ \t]*(?:\n(?![ \t]*\n)[ \t]*)?")  # the space after a control word, as TeX skips it
+_INPUT_NAME = re.compile(r"\s*\{([^{}]*)\}")
+_CHUNK = 512  # characters of the input below joined on at least, when a construct reads past the end of its text
+_LOOKAHEAD = 64  # characters a construct may look ahead without reading them: ``\begin {verbatim}``
 _RAW_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(e) for e in sorted(RAW_ENVS)) + r")\}")
 
 
@@ -48,6 +53,7 @@ class Macros:
     defined: dict[str, Macro] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     expansions: int = 0
+    expanded: int = 0  # characters the expansions made, in all
     inputs_read: set[str] = field(default_factory=set)  # each input file's definitions are read once
 
 
@@ -62,13 +68,25 @@ def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] |
 
 
 class _Expander:
+    """Reads the source as TeX reads its input: an expansion is read next, then what followed the call.
+
+    The input is the current ``text`` and, below it, the unread rest of each text an expansion
+    interrupted (``frames``): an expansion costs the length of its result, never a copy of the rest of the
+    document. A construct that reads past the end of ``text`` (a call's arguments after a body that ends in
+    a macro) has ``text`` joined with more of the input below, from ``mark``, the start of the construct.
+    """
+
     def __init__(self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0) -> None:
         self.text = text
+        self.pos = 0
+        self.mark = 0  # the start of the construct being read: kept when more input is joined on
+        self.frames: list[tuple[str, int]] = []  # the input below ``text``, each with where it goes on
+        self.below = 0  # characters left in ``frames``
+        self.unclosed = False  # a picture's setup command opened a group that never closes
         self.path = path
         self.macros = macros
         self.inputs = inputs
         self.depth = depth
-        self.pos = 0
         self.out: list[str] = []
         self.lines = 0  # newlines emitted so far: the line of ``pos`` is 1 + this
 
@@ -80,73 +98,146 @@ class _Expander:
         self.lines += chunk.count("\n")
 
     def run(self) -> str:
-        text = self.text
-        while self.pos < len(text):
-            text = self.text
-            nxt = _next_special(text, self.pos)
+        while True:
+            text, pos = self.text, self.pos
+            self.mark = pos
+            nxt = _next_special(text, pos)
             if nxt < 0:
-                self.emit(text[self.pos :])
-                break
-            self.emit(text[self.pos : nxt])
-            self.pos = nxt
+                self.emit(text[pos:])
+                self.pos = self.mark = len(text)
+                if not self._more():
+                    break
+                continue
+            self.emit(text[pos:nxt])
+            self.pos = self.mark = nxt
             if text[nxt] == "%":
-                end = text.find("\n", nxt)
-                end = len(text) if end < 0 else end + 1
-                self.emit(text[nxt:end])
+                end = self._find("\n", 0)
+                end = len(self.text) if end < 0 else end + 1
+                self.emit(self.text[self.pos : end])
                 self.pos = end
                 continue
             self._control_sequence()
         return "".join(self.out)
 
+    # The input
+
+    def _more(self) -> bool:
+        """More of the input after ``text``, keeping ``text`` from ``mark`` on; False when there is none."""
+        if not self.frames:
+            return False
+        if self.mark == len(self.text):  # nothing of it is still being read: go on in the input below
+            self.text, self.pos = self.frames.pop()
+            self.mark = self.pos
+            self.below -= len(self.text) - self.pos
+            return True
+        kept = self.text[self.mark :]
+        want = max(_CHUNK, len(kept))  # at least doubled: a long argument is joined in few steps
+        parts, got = [kept], 0
+        while got < want and self.frames:
+            frame, at = self.frames[-1]
+            piece = frame[at : at + want - got]
+            parts.append(piece)
+            got += len(piece)
+            if at + len(piece) == len(frame):
+                self.frames.pop()
+            else:
+                self.frames[-1] = (frame, at + len(piece))
+        self.below -= got
+        self.text = "".join(parts)
+        self.pos -= self.mark
+        self.mark = 0
+        return True
+
+    def _push(self, text: str) -> None:
+        """Read ``text`` next, then the rest of the input."""
+        if self.pos < len(self.text):
+            self.frames.append((self.text, self.pos))
+            self.below += len(self.text) - self.pos
+        self.text, self.pos, self.mark = text, 0, 0
+
+    def _ensure(self, count: int) -> None:
+        """At least ``count`` characters from ``pos`` on in ``text``, or all the input there is."""
+        while len(self.text) - self.pos < count and self._more():
+            pass
+
+    def _match(self, pattern: re.Pattern[str], need: int = 1, after: int = 1) -> re.Match[str] | None:
+        """``pattern`` at ``pos``, with the input joined on until ``after`` characters follow the match (what
+        follows it could have made it longer: a name, a ``#1``, spaces) and any comment there is whole."""
+        self._ensure(need)
+        while True:
+            m = pattern.match(self.text, self.pos)
+            if m is None:
+                return m
+            end = m.end()
+            cut = len(self.text) - end < after or (self.text.startswith("%", end) and self.text.find("\n", end) < 0)
+            if not cut or not self._more():
+                return m
+
+    def _find(self, needle: str, offset: int) -> int:
+        """The index of ``needle`` in ``text`` from ``mark + offset`` on (-1: not in the rest of the input)."""
+        while True:
+            found = self.text.find(needle, self.mark + offset)
+            if found >= 0 or not self._more():
+                return found
+
+    def _matching(self, opening: str = "{", closing: str = "}") -> int:
+        """The index of the ``closing`` that matches the ``opening`` at ``pos`` (-1: none in the input)."""
+        while True:
+            end = matching(self.text, self.pos, opening, closing, comments=True)
+            if end >= 0 or not self._more():
+                return end
+
+    # Constructs
+
     def _control_sequence(self) -> None:
-        text, start = self.text, self.pos
-        m = _CS.match(text, start)
+        m = self._match(_CS, 2)
         if m is None:  # a backslash at the very end
-            self.emit(text[start:])
-            self.pos = len(text)
+            self.emit(self.text[self.mark :])
+            self.pos = len(self.text)
             return
         name = m.group(1)
         self.pos = m.end()
-        if name == "begin" and (raw := _RAW_BEGIN.match(text, start)):
-            self._copy_raw(start, raw.group(1))
+        if name == "begin":
+            self._ensure(_LOOKAHEAD)
+        if name == "begin" and (raw := _RAW_BEGIN.match(self.text, self.mark)):
+            self._copy_raw(raw.group(1))
         elif name == "verb":
-            self._copy_verb(start)
+            self._copy_verb()
         elif name in DEFINERS:
-            self._definition(name, start)
+            self._definition(name)
         elif name in ("input", "include") and self.depth < 8:
             self._read_input_definitions()
-            self.emit(text[start : self.pos])
+            self.emit(self.text[self.mark : self.pos])
         elif name in PICTURE_SETUP:
-            self._setup(start)
+            self._setup()
         elif name in self.macros.defined:
-            self._expand(name, start)
+            self._expand(name)
         else:
-            self.emit(text[start : self.pos])
+            self.emit(self.text[self.mark : self.pos])
 
-    def _copy_raw(self, start: int, env: str) -> None:
-        close = self.text.find(f"\\end{{{env}}}", start)
+    def _copy_raw(self, env: str) -> None:
+        close = self._find(f"\\end{{{env}}}", 0)
         end = len(self.text) if close < 0 else close + len(env) + 6
-        self.emit(self.text[start:end])
+        self.emit(self.text[self.mark : end])
         self.pos = end
 
-    def _copy_verb(self, start: int) -> None:
-        text, pos = self.text, self.pos
-        if text.startswith("*", pos):
-            pos += 1
-        close = text.find(text[pos], pos + 1) if pos < len(text) else -1
-        end = len(text) if close < 0 else close + 1
-        self.emit(text[start:end])
+    def _copy_verb(self) -> None:
+        self._ensure(2)
+        delimiter = self.pos + 1 if self.text.startswith("*", self.pos) else self.pos
+        close = self._find(self.text[delimiter], delimiter + 1 - self.mark) if delimiter < len(self.text) else -1
+        end = len(self.text) if close < 0 else close + 1
+        self.emit(self.text[self.mark : end])
         self.pos = end
 
     # Definitions
 
-    def _definition(self, kind: str, start: int) -> None:
+    def _definition(self, kind: str) -> None:
         try:
             name, macro = self._read_definition(kind)
         except _NotMine:
-            self.emit(self.text[start : self.pos])
+            self.emit(self.text[self.mark : self.pos])
             return
-        source = self.text[start : self.pos]
+        source = self.text[self.mark : self.pos]
         if macro is not None and not (kind == "providecommand" and name in self.macros.defined):
             self.macros.defined[name] = macro
             self.macros.sources.append(source)
@@ -162,7 +253,7 @@ class _Expander:
             return name, Macro(0, None, f"\\operatorname{'*' if star else ''}{{{body}}}")
         if kind in ("def", "gdef", "edef", "xdef"):
             name = self._read_name(braced=False)
-            params = _PARAMS.match(self.text, self.pos)
+            params = self._match(_PARAMS, after=2)  # a '#' that ends the text, and the '{'
             assert params is not None
             if not self.text.startswith("{", params.end()):
                 raise _NotMine  # delimited parameters (``\def\a#1.{...}``): left to TeX, shown as they are
@@ -181,7 +272,7 @@ class _Expander:
         self._skip_space()
         self._take("=")
         self._skip_space()
-        m = _CS.match(self.text, self.pos)
+        m = self._match(_CS, 2)
         if m is None:
             raise _NotMine
         self.pos = m.end()
@@ -195,7 +286,7 @@ class _Expander:
         group = braced and self._take("{")
         if group:
             self._skip_space()
-        m = _CS.match(self.text, self.pos)
+        m = self._match(_CS, 2)
         if m is None:
             raise _NotMine
         self.pos = m.end()
@@ -207,9 +298,9 @@ class _Expander:
 
     def _read_bracket(self) -> str | None:
         self._skip_space()
-        if not self.text.startswith("[", self.pos):
+        if not self._take("[", consume=False):
             return None
-        end = matching(self.text, self.pos, "[", "]", comments=True)
+        end = self._matching("[", "]")
         if end < 0:
             raise self.error("'[' of a definition is never closed")
         value = self.text[self.pos + 1 : end]
@@ -218,33 +309,39 @@ class _Expander:
 
     def _read_group(self, what: str) -> str:
         self._skip_space()
-        if not self.text.startswith("{", self.pos):
-            m = _CS.match(self.text, self.pos)
+        if not self._take("{", consume=False):
+            m = self._match(_CS, 2)
             if m is None:
                 raise self.error(f"{what} has no body in braces")
             self.pos = m.end()
             return m.group()
-        end = matching(self.text, self.pos, comments=True)
+        end = self._matching()
         if end < 0:
             raise self.error(f"unbalanced '{{': {what} is never closed")
         body = self.text[self.pos + 1 : end]
         self.pos = end + 1
         return body
 
-    def _setup(self, start: int) -> None:
+    def _setup(self) -> None:
         """A package, library, colour or style a picture may use: noted, and left in place."""
         self._read_bracket()
         for _ in range(3):
-            m = _SPACE.match(self.text, self.pos)
-            assert m is not None
-            if not self.text.startswith("{", m.end()) or (end := matching(self.text, m.end(), comments=True)) < 0:
+            before = self.pos - self.mark  # (``pos`` moves when more input is joined on; this does not)
+            self._skip_space()
+            group = not self.unclosed and self._take("{", consume=False)
+            end = self._matching() if group else -1
+            if end < 0:
+                # A group that never closes: none is looked for after it (each look would read to the end).
+                self.unclosed |= group
+                self.pos = self.mark + before
                 break
             self.pos = end + 1
-        self.macros.sources.append(self.text[start : self.pos])
-        self.emit(self.text[start : self.pos])
+        source = self.text[self.mark : self.pos]
+        self.macros.sources.append(source)
+        self.emit(source)
 
     def _read_input_definitions(self) -> None:
-        m = re.compile(r"\s*\{([^{}]*)\}").match(self.text, self.pos)
+        m = self._match(_INPUT_NAME, _LOOKAHEAD)
         if m is None:
             return
         name = m.group(1).strip()
@@ -257,7 +354,7 @@ class _Expander:
 
     # Expansion
 
-    def _expand(self, name: str, start: int) -> None:
+    def _expand(self, name: str) -> None:
         macro = self.macros.defined[name]
         self.macros.expansions += 1
         if self.macros.expansions > MAX_EXPANSIONS:
@@ -270,40 +367,46 @@ class _Expander:
         while len(args) < macro.params:
             args.append(self._read_argument(name))
         if macro.params == 0 and name[:1].isalpha():
-            m = re.compile(r"[ \t]*(?:\n(?![ \t]*\n)[ \t]*)?").match(self.text, self.pos)
+            m = self._match(_AFTER_WORD)
             assert m is not None
             self.pos = m.end()
-        consumed = self.text[start : self.pos].count("\n")
+        consumed = self.text[self.mark : self.pos].count("\n")
         body = _one_line(_substitute(macro.body, args))
-        rest = self.text[self.pos :]
-        if len(body) + len(rest) > MAX_SIZE:
+        self.macros.expanded += len(body)
+        if self.macros.expanded > MAX_EXPANDED:
+            raise self.error(f"\\{name}: macro expansions make over {MAX_EXPANDED >> 20} MiB of text in all; refused")
+        if len(body) + len(self.text) - self.pos + self.below > MAX_SIZE:
             raise self.error(f"\\{name}: expanding it grows the document past {MAX_SIZE >> 20} MiB")
-        self.text = body + ("%\n" * consumed + "{}" if consumed else "") + rest
-        self.pos = 0
+        self._push(body + ("%\n" * consumed + "{}" if consumed else ""))
 
     def _read_argument(self, name: str) -> str:
         self._skip_space()
+        self._ensure(2)
         text, pos = self.text, self.pos
         if pos >= len(text):
             raise self.error(f"\\{name} is missing an argument")
         if text[pos] == "{":
-            end = matching(text, pos, comments=True)
+            end = self._matching()
             if end < 0:
                 raise self.error(f"unbalanced '{{' in an argument of \\{name}")
+            argument = self.text[self.pos + 1 : end]
             self.pos = end + 1
-            return text[pos + 1 : end]
-        m = _CS.match(text, pos)
-        self.pos = m.end() if m else pos + 1
-        return text[pos : self.pos]
+            return argument
+        m = self._match(_CS, 2)
+        start = self.pos
+        self.pos = m.end() if m else start + 1
+        return self.text[start : self.pos]
 
     def _skip_space(self) -> None:
-        m = _SPACE.match(self.text, self.pos)
+        m = self._match(_SPACE)
         assert m is not None
         self.pos = m.end()
 
-    def _take(self, char: str) -> bool:
+    def _take(self, char: str, *, consume: bool = True) -> bool:
+        """Whether the input goes on with ``char`` (one character); read past it unless not ``consume``."""
+        self._ensure(1)
         if self.text.startswith(char, self.pos):
-            self.pos += len(char)
+            self.pos += consume
             return True
         return False
 
@@ -321,11 +424,13 @@ def tex_escape(text: str) -> str:
     return _TEX_SPECIAL.sub(lambda m: named.get(m.group(), "\\" + m.group()), text)
 
 
+_SPECIAL = re.compile(r"[\\%]")
+
+
 def _next_special(text: str, pos: int) -> int:
-    slash, comment = text.find("\\", pos), text.find("%", pos)
-    if slash < 0 or (0 <= comment < slash):
-        return comment
-    return slash
+    """The index of the next backslash or ``%`` (-1: none); linear (two ``find`` calls would each look to the end)."""
+    m = _SPECIAL.search(text, pos)
+    return m.start() if m else -1
 
 
 _COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%[^\n]*(?:\n[ \t]*|$)")
