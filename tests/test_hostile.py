@@ -572,6 +572,88 @@ def test_an_unclosed_dollar_in_markdown_is_a_warning_at_its_line() -> None:
     assert warnings == [(6, "a '$' that opens math is never closed; write \\$ for a dollar sign")]
 
 
+OVERRIDE_ATTACKS = [
+    ('{{ "x"|center(6000000000)|length }}', "memory"),
+    ('{{ "{:>6000000000}".format("x")|length }}', "memory"),
+    ('{{ "%6000000000s"|format("x")|length }}', "memory"),
+    (
+        '{% set ns = namespace(s="x" * 9000000) %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}',
+        "memory",
+    ),
+    (
+        "{% set ns = namespace(l=[0] * 9000000) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+        "memory",
+    ),
+    ('{{ (["x"] * 1000)|join("y" * 9000000)|length }}', "memory"),
+    ("{{ lipsum(100000000)|length }}", "time"),
+    ('{% for a in "x" * 9000000 %}{% for b in "x" * 9000000 %}{% endfor %}{% endfor %}', "time"),
+    ('{{ ("x" * 9000000)|wordwrap(1)|length }}', "time"),
+]
+
+
+@pytest.mark.parametrize(("body", "limit"), OVERRIDE_ATTACKS)
+def test_an_override_template_has_a_memory_cap_and_a_deadline_for_all_it_does(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, body: str, limit: str
+) -> None:
+    """Issue #34: every operation, not a list of capped operators: the page's process has its memory capped
+    and its time limited, and a page over either is an error at its template's line; nothing is published."""
+    from site_builder.errors import TemplateError
+    from site_builder.publish import sandboxed
+
+    monkeypatch.setattr(sandboxed, "PAGE_SECONDS", 1.0)
+    monkeypatch.setattr(sandboxed, "MEMORY_BYTES", 256 << 20)
+    archive = make_archive(
+        {"t/A-one/solution.md": "# One\n\nText.\n", "overrides/templates/home.html": f"start\n{body}\n"}
+    )
+    started = time.perf_counter()
+    with pytest.raises(TemplateError) as info:
+        build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert time.perf_counter() - started < 60
+    assert info.value.path.endswith("/archive/overrides/templates/home.html") and info.value.line == 2
+    why = "the page needs more than 256 MiB of memory" if limit == "memory" else "the page took more than 1 s"
+    assert info.value.message == f"while rendering index.html: {why}" + (
+        "; stopped" if limit == "memory" else " to render; stopped"
+    )
+    assert not (tmp_path / "site").exists()
+
+
+def test_an_override_that_asked_for_gigabytes_fails_the_build_at_its_line(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """The issue's page took the builder to 5.9 GB and reported no error; now the build fails at once,
+    at the template's line, and the previous site stays."""
+    import resource
+
+    archive = make_archive(
+        {
+            "t/A-one/solution.md": "# One\n\nText.\n",
+            "overrides/templates/base.html": 'x\n{{ "x"|center(6000000000)|length }}\n',
+        }
+    )
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("the previous site")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done = subprocess.run(
+        _cli_build(archive, out, tmp_path / "cache", "--no-verify"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("Sandbox")]
+    assert lines[0] == (
+        f"{archive}/overrides/templates/base.html:2: while rendering index.html: "
+        "the page needs more than 1024 MiB of memory; stopped"
+    ), lines
+    assert lines[1] == "Build failed; the previous site was left as it was."
+    assert (out / "index.html").read_text() == "the previous site"
+    if before < 2 << 20:  # (kilobytes: the most any child of this test process took, this build's included)
+        assert after < 2 << 20, f"{after} KB"
+
+
 def test_macro_expansion_is_linear_in_the_document_and_has_a_budget() -> None:
     """Issue #34: 199,000 uses of a one-letter macro in 3.6 MB took minutes, each expansion copying the rest of
     the document; the expansions of a document make at most 16 MiB of text, an error at the line past it."""

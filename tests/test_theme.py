@@ -156,3 +156,26 @@ def test_bounded_templates_still_count_loop_and_multiply(tmp_path: Path, make_ar
     archive = make_archive({**ENTRY, "overrides/templates/home.html": body})
     build_site(options_for(archive, tmp_path / "site"))
     assert (tmp_path / "site/index.html").read_text() == "333 [2, 3, 4] True ---"
+
+
+def test_override_pages_are_rendered_in_one_process_per_site(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page process is forked once for a build's site (not once per page), and every page comes back."""
+    from site_builder.publish import sandboxed
+
+    started: list[int] = []
+    real = sandboxed.PageProcess._start
+
+    def start(self: sandboxed.PageProcess, shared: tuple[object, ...]) -> None:
+        started.append(len(shared))
+        real(self, shared)
+
+    monkeypatch.setattr(sandboxed.PageProcess, "_start", start)
+    files = {f"t/{letter}-x/solution.md": f"# {letter}\n\nText {letter}.\n" for letter in "ABCDEF"}
+    archive = make_archive({**files, "overrides/templates/404.html": "{{ site.entries|length }} entries"})
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert report.published and report.pages >= 9
+    assert started == [1 + 6 + 1 + 0]  # the site, its entries, its track, no tags
+    assert (tmp_path / "site/404.html").read_text() == "6 entries"
+    assert "Text F." in (tmp_path / "site/t/F-x/index.html").read_text()

@@ -22,7 +22,7 @@ from ..model import Entry, Site, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import neighbours
-from .sandboxed import ArchiveTemplates
+from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
 RECENT = 10
 
@@ -130,9 +130,10 @@ class PageRenderer:
     def __init__(self, folders: list[tuple[Path, str]], cache: Path | None = None, sandboxed: bool = False) -> None:
         """``folders``: where templates are looked up, in order, each with how messages name it; the
         last is the theme's, whose templates are also found as ``theme/<name>``.
-        ``sandboxed``: with Jinja's sandbox, bounded (``sandboxed.py``), for templates from the
-        archive (which may not reach Python's internals, and so not the machine, nor hold it with
-        endless loops) and every template they extend or include."""
+        ``sandboxed``: with Jinja's sandbox, for templates from the archive (which may not reach
+        Python's internals, and so not the machine) and every template they extend or include; each
+        page rendered in a process of its own under a memory cap and a deadline (``sandboxed.py``),
+        so that they cannot hold the machine either."""
         self.folders = [(folder.resolve(), shown) for folder, shown in folders]
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
@@ -158,6 +159,8 @@ class PageRenderer:
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
         self.env.globals["files_summary"] = files_summary
+        self.process = PageProcess(self._render_bytes) if sandboxed else None
+        self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
 
     def plan(self, site: Site, complete: Callable[[Entry], Entry] = lambda e: e) -> dict[str, Callable[[], Output]]:
         """Every output of the site by path, each rendered only when called. ``complete`` gives the
@@ -238,8 +241,18 @@ class PageRenderer:
 
     def page(self, template: str, path: str, site: Site, **values: Any) -> Output:
         values.setdefault("root", root_of(path))
-        if isinstance(self.env, ArchiveTemplates):
-            self.env.start_page()
+        if self.process is None:
+            return Output(path, self._render_bytes(template, path, site, values))
+        if not self.shared or self.shared[0] is not site:  # what the process's pages refer to, not copy
+            self.shared = (site, *site.entries, *site.tracks, *site.tags)
+        done = self.process.call(self.shared, template, path, site, values)
+        if not isinstance(done, Failure):
+            return Output(path, done)
+        if done.path:
+            raise TemplateError(done.path, done.line, done.message)
+        raise TemplateError(self._shown(template), None, f"while rendering {path}: {done.message}")
+
+    def _render_bytes(self, template: str, path: str, site: Site, values: dict[str, Any]) -> bytes:
         try:
             text = self.env.get_template(template).render(site=site, page_path=path, **values)
         except jinja2.TemplateSyntaxError as e:
@@ -247,10 +260,12 @@ class PageRenderer:
             raise TemplateError(self._shown(name), e.lineno, e.message or "syntax error") from e
         except jinja2.TemplateError as e:
             raise TemplateError(*self._location(e, template), f"while rendering {path}: {e}") from e
+        except (MemoryError, PageLimitError) as e:  # (in the page process) over a limit: where the template was
+            raise TemplateError(*self._location(e, template), f"while rendering {path}: {limit_message(e)}") from e
         except Exception as e:  # a filter or test failing on a value: still a template problem, with its line
             kind = type(e).__name__
             raise TemplateError(*self._location(e, template), f"while rendering {path}: {kind}: {e}") from e
-        return Output(path, text.encode("utf-8"))
+        return text.encode("utf-8")
 
     def _shown(self, filename: str) -> str:
         """A template as messages name it: its path for a file, or as the first folder has it."""
