@@ -26,7 +26,7 @@ from .errors import Diagnostic, SiteError
 from .model import Entry, EntrySource, Site
 from .publish import output
 from .publish.catalog import link_site
-from .publish.downloads import sample_archives
+from .publish.downloads import sample_archive_paths, sample_archives
 from .publish.freshness import Loaded, kept_build, load_inputs
 from .publish.pages import Output, PageRenderer
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
@@ -162,7 +162,7 @@ class Builder:
         for render in plan.values():
             render()
         self._lap("pages", mark)
-        made = [*plan, *(o.path for o in sample_archives(sources))]
+        made = [*plan, *sample_archive_paths(sources)]
         _, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
         self._keep(sources, entries, site)

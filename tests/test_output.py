@@ -134,3 +134,26 @@ def test_an_unknown_publish_data_is_an_error_at_its_line(tmp_path: Path, make_ar
     assert str(caught.value.diagnostic()).endswith(
         "site.yaml:2: publish_data must be one of samples, all, none, not 'secret'"
     )
+
+
+def test_sample_archive_paths_are_where_the_zips_go(make_archive: ArchiveMaker) -> None:
+    from site_builder.publish.downloads import sample_archive_paths, sample_archives
+    from site_builder.source.archive import load_archive
+
+    archive = make_archive(
+        {
+            **PACKAGE,
+            "t/q/solution.md": "# No samples\n",
+            "t/r/solution.md": "# R\n",
+            "t/r/samples/1.interaction": "<1\n>2\n",
+        }
+    )
+    sources, _ = load_archive(archive, "archive")
+    assert (
+        sample_archive_paths(sources)
+        == [o.path for o in sample_archives(sources)]
+        == [
+            "t/p/samples.zip",
+            "t/r/samples.zip",
+        ]
+    )

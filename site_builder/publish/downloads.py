@@ -15,7 +15,16 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip can hold: the same sam
 
 def sample_archives(sources: list[EntrySource]) -> list[Output]:
     """``<entry>/samples.zip`` for every entry with samples."""
-    return [Output(f"{s.slug or s.path}/{SAMPLES_ZIP}", data) for s in sources if (data := sample_archive(s))]
+    return [Output(sample_archive_path(s), data) for s in sources if (data := sample_archive(s))]
+
+
+def sample_archive_paths(sources: list[EntrySource]) -> list[str]:
+    """Where ``sample_archives`` puts each zip, without making them (every sample has a file)."""
+    return [sample_archive_path(s) for s in sources if s.samples]
+
+
+def sample_archive_path(source: EntrySource) -> str:
+    return f"{source.slug or source.path}/{SAMPLES_ZIP}"
 
 
 def sample_archive(source: EntrySource) -> bytes:
