@@ -186,12 +186,9 @@ class SiteWriter:
     def _move_changed(self, stale: list[str]) -> None:
         """Rename each staged file into the published site, then remove the stale ones and the
         folders they leave empty."""
-        made: set[str] = set()
+        made: set[str] = {""}
         for path in self.staged:
-            folder = path.rpartition("/")[0]
-            if folder and folder not in made:
-                (self.out / folder).mkdir(parents=True, exist_ok=True)
-                made.update(_ancestors(folder))
+            _make_folder(self.out, made, path)
             os.replace(self.tmp / path, self.out / path)
         emptied: set[str] = set()
         for path in stale:
@@ -207,7 +204,7 @@ class SiteWriter:
         """Fill ``tmp`` with the unchanged files, linked from the published site, for a swap."""
         for path in self.wanted:
             if path not in self.staged:
-                self._make_folder(path)
+                _make_folder(self.tmp, self.folders, path)
                 os.link(self.out / path, self.tmp / path)
 
     def _guarded(self, action: Callable[..., object], *args: Any, **kwargs: Any) -> None:
@@ -216,12 +213,6 @@ class SiteWriter:
         except OSError as e:
             self.abandon()
             raise BuildError(self.options.display(self.out), None, f"cannot write the site: {e}") from e
-
-    def _make_folder(self, path: str) -> None:
-        folder = path.rpartition("/")[0]
-        if folder not in self.folders:
-            (self.tmp / folder).mkdir(parents=True, exist_ok=True)
-            self.folders.update(_ancestors(folder))
 
     def _place(
         self,
@@ -239,7 +230,7 @@ class SiteWriter:
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
-        self._make_folder(path)
+        _make_folder(self.tmp, self.folders, path)
         target = self.tmp / path
         if source is not None:
             copy_file(source, target, link)
@@ -255,6 +246,14 @@ def _records(out: Path, files: dict[str, str]) -> dict[str, tuple[str, int, int]
         info = (out / name).stat()
         records[name] = (key, info.st_size, info.st_mtime_ns)
     return records
+
+
+def _make_folder(root: Path, made: set[str], path: str) -> None:
+    """Make the folder of ``path`` below ``root`` unless ``made`` has it (one mkdir per folder)."""
+    folder = path.rpartition("/")[0]
+    if folder not in made:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        made.update(_ancestors(folder))
 
 
 def _ancestors(folder: str) -> list[str]:
