@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +225,61 @@ def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path
     badge, wrap = page.locator("td .badge-failing").bounding_box(), page.locator(".table-wrap").bounding_box()
     assert badge and wrap and badge["x"] + badge["width"] <= wrap["x"] + wrap["width"]
     page.close()
+
+
+def test_no_archive_file_runs_a_script_on_the_dev_server(browser: Any, tmp_path: Path) -> None:
+    """Issue #34: XML documents under suffixes hosts serve as XML (.xhtm, .xpdl, .rdf, .mml, .atom, .rss,
+    .xsd, .rng) are not published, so ``site-builder serve`` has nothing to run; published anyway
+    (``publish_active_files: true``), it serves them as downloads. Served as the tables type them, the
+    same files do run their scripts (the control)."""
+    from test_hostile import ACTIVE_XML, ISSUE_34_SUFFIXES
+
+    from site_builder.publish.activesuffixes import ACTIVE_SUFFIXES
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    files = {f"t/A-x/evil{suffix}": ACTIVE_XML for suffix in ISSUE_34_SUFFIXES}
+    write_tree(tmp_path / "archive", {**files, "t/A-x/solution.md": "# X\n\nText.\n", "t/A-x/1.in": "1\n"})
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for publish in (False, True):
+        (tmp_path / "archive/site.yaml").write_text(f"publish_active_files: {str(publish).lower()}\n")
+        server = DevServer(make_options(tmp_path, jobs=1), port=0)
+        server.start()
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            assert server.httpd is not None
+            base = f"http://127.0.0.1:{server.httpd.server_address[1]}/t/A-x"
+            for suffix in ISSUE_34_SUFFIXES:
+                if publish:  # a download: nothing to open
+                    response = page.request.get(f"{base}/evil{suffix}")
+                    assert response.ok and response.headers["content-type"] == "application/octet-stream"
+                else:
+                    assert page.goto(f"{base}/evil{suffix}").status == 404  # type: ignore[union-attr]
+                    page.wait_for_timeout(100)
+            assert page.request.get(f"{base}/1.in").headers["content-type"] == "text/plain; charset=utf-8"
+        finally:
+            server.stop()
+    assert dialogs == []
+
+    ran: dict[str, list[str]] = {}
+    for suffix in ISSUE_34_SUFFIXES:
+        for kind in ACTIVE_SUFFIXES[suffix[1:]]:
+            page.route("http://127.0.0.1:9/**", partial(_fulfill, ACTIVE_XML, kind))
+            try:
+                page.goto(f"http://127.0.0.1:9/evil{suffix}")
+                page.wait_for_timeout(200)
+            except Exception as e:  # a type Chromium does not open is downloaded
+                assert "Download is starting" in str(e)
+            page.unroute("http://127.0.0.1:9/**")
+            if dialogs:
+                ran.setdefault(suffix, []).append(kind)
+                dialogs.clear()
+    assert ran.get(".xhtm") == ["application/xhtml+xml"] and ran.get(".xpdl") == ["application/xml"], ran
+    assert set(ran) >= {".rdf", ".atom", ".rss", ".xsd", ".rng"}, ran  # (.mml: Chromium downloads MathML)
+    page.close()
+
+
+def _fulfill(body: str, kind: str, route: Any) -> None:
+    route.fulfill(body=body, content_type=kind, headers={"X-Content-Type-Options": "nosniff"})

@@ -572,6 +572,55 @@ def test_an_unclosed_dollar_in_markdown_is_a_warning_at_its_line() -> None:
     assert warnings == [(6, "a '$' that opens math is never closed; write \\$ for a dollar sign")]
 
 
+# An XML document whose XHTML-namespace <script> Chromium runs when a host serves it as XML or XHTML.
+ACTIVE_XML = (
+    '<?xml version="1.0"?>\n<x xmlns:h="http://www.w3.org/1999/xhtml"><h:script>alert(document.domain)</h:script>'
+    '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert("xhtml")</script></html></x>\n'
+)
+ISSUE_34_SUFFIXES = (".xhtm", ".xpdl", ".rdf", ".mml", ".atom", ".rss", ".xsd", ".rng")
+
+
+def test_only_what_hosts_serve_as_inert_is_published(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """Issue #34: files a host serves as HTML, XML or any +xml type (by mime-db, nginx, Apache, Debian or
+    Python's tables) are withheld, whatever the suffix; test data, source code, images, PDFs and archives are
+    published, and the dev server never sends a type a browser would run for them."""
+    from site_builder.serve.web import content_type
+
+    base = "t/A-x"
+    active = {f"{base}/evil{suffix}": ACTIVE_XML for suffix in ISSUE_34_SUFFIXES}
+    active |= {f"{base}/data/secret/1.html.in": "<script>alert(1)</script>", f"{base}/fake.rs": ACTIVE_XML}
+    ordinary: dict[str, str | bytes] = {
+        f"{base}/{name}": "1 2\n"
+        for name in ("data/secret/1.in", "data/secret/1.ans", "1.out", "input", "notes.txt", "judge.interaction")
+    }
+    ordinary |= {f"{base}/tests/01.1": "3\n", f"{base}/solution.cpp": "int main() {}\n", f"{base}/gen.py": "print(1)\n"}
+    ordinary |= {f"{base}/solution.rs": "use std::io;\nfn main() {}\n", f"{base}/figure.png": b"\x89PNG\r\n\x1a\n"}
+    ordinary |= {f"{base}/statement.pdf": b"%PDF-1.4\n", f"{base}/tests.zip": b"PK\x05\x06" + bytes(18)}
+    site_yaml = {"site.yaml": "publish_data: all\n", f"{base}/solution.md": "# X\n\nText.\n"}
+    archive = make_archive({**active, **ordinary, **site_yaml})
+    site = tmp_path / "site"
+    report = build_site(options_for(archive, site, verify=False))
+    assert report.published
+    withheld = sorted(d.path.split(f"{base}/", 1)[1] for d in report.diagnostics if "not published" in d.message)
+    assert withheld == sorted(name.split(f"{base}/", 1)[1] for name in active)
+    published = sorted(p.relative_to(site / base).as_posix() for p in (site / base).rglob("*") if p.is_file())
+    expected = sorted(name.split(f"{base}/", 1)[1] for name in {**ordinary, f"{base}/solution.md": ""})
+    assert published == sorted([*expected, "index.html"])
+    page = (site / base / "index.html").read_text(encoding="utf-8")
+    for name in active:
+        assert f"{name.rsplit('/', 1)[1]} (not published)" in page
+    for path in (site / base).rglob("*"):
+        if path.is_file() and path.name != "index.html":
+            kind = content_type(path)
+            assert not re.search(r"html|xml", kind), (path.name, kind)
+    for suffix in ISSUE_34_SUFFIXES:  # (as the dev server would serve them, were they there)
+        assert content_type(Path(f"evil{suffix}")) == "application/octet-stream"
+
+    (archive / "site.yaml").write_text("publish_data: all\npublish_active_files: true\n")
+    again = build_site(options_for(archive, tmp_path / "again", verify=False))
+    assert again.diagnostics == () and (tmp_path / "again" / base / "evil.xhtm").read_text() == ACTIVE_XML
+
+
 OVERRIDE_ATTACKS = [
     ('{{ "x"|center(6000000000)|length }}', "memory"),
     ('{{ "{:>6000000000}".format("x")|length }}', "memory"),

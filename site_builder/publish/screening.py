@@ -2,8 +2,9 @@
 
 A browser that opens an HTML, XML or SVG file from the site runs its scripts with the site's own
 rights (its origin): they could rewrite any page or read what readers keep there. So SVG images
-are published sanitized (``svg.py``), and the kinds of file a browser would run are withheld and
-listed on the entry's page as not published, unless ``site.yaml`` says ``publish_active_files: true``.
+are published sanitized (``svg.py``), and every file a host would serve as such a document (by the
+media types of its suffixes, ``mediatypes.py``) is withheld and listed on the entry's page as not
+published, unless ``site.yaml`` says ``publish_active_files: true``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,9 @@ from pathlib import Path
 from ..errors import Diagnostic
 from ..model import UNPUBLISHED_DATA, EntrySource
 from ..source.archive import is_sample_file, is_test_data
+from .mediatypes import is_active
 from .svg import SvgSanitizer
 
-# What browsers (or the hosts that serve them) treat as documents that may run scripts.
-ACTIVE_SUFFIXES = frozenset(
-    {".html", ".htm", ".xhtml", ".xht", ".shtml", ".mht", ".mhtml", ".xml", ".xsl", ".xslt", ".svgz", ".swf"}
-)
 ACTIVE_REASON = (
     "a browser would run it as a page of this site (set publish_active_files: true in site.yaml to publish it)"
 )
@@ -32,10 +30,6 @@ class Screened:
 
     sources: list[EntrySource]
     sanitized: dict[str, Path]
-
-
-def is_active(name: str) -> bool:
-    return _suffix(name) in ACTIVE_SUFFIXES
 
 
 def is_svg(name: str) -> bool:
@@ -77,7 +71,7 @@ def screen(
                             where, 0, f"published without what a browser would run or load: {removed}", "warning"
                         )
                     )
-            elif is_active(item.name) and not publish_active:
+            elif not publish_active and is_active(item.name, item.text):
                 withheld.append((item.name, ACTIVE_REASON))
                 notes.append(Diagnostic(where, 0, f"not published: {ACTIVE_REASON}", "warning"))
         if withheld or notes:

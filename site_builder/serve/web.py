@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from ..publish.mediatypes import is_active_type
+from ..source.languages import LANGUAGES
+
 if TYPE_CHECKING:
     from .server import DevServer
 
@@ -24,7 +27,20 @@ log = logging.getLogger(__name__)
 RELOAD_PATH = "/__site-builder/events"
 
 
-TEXT_TYPES = {".in", ".ans", ".out", ".py", ".cpp", ".cc", ".c", ".h", ".tex", ".md", ".txt", ".yaml", ".yml", ".java"}
+# Source code and test data, shown as text (mime-db gives .rs an XML type, and .ts a video's).
+TEXT_TYPES = {".interaction", *(suffix for suffix in LANGUAGES if suffix != ".js")}
+# What the site is made of: its pages, feed and sitemap, sanitized SVG images, styles, scripts and fonts. Any
+# other file is served as its suffix's type only where a browser cannot run that as a page (``is_active_type``):
+# an archive's .xhtm, say, would be a page of this site (and is withheld, unless publish_active_files says not).
+SITE_TYPES = {
+    ".html": "text/html",
+    ".xml": "application/xml",
+    ".svg": "image/svg+xml",
+    ".css": "text/css",
+    ".js": "text/javascript",
+    ".json": "application/json",
+    ".woff2": "font/woff2",
+}
 
 
 MAX_URL = 4096
@@ -159,13 +175,8 @@ def content_type(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in TEXT_TYPES:
         return "text/plain; charset=utf-8"
-    guessed = {
-        ".woff2": "font/woff2",
-        ".svg": "image/svg+xml",
-        ".json": "application/json",
-        ".xml": "application/xml",
-    }.get(suffix) or mimetypes.guess_type(path.name)[0]
-    if guessed is None:
+    guessed = SITE_TYPES.get(suffix) or mimetypes.guess_type(path.name)[0]
+    if guessed is None or (suffix not in SITE_TYPES and is_active_type(guessed)):
         return "application/octet-stream"
     return f"{guessed}; charset=utf-8" if guessed.startswith("text/") or guessed.endswith(("json", "xml")) else guessed
 
