@@ -11,20 +11,25 @@ can make one (``SITE_BUILDER_REDTEAM_USER``).
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from conftest import ArchiveMaker, options_for
 
 from site_builder.build import build_site
+from site_builder.sandbox import isolation, seccomp
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits
 from site_builder.verify import compiler
@@ -372,6 +377,291 @@ def test_a_run_leaves_nothing_for_the_next_in_the_same_sandbox() -> None:
     assert two.stdout.decode() == "['main.py'] [] True\n", two  # the first process, and this one
 
 
+# Issue #34, finding 1: what one entry's run leaves must not reach another entry's. Every place a
+# run can write is found from the mounts (any read-write one but /proc), filled as far as it goes,
+# and planted with an input; /dev/stdin is pointed at it.
+HOG = textwrap.dedent(
+    """
+    import os
+
+    def writable():
+        found = set()
+        for line in open("/proc/self/mountinfo"):
+            point, options = line.split()[4], line.split()[5].split(",")
+            if "rw" not in options or point.startswith(("/proc", "/sys")) or not os.path.isdir(point):
+                continue
+            for top, _, _ in os.walk(point):
+                probe = os.path.join(top, f".probe-{os.getpid()}")
+                try:
+                    os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                except OSError:
+                    continue
+                os.unlink(probe)
+                found.add(top)
+        return sorted(found)
+
+    places = writable()
+    print("writable:", " ".join(places))
+    try:
+        os.unlink("/dev/stdin")
+        os.symlink("/tmp/planted", "/dev/stdin")
+        print("replaced /dev/stdin")
+    except OSError as error:
+        print("/dev/stdin:", error.strerror)
+    chunk = b"x" * (1 << 20)
+    for place in places:
+        with open(os.path.join(place, "planted"), "w") as handle:
+            handle.write("40 2\\n")
+        held = files = 0
+        try:
+            for n in range(256):  # 256 files of 16 MiB, as the report's solver wrote into /dev
+                with open(os.path.join(place, f"hog-{n}"), "wb") as handle:
+                    for _ in range(16):
+                        handle.write(chunk)
+                        held += 1
+        except OSError:
+            pass
+        try:
+            for n in range(100000):
+                os.close(os.open(os.path.join(place, f"f{n}"), os.O_CREAT | os.O_WRONLY, 0o600))
+                files += 1
+        except OSError:
+            pass
+        print(f"{place}: {held} MiB, {files} files")
+    """
+)
+HONEST_STDIN = "a, b = map(int, open('/dev/stdin').read().split())\nprint(a + b)\n"
+AFTER = (
+    "import os\nfor place in ('/tmp', '/dev/shm'):\n"
+    "    s = os.statvfs(place)\n"
+    "    used = (s.f_blocks - s.f_bfree) * s.f_frsize >> 20\n"
+    "    print(f'{place}: {\" \".join(sorted(os.listdir(place)))}; {used} MiB, {s.f_files - s.f_ffree} files')\n"
+)
+
+
+def test_nothing_a_run_leaves_reaches_the_next_entry(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """The red team's solver held 4 GiB in an unprivileged build's /dev, past every cap, and made
+    /dev/stdin a link to its own file, so that the next entry's honest solver read a planted input
+    and was judged Wrong Answer. Now the only places a run can write are ``isolation.SCRATCH``, each
+    capped in bytes and files (and counted in the run's memory), and each is new for every run."""
+    slow = {"problem.yaml": "time_limit: 10\n"}
+    files = entry(HOG, extra=slow, name="A-hog") | entry(HONEST_STDIN, name="B-honest")
+    files |= entry(AFTER, name="C-after")
+    archive = make_archive(files)
+    out, seconds = build(archive, tmp_path)
+    found = verdicts(out)
+    assert found["t/B-honest/solution.py"] == ["AC"], "the honest solver read what the other entry left"
+    hog = output_of(out, "A-hog")
+    assert f"writable: {' '.join(sorted(isolation.SCRATCH))}\n" in hog, hog
+    assert "/dev/stdin: Read-only file system" in hog or "/dev/stdin: Permission denied" in hog, hog
+    scratch = Limits().scratch
+    for place in isolation.SCRATCH:
+        held, files_made = re.search(rf"{place}: (\d+) MiB, (\d+) files", hog).groups()  # type: ignore[union-attr]
+        assert int(held) <= scratch >> 20, f"{place} held {held} MiB"
+        assert int(files_made) < 10000, f"{place} took {files_made} files"
+    assert sandbox._group_limits(Limits())[1] >= Limits().memory + len(isolation.SCRATCH) * scratch
+    after = output_of(out, "C-after")
+    assert "/tmp: solution.py; 0 MiB, 2 files\n" in after, after
+    assert "/dev/shm: ; 0 MiB, 1 files\n" in after, after
+    assert seconds < 90
+
+
+def output_of(out: Path, name: str) -> str:
+    """The output an entry's page shows for its solver, as text."""
+    return html.unescape((out / "t" / name / "index.html").read_text())
+
+
+# Issue #34, finding 2: a run that leaves 1,200 nested folders made the launcher's recursive clean-up
+# fail; the launcher died, and the build stopped naming no file. Here deeper still: 3,000 levels of
+# 200-character names (no path can name the bottom), locked folders, and a folder per inode left.
+BURROW = textwrap.dedent(
+    """
+    import os
+    path = "/tmp"
+    for _ in range(1200):
+        path += "/d"
+        os.mkdir(path)
+    for top in ("/tmp", "/dev/shm"):
+        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+        for _ in range(3000):
+            os.mkdir("n" * 200, 0o700, dir_fd=fd)
+            deeper = os.open("n" * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = deeper
+        os.mkdir("locked", 0, dir_fd=fd)
+    os.chmod("/tmp/d", 0)
+    try:
+        for n in range(100000):
+            os.mkdir(f"/dev/shm/{n}")
+    except OSError:
+        pass
+    a, b = map(int, input().split())
+    print(a + b)
+    """
+)
+
+
+def test_no_run_can_take_its_launcher_down(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    files = entry(BURROW, name="A-burrow") | entry("a, b = map(int, input().split())\nprint(a + b)\n", name="B-next")
+    archive = make_archive(files)
+    out, seconds = build(archive, tmp_path)
+    assert verdicts(out) == {"t/A-burrow/solution.py": ["AC"], "t/B-next/solution.py": ["AC"]}
+    assert seconds < 60
+
+
+def test_a_launcher_that_dies_fails_its_run_alone_and_the_build_goes_on(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """Should a launcher die all the same (here killed from outside during entry A's run), that run
+    is an error at A's solver and sample, a new launcher takes the next run, and every entry is
+    published."""
+    marker = f"redteam-doomed-{uuid.uuid4().hex}"
+    again = f"os.execv(sys.executable, [sys.executable, sys.argv[0], {marker!r}])"  # the marker in its command line
+    doomed = f"import os, sys, time\nif len(sys.argv) == 1:\n    {again}\ntime.sleep(20)\n"
+    honest = "a, b = map(int, input().split())\nprint(a + b)\n"
+    archive = make_archive(entry(doomed, name="A-doomed") | entry(honest, name="B-next"))
+    killer = threading.Thread(target=_kill_the_launcher_of, args=(marker,), daemon=True)
+    killer.start()
+    report = build_site(options_for(archive, tmp_path / "site", verify=True))
+    killer.join(30)
+    out = tmp_path / "site"
+    assert verdicts(out) == {"t/A-doomed/solution.py": ["RTE"], "t/B-next/solution.py": ["AC"]}
+    (warning,) = [str(d) for d in report.diagnostics if "/t/A-doomed/" in d.path]
+    assert warning.endswith("/t/A-doomed/samples/1.in: warning: solution.py: Runtime Error: killed by SIGKILL (killed)")
+    assert "the sandbox's launcher has gone" in output_of(out, "A-doomed")
+    assert (out / "t" / "B-next" / "index.html").is_file()
+
+
+def _kill_the_launcher_of(marker: str) -> None:
+    """Kill the process that started the one whose command line holds ``marker``: its launcher."""
+    for _ in range(600):
+        found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        for pid in found:
+            parent = _ancestors(int(pid))[:1]
+            if parent:
+                os.kill(parent[0], signal.SIGKILL)
+                return
+        time.sleep(0.05)
+
+
+# Issue #34, finding 3: what the seccomp filter refuses, by family: each call made by a small program
+# in the sandbox (C, compiled with gcc, where there is one; else Python's ctypes), with arguments for
+# which the kernel itself would not refuse the call where there are such (unshare(0), a user-mode
+# userfaultfd, personality(ADDR_NO_RANDOMIZE), shmget...), so that EPERM is the filter's answer.
+KEY_SPEC_USER_KEYRING = -4
+CALLS: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {
+    "namespaces": (("unshare", (0,)), ("setns", (-1, 0))),
+    "ipc": (("shmget", (0, 4096, 0o600)), ("semget", (0, 1, 0o600)), ("msgget", (0, 0o600)), ("mq_open", (0, 0))),
+    "keyring": (
+        ("add_key", (0, 0, 0, 0, KEY_SPEC_USER_KEYRING)),
+        ("request_key", (0, 0, 0, KEY_SPEC_USER_KEYRING)),
+        ("keyctl", (0, KEY_SPEC_USER_KEYRING, 1)),  # KEYCTL_GET_KEYRING_ID, creating it
+    ),
+    "io_uring": (
+        ("io_uring_setup", (1, 0)),
+        ("io_uring_enter", (-1, 0, 0, 0, 0)),
+        ("io_uring_register", (-1, 0, 0, 0)),
+    ),
+    "userfaultfd": (("userfaultfd", (1,)),),  # UFFD_USER_MODE_ONLY: allowed to anyone by the kernel
+    "perf_event_open": (("perf_event_open", (0, 0, -1, -1, 0)),),
+    "bpf": (("bpf", (0, 0, 0)),),
+    "ptrace": (
+        ("ptrace", (0, 0, 0, 0)),  # PTRACE_TRACEME
+        ("process_vm_readv", (0, 0, 0, 0, 0, 0)),
+        ("process_vm_writev", (0, 0, 0, 0, 0, 0)),
+        ("kcmp", (0, 0, 0, 0, 0)),
+        ("pidfd_getfd", (-1, 0, 0)),
+        ("process_madvise", (-1, 0, 0, 0, 0)),
+    ),
+    "personality": (("personality", (0x0040000,)),),  # ADDR_NO_RANDOMIZE
+    "kexec": (("kexec_load", (0, 0, 0, 0)), ("kexec_file_load", (-1, -1, 0, 0, 0))),
+    "modules": tuple((name, (0, 0, 0)) for name in seccomp.DENIED["modules"]),
+    "mount": tuple((name, (0, 0, 0, 0, 0)) for name in seccomp.DENIED["mount"]),
+    "system": tuple((name, (0, 0, 0, 0)) for name in seccomp.DENIED["system"]),
+    "numa": tuple((name, (0, 0, 0, 0, 0, 0)) for name in seccomp.DENIED["numa"]),
+    "vsock": (("socket", (40, 1, 0)),),  # AF_VSOCK, SOCK_STREAM
+    "clone": (("clone", (0x40000000 | 17, 0, 0, 0, 0)),),  # CLONE_NEWNET | SIGCHLD
+}
+EPERM, ENOSYS = 1, 38
+
+
+def test_every_family_the_filter_refuses_is_probed() -> None:
+    probed = {name for calls in CALLS.values() for name, _ in calls}
+    assert {name for names in seccomp.DENIED.values() for name in names} <= probed
+
+
+@pytest.mark.parametrize("family", sorted(CALLS))
+def test_the_filter_refuses_what_runs_never_need(family: str, syscall_prober: Prober) -> None:
+    answers = syscall_prober(CALLS[family])
+    assert answers, "the probe printed nothing"
+    assert answers == {name: EPERM for name in answers}, answers
+
+
+def test_the_filter_leaves_what_programs_need(syscall_prober: Prober) -> None:
+    """clone3 fails with ENOSYS, so that the C library falls back to clone; personality may be read."""
+    answers = syscall_prober((("clone3", (0, 0)), ("personality", (0xFFFFFFFF,)), ("socket", (2, 1, 0))))
+    assert answers == {"clone3": ENOSYS, "personality": 0, "socket": 0}, answers
+
+
+Prober = Callable[[tuple[tuple[str, tuple[int, ...]], ...]], dict[str, int]]
+
+
+@pytest.fixture(scope="module")
+def syscall_prober(tmp_path_factory: pytest.TempPathFactory) -> Prober:
+    """Runs calls in the sandbox; each call's errno, or 0 where it succeeded (ABI-less calls left out)."""
+    abi = seccomp.ABIS[os.uname().machine]
+    gcc = shutil.which("gcc")
+
+    def probe(calls: tuple[tuple[str, tuple[int, ...]], ...]) -> dict[str, int]:
+        present = [(name, args) for name, args in calls if abi.number(name) is not None]
+        if gcc is not None:
+            program = _compiled(gcc, present, abi, tmp_path_factory.mktemp("probe"))
+            result = sandbox.run(["./probe"], None, Limits(wall=10), files={"probe": (program, 0o555)})
+        else:
+            exe, toolchain = python_runtime(sys.executable)
+            code = {"probe.py": _python_probe(present, abi).encode()}
+            result = sandbox.run([exe, "probe.py"], None, Limits(wall=10), files=code, toolchain=toolchain)
+        assert result.exit_code == 0, result
+        return {name: int(errno) for name, errno in (line.split() for line in result.stdout.decode().splitlines())}
+
+    return probe
+
+
+def _compiled(gcc: str, calls: list[tuple[str, tuple[int, ...]]], abi: seccomp.Abi, folder: Path) -> bytes:
+    """A C program making each call, by the C library's number for it where its headers have one."""
+    lines = []
+    for name, args in calls:
+        number = f"SYS_{name}"
+        given = ", ".join(f"(long){a}" for a in args)
+        lines += [f"#ifndef {number}", f"#define {number} {abi.number(name)}", "#endif"]
+        lines.append(f'static void call_{name}(void) {{ report("{name}", syscall({number}, {given})); }}')
+    calls_made = "".join(f"    call_{name}();\n" for name, _ in calls)
+    source = (
+        "#define _GNU_SOURCE\n#include <errno.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/syscall.h>\n"
+        'static void report(const char *name, long r) { printf("%s %d\\n", name, r == -1 ? errno : 0); }\n'
+        + "\n".join(lines)
+        + f"\nint main(void) {{\n{calls_made}    return 0;\n}}\n"
+    )
+    (folder / "probe.c").write_text(source)
+    subprocess.run([gcc, "-O0", "-o", str(folder / "probe"), str(folder / "probe.c")], check=True)
+    return (folder / "probe").read_bytes()
+
+
+def _python_probe(calls: list[tuple[str, tuple[int, ...]]], abi: seccomp.Abi) -> str:
+    made = [(name, abi.number(name), args) for name, args in calls]
+    return textwrap.dedent(
+        f"""
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        for name, number, args in {made!r}:
+            ctypes.set_errno(0)
+            result = libc.syscall(number, *(ctypes.c_long(a) for a in args))
+            print(name, ctypes.get_errno() if result == -1 else 0)
+        """
+    )
+
+
 def _carrying(marker: str) -> list[int]:
     """Processes whose environment holds ``marker``: everything a build started, but its sandboxes."""
     found = []
@@ -421,12 +711,14 @@ def test_a_killed_build_leaves_no_process_behind(tmp_path: Path, make_archive: A
         stderr=subprocess.DEVNULL,
     )
     time.sleep(delay)
-    assert builder.poll() is None, "the build ended before it could be killed"
-    assert len(_carrying(marker)) > 1, "the build started nothing to leave behind"
-    sandboxes = _sandboxes(of=builder.pid)
-    assert sandboxes or delay < 3, "by now the build verifies, in sandboxes"
-    builder.kill()
-    builder.wait()
+    try:
+        assert builder.poll() is None, "the build ended before it could be killed"
+        assert len(_carrying(marker)) > 1, "the build started nothing to leave behind"
+        sandboxes = _sandboxes(of=builder.pid)
+        assert sandboxes or delay < 3, "by now the build verifies, in sandboxes"
+    finally:  # a failed assertion must not leave the build running into the next tests
+        builder.kill()
+        builder.wait()
     for _ in range(100):
         if not _carrying(marker) and not _alive(sandboxes):
             break

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -207,3 +208,172 @@ def test_a_launcher_whose_builder_goes_away_during_a_run_ends_quietly() -> None:
     ours.close()
     assert b"Traceback" not in errors, errors.decode()
     assert alive("sleep 31.4159") == []
+
+
+def test_a_run_whose_launcher_dies_is_killed_and_the_next_run_gets_a_new_one(
+    launchers: sandbox._Launchers,
+) -> None:
+    """Whatever ends a launcher during a run (here a SIGKILL from outside) ends that run, which is
+    reported killed with the reason; the launcher is dropped, and the next run starts on a new one."""
+    marker = f"site-builder-sandbox-doomed-{os.getpid()}"
+    assert run("print(1)").stdout == b"1\n"
+    first = launchers.started[0]
+    found: list[RunResult] = []
+    thread = threading.Thread(target=lambda: found.append(run(SLEEPER, Limits(wall=20), args=(marker,))))
+    thread.start()
+    try:
+        process = _wait_for(marker)
+        os.kill(_parent(process), signal.SIGKILL)  # the launcher that forked the run (inside its sandbox, or not)
+    finally:
+        thread.join(30)
+    (result,) = found
+    assert result.signal == signal.SIGKILL and not result.timed_out, result
+    assert result.wall < 10
+    assert result.stderr.rstrip().splitlines()[-1].startswith("sandbox: the sandbox's launcher has gone"), result.stderr
+    assert first not in launchers.started
+    assert run("print(2)").stdout == b"2\n"
+    assert alive(marker) == []
+
+
+def test_a_sandbox_gone_while_idle_is_replaced_and_the_run_started_there(launchers: sandbox._Launchers) -> None:
+    """A sandbox whose first process died between runs (its outer launcher still alive) is found
+    gone when the next run is sent to it: that run starts again, on a new launcher."""
+    if not sandbox.isolated():
+        pytest.skip("runs are not in a sandbox here")
+    assert run("print(1)").stdout == b"1\n"
+    (first,) = launchers.started
+    outer = first.process.pid
+    bwrap = next(pid for pid in _children(outer) if Path(f"/proc/{pid}/exe").resolve().name == "bwrap")
+    (inside,) = _children(bwrap)
+    os.kill(inside, signal.SIGKILL)
+    for _ in range(100):
+        if _state(inside) in ("Z", ""):
+            break
+        time.sleep(0.05)
+    assert run("print(2)").stdout == b"2\n"
+    assert first not in launchers.started and len(launchers.started) == 1
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+SLEEPER = "import sys, time\nprint('started', flush=True)\ntime.sleep(60)\n"
+
+
+def _wait_for(marker: str) -> int:
+    for _ in range(200):
+        if found := alive(marker):
+            return int(found[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no process with {marker} started")
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_the_seccomp_filter_decides_by_number_and_flags() -> None:
+    """The filter as the kernel runs it, for this machine's ABI: refused calls fail with EPERM, what
+    programs need is allowed, and ``clone``, ``personality`` and ``socket`` are judged by argument."""
+    from site_builder.sandbox import seccomp
+
+    abi = seccomp.ABIS.get(os.uname().machine)
+    if abi is None:
+        pytest.skip("no seccomp filter for this machine")
+    program = seccomp.sandbox_filter()
+    eperm, enosys, allow = 0x00050000 | 1, 0x00050000 | 38, 0x7FFF0000
+
+    def decide(name: str | int, *args: int, arch: int = abi.arch) -> int:
+        number = name if isinstance(name, int) else abi.number(name)
+        assert number is not None
+        return _run_bpf(program, number, arch, args)
+
+    for names in seccomp.DENIED.values():
+        for name in names:
+            if abi.number(name) is not None:
+                assert decide(name) == eperm, name
+    ordinary = ORDINARY[os.uname().machine]
+    assert [decide(number) for number in ordinary] == [allow] * len(ordinary)
+    assert decide("clone3") == enosys
+    assert decide("clone", 0x003D0F00) == allow  # a thread, as pthread_create asks
+    assert decide("clone", 0x01200011) == allow  # fork()
+    for flag in (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000):
+        assert decide("clone", flag | 0x11) == eperm, hex(flag)
+    assert [decide("personality", v) for v in (0, 8, 0x20000, 0x20008, 0xFFFFFFFF)] == [allow] * 5
+    assert decide("personality", 0x0040000) == eperm  # ADDR_NO_RANDOMIZE
+    assert decide("socket", 2) == allow and decide("socket", 1) == allow and decide("socket", 10) == allow
+    assert decide("socket", 40) == eperm  # AF_VSOCK
+    assert decide(0, arch=0x40000003) == enosys  # i386
+    assert decide(0x40000000 | 1) == enosys  # x32
+
+
+# read, write, openat, mmap, execve, futex, rseq (and x86-64's open)
+ORDINARY = {"x86_64": (0, 1, 257, 9, 59, 202, 334, 2), "aarch64": (63, 64, 56, 222, 221, 98, 293)}
+
+
+def _run_bpf(program: bytes, number: int, arch: int, args: tuple[int, ...]) -> int:
+    """Classic BPF as seccomp runs it, over ``struct seccomp_data`` (little-endian words)."""
+    import struct
+
+    data = struct.pack("<iIQ6Q", number, arch, 0, *(list(args) + [0] * 6)[:6])
+    ops = [struct.unpack_from("=HBBI", program, at) for at in range(0, len(program), 8)]
+    pc, accumulator = 0, 0
+    while True:
+        code, jt, jf, k = ops[pc]
+        if code == 0x20:  # ld [k]
+            accumulator = struct.unpack_from("<I", data, k)[0]
+        elif code == 0x06:  # ret k
+            return k
+        else:
+            taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[code]
+            pc += jt if taken else jf
+        pc += 1
+
+
+def test_a_toolchain_under_tmp_is_shown_elsewhere_and_runs(tmp_path: Path) -> None:
+    """A toolchain installed under /tmp (a builder in a virtual environment there, as CI's copy is)
+    is shown where the sandbox's own /tmp cannot hide it, and the paths of a run's command line that
+    name it follow it; the run's /tmp is still its own, empty working folder."""
+    assert str(tmp_path).startswith("/tmp/")
+    tool = tmp_path / "tool"
+    (tool / "bin").mkdir(parents=True)
+    (tool / "share.txt").write_text("from the toolchain\n")
+    script = tool / "bin" / "show"
+    script.write_text(f'#!/bin/sh\ncat "$1"\ncat {tool}/share.txt\nls -A /tmp\n')
+    script.chmod(0o755)
+    pool = sandbox._Launchers(namespaces=True)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sandbox, "_LAUNCHERS", pool)
+            if not sandbox.isolated():
+                pytest.skip("runs are not isolated on this machine")
+            result = sandbox.run(
+                [str(script), f"{tool}/share.txt"], None, Limits(wall=5), toolchain=sandbox.Toolchain.showing(tool)
+            )
+    finally:
+        pool.close()
+    assert result.exit_code == 0, result.stderr
+    # The argument names the file where the sandbox shows it; the script's own text names the host
+    # path, which the sandbox does not have. The run's /tmp holds nothing: not the host's, not the tool.
+    assert result.stdout == b"from the toolchain\n"
+    assert f"{tool}/share.txt: No such file" in result.stderr
+
+
+def test_paths_in_the_sandboxs_own_places_are_shown_under_run_host() -> None:
+    from site_builder.sandbox import isolation
+
+    assert isolation.shown_at("/opt/tool") == "/opt/tool"
+    assert isolation.shown_at("/tmp/venv/bin/python") == "/run/host/tmp/venv/bin/python"
+    assert isolation.shown_at("/dev/shm/x") == "/run/host/dev/shm/x"
+    assert isolation.shown_at("/tmpx/y") == "/tmpx/y"
+    with pytest.raises(ValueError, match="/dev is the sandbox's own"):
+        isolation.shown_at("/dev/sda")
+    binds = (("/tmp/venv", "/tmp/venv"), ("/srv/x", "/srv/x"))
+    assert isolation.shown_args(["/tmp/venv/bin/python", "-c", "/tmp/venvx", "/srv/x/y", "/tmp/venv"], binds) == [
+        "/run/host/tmp/venv/bin/python",
+        "-c",
+        "/tmp/venvx",
+        "/srv/x/y",
+        "/run/host/tmp/venv",
+    ]

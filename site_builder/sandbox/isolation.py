@@ -6,11 +6,14 @@ process, which starts the runs one at a time (``launcher.py`` says how a run is 
 the next). A sandbox has:
 
 - its own PID, network (loopback only), IPC, UTS and cgroup namespaces, a private ``/proc``, a
-  minimal ``/dev``; everything in it dies with it;
+  read-only ``/dev`` with the five devices programs use (``null``, ``zero``, ``full``, ``random``,
+  ``urandom``) and the links to a process's descriptors (``fd``, ``stdin``...); everything in it
+  dies with it;
 - a read-only view of the toolchains alone (``/usr``, the links and libraries beside it, a few
-  files of ``/etc``, and the interpreter folders the builder names), a size-capped tmpfs that is
-  the working folder ``/tmp``, another for ``/dev/shm``, and a read-only root: nothing of the
-  project, the caches, the output, the archive or any home folder;
+  files of ``/etc``, and the interpreter folders the builder names) and a read-only root: nothing
+  of the project, the caches, the output, the archive or any home folder;
+- two places a run may write (``SCRATCH``): the working folder ``/tmp`` and ``/dev/shm``, each a
+  tmpfs capped in bytes and in files, replaced by a fresh one after every run (``launcher.py``);
 - no capabilities in any namespace and ``no_new_privs``: as root, the first process becomes
   ``nobody`` (65534) with an empty bounding set before it starts any run; as another user, runs
   keep that user's id in a user namespace of its own that may not make another; a seccomp filter
@@ -32,6 +35,18 @@ from pathlib import Path
 from . import seccomp
 
 WORK = "/tmp"  # the run's working folder: its own tmpfs
+# Every place a run can write: a tmpfs each, replaced after every run, and counted in its memory.
+SCRATCH = (WORK, "/dev/shm")
+DEVICES = ("null", "zero", "full", "random", "urandom")  # shown read-write, as the host has them
+DEV_LINKS = (
+    ("/proc/self/fd", "/dev/fd"),
+    ("/proc/self/fd/0", "/dev/stdin"),
+    ("/proc/self/fd/1", "/dev/stdout"),
+    ("/proc/self/fd/2", "/dev/stderr"),
+)
+# Where the sandbox shows a host path that lies in a place it makes its own (SCRATCH): a builder or
+# an interpreter installed under /tmp is shown under /run/host/tmp.
+HOST = "/run/host"
 NOBODY = 65534
 # The files of /etc that programs read to start: the dynamic linker's cache, the alternatives' links.
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
@@ -66,7 +81,7 @@ class Spec:
     links: tuple[tuple[str, str], ...] = ()  # target, absolute path of a symbolic link to make
     made: tuple[tuple[str, int], ...] = ()  # absolute path of a read-only file to make, fd to copy from
     dirs: tuple[str, ...] = ()  # absolute paths of read-only folders to make
-    scratch: int = 64 << 20  # bytes in the working folder's tmpfs, and in /dev/shm's
+    scratch: int = 64 << 20  # bytes in each tmpfs of SCRATCH
     seccomp_fd: int = -1
 
 
@@ -77,22 +92,66 @@ def command(isolation: Isolation, argv: list[str], spec: Spec) -> list[str]:
     others (``launcher.py --inside`` becomes nobody first thing); otherwise with none."""
     args = [isolation.bwrap, *_namespaces(isolation), "--die-with-parent", "--new-session", "--as-pid-1"]
     args += _system()
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    for where in (WORK, "/dev/shm"):
+    args += ["--proc", "/proc", "--perms", "0755", "--tmpfs", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for target, path in DEV_LINKS:
+        args += ["--symlink", target, path]
+    for where in SCRATCH:
         args += ["--perms", "1777", "--size", str(spec.scratch), "--tmpfs", where]
     made = {"/", WORK, "/usr", "/dev", "/proc", "/dev/shm", "/etc"}
     for host, inside in spec.binds:
+        inside = shown_at(inside)
         args += [*_parents(inside, made), "--ro-bind", host, inside]
     for target, path in spec.links:
-        args += [*_parents(path, made), "--symlink", target, path]
+        path = shown_at(path)
+        args += [*_parents(path, made), "--symlink", shown_at(target), path]
     for path, fd in spec.made:
+        path = shown_at(path)
         args += [*_parents(path, made), "--perms", "0444", "--file", str(fd), path]
     for path in spec.dirs:
+        path = shown_at(path)
         args += [*_parents(path + "/", made), "--perms", "0755", "--dir", path]
-    args += ["--chdir", WORK, "--remount-ro", "/"]
+    args += ["--chdir", "/", "--remount-ro", "/dev", "--remount-ro", "/"]
     if spec.seccomp_fd >= 0:
         args += ["--seccomp", str(spec.seccomp_fd)]
-    return [*args, "--", *argv]
+    return [*args, "--", *shown_args(argv, spec.binds)]
+
+
+def shown_at(path: str) -> str:
+    """Where the sandbox shows what it is told to show at ``path``: there, or under ``HOST`` when
+    ``path`` lies in a place the sandbox makes its own and replaces after every run (SCRATCH), as
+    a builder installed in a virtual environment under ``/tmp`` does. Nothing is shown in ``/dev``
+    or ``/proc``."""
+    for top in SCRATCH:
+        if path == top or path.startswith(top + "/"):
+            return HOST + path
+    for top in ("/dev", "/proc"):
+        if path == top or path.startswith(top + "/"):
+            raise ValueError(f"the sandbox cannot show anything at {path}: {top} is the sandbox's own")
+    return path
+
+
+def shown_args(argv: list[str], binds: tuple[tuple[str, str], ...]) -> list[str]:
+    """``argv`` with each path into a bound folder that the sandbox shows elsewhere (``shown_at``)
+    written as the sandbox shows it."""
+    moved = [(inside, shown_at(inside)) for _, inside in binds if shown_at(inside) != inside]
+    if not moved:
+        return argv
+    shown = []
+    for arg in argv:
+        for inside, where in moved:
+            if arg == inside or arg.startswith(inside + "/"):
+                arg = where + arg[len(inside) :]
+                break
+        shown.append(arg)
+    return shown
+
+
+def scratch_options(size: int) -> str:
+    """The mount options of each tmpfs of SCRATCH: ``size`` bytes, and a file (inode) per 8 KiB
+    of them, at least 1,024 (a file of a tmpfs takes kernel memory that no byte limit counts)."""
+    return f"mode=1777,size={size},nr_inodes={max(1024, size // 8192)}"
 
 
 def _parents(path: str, made: set[str]) -> list[str]:

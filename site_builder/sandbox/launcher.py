@@ -16,15 +16,30 @@ launcher as the first process of the sandbox's PID namespace, and it starts each
 that a run costs a fork rather than a new sandbox. As root it first drops to ``nobody``; it is not
 dumpable, so no run can trace it or read its memory. Before a run it writes the run's files into
 its working folder; after it, it kills every other process of the namespace (``kill(-1)``, which
-spares only itself), reaps them, and empties ``/tmp`` and ``/dev/shm``: no process and no file of
-a run outlives it.
+spares only itself), reaps them, and has every place a run can write (``/tmp`` and ``/dev/shm``)
+replaced by a fresh, empty tmpfs, asked for once it has reported the run's end and waited for
+before it starts the next: no process and no file of a run outlives it, and nothing a run leaves
+there (a million files, folders thousands deep, names no path can hold) can make that fail or take
+longer.
 
-Standard library only; started as ``python -I -S launcher.py FD [--cgroup PATH]... [--inside]``.
-Messages on the SOCK_SEQPACKET socket FD, in ``marshal`` format (both ends are this program's):
+The inside launcher cannot mount (it has no capabilities, and the seccomp filter refuses mounts),
+so the outer launcher, when it starts a sandbox, forks a *renewer* for it: a process outside the
+sandbox that, on the inside launcher's first message, joins the sandbox's mount namespace (and, for
+an ordinary user, the user namespace that owns it, where that user has every capability), and from
+then on answers each ``b"renew"`` by unmounting each scratch folder and mounting a fresh tmpfs
+there, a tenth of a millisecond. It takes the namespaces of the process that the kernel says sent
+the message (SCM_CREDENTIALS), only if that is bubblewrap's child and not in its own mount
+namespace. No run can reach it: it is not in their PID namespace, and it talks only to the inside
+launcher. If a renewal fails, the inside launcher ends (the builder starts a new sandbox).
+
+Standard library only; started as ``python -I -S launcher.py FD [--cgroup PATH]... [--inside
+--renewer FD]``. Messages on the SOCK_SEQPACKET socket FD, in ``marshal`` format (both ends are
+this program's):
 
     launcher -> {"ready": True}                                      once, when ready
     sandbox  -> {"argv", "env", "cwd", "rlimits", "streams",         with the run's descriptors:
                  "files": [(name, mode)], "dirs": [name]}            streams, then one per file
+                + {"renew": {"paths", "options"}} (a sandbox)        and then the renewer's socket
     launcher -> {"pid": child} or {"error": text}
     sandbox  -> b"kill"                                              optional: stop the run now
     launcher -> {"status": wait status, "cpu": seconds, "ended": time}  when everything has ended
@@ -34,12 +49,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
+import fcntl
 import marshal
 import os
 import resource
 import select
 import signal
 import socket
+import struct
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -111,7 +129,8 @@ def _wait(child: int, sock: socket.socket) -> tuple[int, float]:
 NOBODY = 65534
 PR_CAPBSET_DROP = 24
 PR_SET_DUMPABLE = 4
-SCRATCH = ("/tmp", "/dev/shm")
+RENEW = b"renew"  # from the inside launcher to its renewer: fresh scratch folders, please
+RENEWED = b"ok"
 
 
 def _become_nobody() -> None:
@@ -146,7 +165,7 @@ def _prepare(request: dict[str, Any], fds: list[int]) -> None:
 
 
 def _end_everything() -> None:
-    """Inside: kill every process of the namespace but this one, reap them, empty the scratch folders."""
+    """Inside: kill every process of the namespace but this one, and reap them."""
     while True:
         with contextlib.suppress(OSError):
             os.kill(-1, signal.SIGKILL)
@@ -154,31 +173,108 @@ def _end_everything() -> None:
             os.waitpid(-1, 0)
         except ChildProcessError:
             break
-    for folder in SCRATCH:
-        _empty(folder)
 
 
-def _empty(folder: str, device: int | None = None) -> None:
-    """Remove everything in ``folder``, whatever modes a run gave it; never following a link, and
-    never into another file system (a toolchain folder shown there)."""
-    if device is None:
-        device = os.lstat(folder).st_dev
+def _renew(renewer: socket.socket) -> None:
+    """Inside: ask the renewer for fresh scratch folders (``_renewed`` waits for them)."""
+    with contextlib.suppress(OSError):  # no renewer: _renewed hears no answer
+        renewer.send(RENEW)
+
+
+def _renewed(renewer: socket.socket) -> None:
+    """Inside: wait for the fresh scratch folders asked for; without them this sandbox serves no
+    other run, so the launcher ends (the builder starts the next run on a new one)."""
     try:
-        entries = list(os.scandir(folder))
-    except PermissionError:
-        os.chmod(folder, 0o700)
-        entries = list(os.scandir(folder))
-    for entry in entries:
-        if entry.stat(follow_symlinks=False).st_dev != device:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            with contextlib.suppress(OSError):
-                os.chmod(entry.path, 0o700)
-            _empty(entry.path, device)
-            with contextlib.suppress(OSError):  # it holds a mount point
-                os.rmdir(entry.path)
-        else:
-            os.unlink(entry.path)
+        answer = renewer.recv(4096)
+    except OSError as error:
+        answer = str(error).encode()
+    if answer != RENEWED:
+        with contextlib.suppress(OSError):
+            os.write(2, b"sandbox: the run's folders cannot be renewed: " + (answer or b"the renewer has gone") + b"\n")
+        os._exit(70)
+
+
+MNT_DETACH = 2
+UMOUNT_NOFOLLOW = 8
+MS_NOSUID = 2
+MS_NODEV = 4
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+NS_GET_USERNS = 0xB701
+CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+def _start_renewer(renew: dict[str, Any], fd: int, sandbox: int, me: int) -> None:
+    """Outside: fork the renewer of the sandbox whose bubblewrap is ``sandbox`` (see the top)."""
+    with socket.socket(fileno=os.dup(fd)) as sock:  # SCM_CREDENTIALS on every message it will get
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    with contextlib.suppress(OSError):  # no renewer: the sandbox's first renewal fails, and it says so
+        if os.fork() == 0:
+            try:
+                _renewer(socket.socket(fileno=os.dup(fd)), renew, sandbox, me)
+            finally:
+                os._exit(1)
+
+
+def _renewer(sock: socket.socket, renew: dict[str, Any], sandbox: int, parent: int) -> None:
+    """The renewer's loop: join the sandbox's namespaces on its first message, then renew on each."""
+    _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+    if os.getppid() != parent:
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to the build: the builder ends the sandboxes
+    os.closerange(3, sock.fileno())
+    os.closerange(sock.fileno() + 1, 1 << 16)
+    joined = False
+    while True:
+        data, extra, _, _ = sock.recvmsg(64, socket.CMSG_SPACE(CREDENTIALS.size))
+        if not data:
+            return
+        try:
+            if not joined:
+                _join(_sender(extra), sandbox)
+                joined = True
+            for path in renew["paths"]:
+                _fresh(path.encode(), renew["options"].encode())
+        except OSError as error:
+            sock.send(f"{error.strerror or error}".encode())
+            return
+        sock.send(RENEWED)
+
+
+def _fresh(path: bytes, options: bytes) -> None:
+    """Unmount the tmpfs at ``path`` and mount an empty one. Nothing holds the old one (every
+    process of the run is dead, the launcher is in ``/``), so it goes at once, and what it held is
+    freed (and uncharged from the cgroup) before the next run; were it held, it is detached."""
+    if libc.umount2(path, UMOUNT_NOFOLLOW) != 0:
+        if (error := ctypes.get_errno()) != errno.EBUSY:
+            raise OSError(error, f"cannot unmount {path.decode()}: {os.strerror(error)}")
+        _call(libc.umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW))
+    _call(libc.mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, options))
+
+
+def _sender(extra: list[tuple[int, int, bytes]]) -> int:
+    """The process that sent a message, as the kernel gave it (SCM_CREDENTIALS), in our PID namespace."""
+    for level, kind, data in extra:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(data) >= CREDENTIALS.size:
+            return int(CREDENTIALS.unpack_from(data)[0])
+    raise OSError(0, "the sandbox's launcher sent no credentials")
+
+
+def _join(pid: int, sandbox: int) -> None:
+    """Enter the mount namespace of ``pid``, which must be bubblewrap's child, through the user
+    namespace that owns it where that is not ours."""
+    with open(f"/proc/{pid}/stat") as handle:
+        if int(handle.read().rsplit(")", 1)[1].split()[1]) != sandbox:
+            raise OSError(0, "the renewal was asked by a process that is not the sandbox's first")
+    mnt = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    if os.fstat(mnt).st_ino == os.stat("/proc/self/ns/mnt").st_ino:
+        raise OSError(0, "the sandbox has no mount namespace of its own")
+    owner = fcntl.ioctl(mnt, NS_GET_USERNS)
+    if os.fstat(owner).st_ino != os.stat("/proc/self/ns/user").st_ino:
+        _call(libc.setns(owner, CLONE_NEWUSER))
+    _call(libc.setns(mnt, CLONE_NEWNS))
+    os.close(owner)
+    os.close(mnt)
 
 
 def _kill(child: int) -> None:
@@ -225,12 +321,17 @@ def _start(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
     if child == 0:
         sock.close()
         _child(request, fds, me)
+    if "renew" in request and len(fds) > request["streams"]:
+        _start_renewer(request["renew"], fds[request["streams"]], child, me)
     _send(sock, {"pid": child})
     return child
 
 
-def serve(sock: socket.socket, inside: bool = False) -> None:
-    """Start one run per request until the sandbox's side closes the socket."""
+def serve(sock: socket.socket, renewer: socket.socket | None = None) -> None:
+    """Start one run per request until the sandbox's side closes the socket; ``renewer``: inside a
+    sandbox, the socket to the renewer of its scratch folders."""
+    inside = renewer is not None
+    renewing = False  # a renewal asked for and not yet answered
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, MAX_FDS)
@@ -242,6 +343,9 @@ def serve(sock: socket.socket, inside: bool = False) -> None:
             for fd in fds:
                 os.close(fd)
             continue
+        if renewer and renewing:  # the last run's folders were renewed while the builder read its report
+            _renewed(renewer)
+            renewing = False
         request = marshal.loads(data)
         child = _prepared(sock, request, fds) if inside else _start(sock, request, fds)
         for fd in fds:
@@ -251,8 +355,9 @@ def serve(sock: socket.socket, inside: bool = False) -> None:
             ended = time.monotonic()  # the clock the builder's perf_counter reads: which of two runs ended first
             _end_everything() if inside else _reap_all()
             _send(sock, {"status": status, "cpu": cpu, "ended": ended})
-        elif inside:
-            _end_everything()
+        if renewer:  # fresh scratch folders while the builder reads the report, before the next run
+            _renew(renewer)
+            renewing = True
 
 
 def _prepared(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
@@ -269,29 +374,35 @@ def main(argv: list[str]) -> None:
     fd = int(argv[0])
     os.set_inheritable(fd, False)  # no program may reach the launcher
     sock = socket.socket(fileno=fd)
+    renewer = None
     for index, arg in enumerate(argv):
         if arg == "--cgroup":
             with open(os.path.join(argv[index + 1], "cgroup.procs"), "w") as handle:
                 handle.write("0")
-    inside = "--inside" in argv
-    if inside:
+        if arg == "--renewer":
+            os.set_inheritable(int(argv[index + 1]), False)
+            renewer = socket.socket(fileno=int(argv[index + 1]))
+    if "--inside" in argv:
+        if renewer is None:
+            raise SystemExit("sandbox: a launcher inside a sandbox needs --renewer FD")
         if os.getuid() == 0:
             _become_nobody()
         _call(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))  # no run may trace it or read its memory
         for number in RESET_SIGNALS:  # the namespace's first process: signals from within it are ignored
             signal.signal(number, signal.SIG_DFL)
-        for folder in SCRATCH:
-            _empty(folder)
+        os.chdir("/")  # nothing of this process in a scratch folder: each is dropped whole after a run
+        _renew(renewer)  # capped in files too, which bubblewrap's tmpfs are not
+        _renewed(renewer)
     else:
         _call(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:
         _send(sock, {"ready": True})
-        serve(sock, inside)
+        serve(sock, renewer)
     except (BrokenPipeError, ConnectionResetError):
         # The builder went away while a run was reported (it failed, or was stopped): there is no one
         # to tell, and a traceback would land in the middle of its last messages. End the run.
-        _end_everything() if inside else _reap_all()
+        _end_everything() if renewer else _reap_all()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@ and ``collect``, one file of the working folder that a wrapper inside the sandbo
 after the program ends. Nothing is read back from a place a run could write.
 
 Runs are started by launchers (``launcher.py``): small processes kept for the whole build, one per
-thread that runs programs, so that a run costs a fork of a small process.
+thread that runs programs, so that a run costs a fork of a small process. A launcher (or its
+sandbox) that ends during a run ends that run too: the run is reported killed, with the reason at
+the end of its standard error, and the next run gets a new launcher. One found gone when a run
+starts is replaced, and the run started again, once.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import os
 import resource
 import selectors
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -70,7 +74,7 @@ class Limits:
     output: int = 16 * MiB  # bytes of stdout (and of a collected file) read before the run is stopped
     processes: int = 16  # besides the program itself
     file_size: int = 16 * MiB  # largest file the program may write, and most standard error it may print
-    scratch: int = 64 * MiB  # its working folder's tmpfs (and /dev/shm's)
+    scratch: int = 64 * MiB  # each tmpfs it can write (isolation.SCRATCH: its working folder, /dev/shm)
     address_space: bool = True  # limit the address space to ``memory`` (the JVM reserves far more than it uses)
 
     @property
@@ -123,6 +127,10 @@ class LauncherError(OSError):
     """The launcher process failed or stopped answering (a bug, or the machine is out of processes)."""
 
 
+class LauncherGone(LauncherError):
+    """The launcher process, or the sandbox it keeps, has ended."""
+
+
 def isolation_level() -> Isolation:
     """The isolation every run of this build gets (probed once)."""
     return isolation.detect() if _LAUNCHERS.namespaces else Isolation("none", reason="turned off")
@@ -171,6 +179,7 @@ def run(
         with contextlib.ExitStack() as stack:
             request: dict[str, Any] = {"argv": argv, "rlimits": _rlimits(limits), "streams": len(given)}
             if level.isolated:
+                request["argv"] = isolation.shown_args(argv, (*_launcher_binds(), *toolchain.binds))
                 request |= {"cwd": isolation.WORK, "env": {**ENV, "HOME": isolation.WORK, "TMPDIR": isolation.WORK}}
                 request |= {
                     "files": [(name, mode) for name, (_, mode) in named.items()],
@@ -181,17 +190,40 @@ def run(
                 workdir = stack.enter_context(_workdir(named, dirs))
                 request |= {"cwd": workdir, "env": {**ENV, "HOME": workdir, "TMPDIR": workdir}}
             key = (toolchain if level.isolated else Toolchain(), limits.scratch)
-            with _LAUNCHERS.borrow(limits, key) as launcher:
-                started = time.perf_counter()
-                launcher.start(request, given, limits)
-                _close(given, opened)  # the run holds the only writing ends left, so its pipes end with it
-                streams = {out_read: limits.output, err_read: -limits.file_size, col_read: limits.output}
-                streams.pop(-1, None)  # stdout goes to another run
-                ended = launcher.follow(streams, limits, started)
-                wall = time.perf_counter() - started
+            streams = {out_read: limits.output, err_read: -limits.file_size, col_read: limits.output}
+            streams.pop(-1, None)  # stdout goes to another run
+            ended, wall = _launch(request, given, opened, limits, key, streams)
     finally:
         _close(list(opened), opened)
     return _result(ended, wall, (out_read, err_read, col_read), collect is not None)
+
+
+def _launch(
+    request: dict[str, Any],
+    given: list[int],
+    opened: list[int],
+    limits: Limits,
+    key: tuple[Toolchain, int],
+    streams: dict[int, int],
+) -> tuple[_Ended, float]:
+    """Start the run on a launcher and follow it to its end; how it ended, and its wall time. A
+    launcher found gone is replaced once; one that ends during the run is dropped, and the run
+    reported as killed with it."""
+    for attempt in range(2):
+        with _LAUNCHERS.borrow(limits, key) as launcher:
+            started = time.perf_counter()
+            try:
+                launcher.start(request, given, limits)
+            except LauncherGone:
+                launcher.broken = True
+                if attempt:
+                    raise
+                continue
+            _close(given, opened)  # the run holds the only writing ends left, so its pipes end with it
+            ended = launcher.follow(streams, limits, started)
+            launcher.broken = bool(ended.lost)
+            return ended, time.perf_counter() - started
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,13 +271,17 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
     out, err, collected = pipes
     code = os.waitstatus_to_exitcode(ended.status)
     signal_number = -code if code < 0 else (code - 128 if wrapped and 128 < code <= 128 + 64 else None)
+    stderr = ended.read[err]
+    if ended.lost:  # everything in the sandbox was killed with it
+        signal_number = signal.SIGKILL
+        stderr += f"\nsandbox: {ended.lost}; the run was killed with its sandbox\n".encode()
     return RunResult(
         exit_code=None if signal_number is not None else code,
         signal=signal_number,
         wall=wall,
         cpu=ended.cpu,
         stdout=ended.read.get(out, b""),
-        stderr=ended.read[err][-STDERR_KEPT:].decode("utf-8", "replace"),
+        stderr=stderr[-STDERR_KEPT:].decode("utf-8", "replace"),
         timed_out=ended.timed_out,
         output_exceeded=ended.output_exceeded,
         collected=ended.read[collected],
@@ -341,6 +377,7 @@ class Launcher:
 
     def __init__(self, limits: Limits, key: tuple[Toolchain, int]) -> None:
         self.limits = limits
+        self.broken = False  # it, or its sandbox, has ended or cannot be trusted with another run
         self.group = cgroup.make_group(*_group_limits(limits))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-I", "-S", str(LAUNCHER), str(theirs.fileno())]
@@ -361,12 +398,14 @@ class Launcher:
             raise
 
     def _sandbox(self, level: Isolation, toolchain: Toolchain, scratch: int) -> socket.socket:
-        """Start the sandbox, as one long run of the outer launcher; the socket to the launcher inside."""
+        """Start the sandbox, as one long run of the outer launcher, which forks its renewer (given
+        the other end of the inside launcher's ``--renewer`` socket); the socket to the launcher inside."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        renewer, renewed = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         opened: list[int] = []
         try:
             errors = _memfd(b"", opened)
-            given = [_memfd(b"", opened), _memfd(b"", opened), errors, theirs.fileno()]
+            given = [_memfd(b"", opened), _memfd(b"", opened), errors, theirs.fileno(), renewed.fileno()]
             made, links = [], []
             for path, content in toolchain.made:
                 if isinstance(content, str):
@@ -378,10 +417,13 @@ class Launcher:
             binds = dict.fromkeys((*_launcher_binds(), *toolchain.binds))
             spec = Spec(tuple(binds), tuple(links), tuple(made), toolchain.dirs, scratch, len(given) - 1)
             python = os.path.realpath(sys.executable)
-            argv = isolation.command(level, [python, "-I", "-S", INSIDE, "3", "--inside"], spec)
+            argv = isolation.command(level, [python, "-I", "-S", INSIDE, "3", "--inside", "--renewer", "4"], spec)
             request = {"argv": argv, "env": {"PATH": ENV["PATH"]}, "rlimits": [], "streams": len(given)}
-            self._send_run(request, given)
+            request["renew"] = {"paths": list(isolation.SCRATCH), "options": isolation.scratch_options(scratch)}
+            self._send_run(request, [*given, renewer.fileno()])
             theirs.close()
+            renewed.close()
+            renewer.close()
             ours.settimeout(30.0)
             try:
                 ready = ours.recv(1 << 16)
@@ -397,7 +439,8 @@ class Launcher:
             ours.close()
             raise
         finally:
-            theirs.close()
+            for end in (theirs, renewer, renewed):
+                end.close()
             _close(list(opened), opened)
 
     def start(self, request: dict[str, Any], fds: list[int], limits: Limits) -> None:
@@ -412,7 +455,7 @@ class Launcher:
         try:
             socket.send_fds(sock, [marshal.dumps(request)], fds)
         except OSError as error:
-            raise LauncherError(f"the sandbox's launcher has gone: {error}") from error
+            raise LauncherGone(f"the sandbox's launcher has gone: {error}") from error
         answer = self._receive(10.0, sock)
         if "error" in answer:
             raise LauncherError(f"the sandbox's launcher could not start {request['argv'][0]}: {answer['error']}")
@@ -433,14 +476,21 @@ class Launcher:
             while len(selector.get_map()):
                 events = selector.select(timeout=max(0.0, deadline - time.perf_counter()))
                 if not events and time.perf_counter() >= deadline:
+                    if ended.lost:
+                        break
                     if ended.stopped:
-                        raise LauncherError("the sandbox's launcher did not end a run it was told to stop")
+                        ended.lost = "the sandbox's launcher did not end a run it was told to stop"
+                        break
                     ended.timed_out = self._stop(ended)
                     deadline = time.perf_counter() + 10.0
                 for key, _ in events:
                     if key.fileobj is self.sock:
-                        ended.status, ended.cpu, ended.at = self._end()
                         selector.unregister(self.sock)
+                        try:
+                            ended.status, ended.cpu, ended.at = self._end()
+                        except LauncherError as error:  # what the run wrote until then is still read
+                            ended.lost = str(error)
+                            deadline = time.perf_counter() + 1.0
                         continue
                     fd = int(key.fd)
                     chunk = os.read(fd, 1 << 16)
@@ -481,7 +531,8 @@ class Launcher:
         finally:
             sock.settimeout(None)
         if not data:
-            raise LauncherError(f"the sandbox's launcher has gone (exit code {self.process.poll()})")
+            code = self.process.poll()
+            raise LauncherGone("the sandbox's launcher has gone" + (f" (exit code {code})" if code is not None else ""))
         message: dict[str, Any] = marshal.loads(data)
         return message
 
@@ -505,9 +556,10 @@ def _launcher_binds() -> tuple[tuple[str, str], ...]:
 
 
 def _group_limits(limits: Limits) -> tuple[int, int]:
-    """A launcher's cgroup: the run's processes, plus the launcher, bubblewrap's two and the collecting
-    shell; its memory, plus both tmpfs and room for the launcher and bubblewrap."""
-    return limits.processes + 5, limits.memory + 2 * limits.scratch + 64 * MiB
+    """A launcher's cgroup: the run's processes, plus the launcher, its renewer, bubblewrap's two and
+    the collecting shell; its memory, plus every tmpfs a run can write, and room for the launcher and
+    bubblewrap."""
+    return limits.processes + 6, limits.memory + len(isolation.SCRATCH) * limits.scratch + 64 * MiB
 
 
 @dataclass(slots=True)
@@ -521,6 +573,7 @@ class _Ended:
     stopped: bool = False
     timed_out: bool = False
     output_exceeded: bool = False
+    lost: str = ""  # why the launcher ended before it reported the run's end ("" when it did)
 
 
 class _Launchers:
@@ -550,6 +603,9 @@ class _Launchers:
         except BaseException:
             self._drop(launcher)  # it may be in the middle of a run
             raise
+        if launcher.broken:
+            self._drop(launcher)
+            return
         with self.lock:
             self.idle.setdefault(key, []).append(launcher)
 

@@ -8,6 +8,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from ..sandbox import isolation
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Toolchain, interpreter_folders
 
@@ -27,7 +28,7 @@ def _python_runtime(interpreter: str, isolated: bool) -> tuple[str, Toolchain]:
     real = Path(os.path.realpath(interpreter))
     if not isolated:
         return str(real), Toolchain()
-    config = f"home = {real.parent}\ninclude-system-site-packages = false\n".encode()
+    config = f"home = {isolation.shown_at(str(real.parent))}\ninclude-system-site-packages = false\n".encode()
     made = ((f"{VENV}/pyvenv.cfg", config), (f"{VENV}/bin/python3", str(real)))
     return f"{VENV}/bin/python3", Toolchain.showing(*interpreter_folders(interpreter), made=made)
 
