@@ -228,6 +228,7 @@ def test_exact_compares_bytes_not_tokens() -> None:
 
 def test_tokens_end_at_a_nul_byte_as_c_strings_do() -> None:
     assert compare_output(b"ab\0x\n", b"ab\0y\n", TOKENS).accepted
+    assert compare_output(b"ab\0x\0y\n", b"ab\0z\0w\n", TOKENS).accepted  # at the first one
     assert not compare_output(b"ab\0x\n", b"ac\0x\n", TOKENS).accepted
     assert c_float(b"1.5\0junk") == 1.5
 
@@ -246,3 +247,12 @@ def test_numbers_are_read_without_the_c_library_too(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(compare, "_scanner", lambda: None)
     assert [c_float(t) for t in (b"1.5", b"-.5", b"5.", b"1e3", b"+2E-1")] == [1.5, -0.5, 5.0, 1000.0, 0.2]
     assert [c_float(t) for t in (b"0x10", b"1_0", b"1e", b".", b"abc", b"1.5x")] == [None] * 6
+
+
+def test_text_that_was_not_utf_8_is_compared_as_the_bytes_it_came_from() -> None:
+    """Outputs read as text keep undecodable bytes as surrogates (``surrogateescape``)."""
+    output, answer = b"\xff 1\n".decode("utf-8", "surrogateescape"), b"\xff 1\n".decode("utf-8", "surrogateescape")
+    for mode in (EXACT, TOKENS, SPACED):
+        assert compare_output(output, answer, mode) == compare_output(b"\xff 1\n", b"\xff 1\n", mode)
+        assert compare_output(output, "\xff 1\n", mode) == compare_output(b"\xff 1\n", "\xff 1\n".encode(), mode)
+        assert compare_output("\xff 1\n", answer, mode) == compare_output("\xff 1\n".encode(), b"\xff 1\n", mode)
