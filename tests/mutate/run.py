@@ -36,7 +36,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/jobs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/cache.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "publish/screening.py": ("tests/test_mediatypes.py", "tests/test_hostile.py"),
-    "publish/mediatypes.py": ("tests/test_mediatypes.py",),
+    "publish/mediatypes.py": ("tests/test_mediatypes.py", "tests/test_media_types_active.py"),
     "publish/svg.py": ("tests/test_svg.py", "tests/test_hostile.py"),
     "publish/freshness.py": ("tests/test_archive.py", "tests/test_build.py"),
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
