@@ -55,6 +55,12 @@ new: $(STAMP)
 	@test -n "$(P)" || (echo "usage: make new P=icpc/2024/A-some-title" >&2; exit 2)
 	$(BIN)/site-builder new $(P)
 
+# Mutation testing of the modules that keep archives safe and verdicts true (docs/testing.md): slow, so
+# not part of `make test`; run it before submitting a change to one of them: make mutate MODULE=verify/compare.py
+.PHONY: mutate
+mutate: $(DEV_STAMP) $(NODE_STAMP)
+	$(BIN)/python tests/mutate/run.py $(MODULE)
+
 .PHONY: bench
 bench: $(DEV_STAMP) $(NODE_STAMP) $(PYC_STAMP)
 	$(BIN)/python tests/bench/run.py

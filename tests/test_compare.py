@@ -160,3 +160,99 @@ def test_every_flag_gives_kattis_verdict_on_generated_pairs(kattis: Path) -> Non
         if ours != theirs:
             disagreements.append((flags, answer, output, theirs))
     assert disagreements == [], f"{len(disagreements)} disagreements, first: {disagreements[:5]}"
+
+
+# ---------------------------------------------------------------- what a rejected run is told
+
+
+EXACT = Checker(mode="exact")
+TOKENS = Checker()
+SPACED = Checker(mode="spaces", case_sensitive=False)
+
+
+@pytest.mark.parametrize(
+    ("checker_", "answer", "output", "message"),
+    [
+        (EXACT, "1 2\n3\n", "1  2\n3\n", "line 1 differs: expected '1 2', got '1  2'"),
+        (EXACT, "a\nb\nc", "a\nB\nc", "line 2 differs: expected 'b', got 'B'"),
+        (EXACT, "1\n2\n", "1\n", "line 2 differs: expected '2', got ''"),
+        (EXACT, "1\n2\n3", "1\n2", "output ends after line 2; expected 3 lines"),
+        (EXACT, "1\n2", "1\n2\n3", "output has extra text after line 2: '3'"),
+        (EXACT, "1", "1\r", "line 1 differs: expected '1', got '1\\r'"),
+        (TOKENS, "1 2\n3\n", "1 2\n4\n", "line 2, token 3: expected '3' (answer line 2), got '4'"),
+        (TOKENS, "x\n\ny z\n", "x y w\n", "line 1, token 3: expected 'z' (answer line 3), got 'w'"),
+        (TOKENS, "1 2 3\n", "1\n2\n", "output ends after 2 tokens; expected '3' next (answer line 1)"),
+        (TOKENS, "1\n", "1\n\n 2 3\n", "line 3: extra output after 1 tokens, starting with '2'"),
+        (TOKENS, "yes\n", "YES\n", "line 1, token 1: expected 'yes' (answer line 1), got 'YES'"),
+        (SPACED, "a b\nc d\n", "a b\nc  d\n", "line 2: whitespace differs: expected ' ', got '  '"),
+        (SPACED, "a b\nc d\n", "a b\nc e\n", "line 2: expected 'd', got 'e'"),
+        (SPACED, "a\n\nb c\n", "a\n\nb\n", "line 3: whitespace differs: expected ' ', got '\\n'"),
+        (SPACED, "a b", "a", "line 1: output ends early"),
+        (SPACED, "a", "a b", "line 1: extra output"),
+    ],
+)
+def test_a_rejected_output_is_told_where_it_first_differs(
+    checker_: Checker, answer: str, output: str, message: str
+) -> None:
+    result = compare_output(output, answer, checker_)
+    assert (result.accepted, result.message) == (False, message)
+
+
+def test_numbers_are_told_why_they_are_wrong() -> None:
+    tolerant = checker("float_absolute_tolerance 0.01")
+    assert compare_output("1.5", "1.25", tolerant).message.endswith(
+        ", got '1.5'; difference 0.25 is above the tolerance"
+    )
+    told = compare_output("one", "1", tolerant).message
+    assert told == "line 1, token 1: expected '1' (answer line 1), got 'one'; expected a number"
+    quarter = checker("float_absolute_tolerance 0.25")  # exact in binary: the bound itself is within
+    assert compare_output("1.25", "1", quarter).accepted and compare_output("0.75", "1", quarter).accepted
+    assert not compare_output("1.2500001", "1", quarter).accepted
+    relative = checker("float_relative_tolerance 0.1")
+    assert compare_output("109", "100", relative).accepted and compare_output("-109", "-100", relative).accepted
+    assert not compare_output("111", "100", relative).accepted
+    assert not compare_output("1e-300", "0", relative).accepted  # relative to zero: only zero itself
+    assert compare_output("0.0", "0", relative).accepted
+
+
+def test_exact_compares_bytes_not_tokens() -> None:
+    for answer, output in [("1 2\n", "1  2\n"), ("1\n", "1"), ("1\n", "1\n\n"), ("a\tb", "a b"), ("Yes", "yes")]:
+        assert compare_output(output, answer, EXACT).accepted is False, (answer, output)
+        assert compare_output(answer, answer, EXACT) == compare_output(answer.encode(), answer.encode(), EXACT)
+    assert compare_output("1 2\n", "1 2\n", EXACT).accepted
+    assert (
+        compare_output(b"\xff\n", b"\xff\n", EXACT).accepted
+        and not compare_output(b"\xfe\n", b"\xff\n", EXACT).accepted
+    )
+
+
+def test_tokens_end_at_a_nul_byte_as_c_strings_do() -> None:
+    assert compare_output(b"ab\0x\n", b"ab\0y\n", TOKENS).accepted
+    assert compare_output(b"ab\0x\0y\n", b"ab\0z\0w\n", TOKENS).accepted  # at the first one
+    assert not compare_output(b"ab\0x\n", b"ac\0x\n", TOKENS).accepted
+    assert c_float(b"1.5\0junk") == 1.5
+
+
+def test_long_tokens_are_shown_cut() -> None:
+    long = "x" * 100
+    message = compare_output(long, "y", TOKENS).message
+    assert message == f"line 1, token 1: expected 'y' (answer line 1), got '{'x' * 59}\u2026'"
+    assert compare_output("x" * 60, "y", TOKENS).message.endswith(f"got '{'x' * 60}'")
+
+
+def test_numbers_are_read_without_the_c_library_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no C library can be found, decimal numbers are still numbers (hex is text then)."""
+    from site_builder.verify import compare
+
+    monkeypatch.setattr(compare, "_scanner", lambda: None)
+    assert [c_float(t) for t in (b"1.5", b"-.5", b"5.", b"1e3", b"+2E-1")] == [1.5, -0.5, 5.0, 1000.0, 0.2]
+    assert [c_float(t) for t in (b"0x10", b"1_0", b"1e", b".", b"abc", b"1.5x")] == [None] * 6
+
+
+def test_text_that_was_not_utf_8_is_compared_as_the_bytes_it_came_from() -> None:
+    """Outputs read as text keep undecodable bytes as surrogates (``surrogateescape``)."""
+    output, answer = b"\xff 1\n".decode("utf-8", "surrogateescape"), b"\xff 1\n".decode("utf-8", "surrogateescape")
+    for mode in (EXACT, TOKENS, SPACED):
+        assert compare_output(output, answer, mode) == compare_output(b"\xff 1\n", b"\xff 1\n", mode)
+        assert compare_output(output, "\xff 1\n", mode) == compare_output(b"\xff 1\n", "\xff 1\n".encode(), mode)
+        assert compare_output("\xff 1\n", answer, mode) == compare_output("\xff 1\n".encode(), b"\xff 1\n", mode)

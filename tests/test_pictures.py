@@ -42,7 +42,7 @@ def test_a_picture_is_drawn_as_a_sanitized_svg_with_its_size(tmp_path: Path) -> 
     assert result.error == ""
     assert result.svg.startswith("<?xml") and "<svg" in result.svg
     assert 56 < result.width < 62  # 2 cm of line and the dots' half-widths: 56.9 pt and a little
-    assert "#9" in result.svg.lower() or "fill=" in result.svg  # the colour came through
+    assert 'fill="#b8140b"' in result.svg.lower()  # the colour came through: dvipsnames' BrickRed
     assert list((tmp_path / "pictures").glob("*.json")), "kept in the cache"
     again = PictureRenderer(ROOT, tmp_path, tmp_path)
     again.sanitizer = None  # type: ignore[assignment]  # from the cache: nothing is drawn or sanitized again
