@@ -11,9 +11,7 @@ from site_builder.sandbox.runner import Limits
 from site_builder.verify.runtimes import python_runtime
 
 READ_STATUS = "print(open('/proc/self/status').read())"
-# Not CapInh: it is not cleared today (0x1c0 as root), which only matters with file capabilities, and
-# NoNewPrivs (checked below) makes exec ignore those.
-CAPABILITY_SETS = ("CapPrm", "CapEff", "CapBnd", "CapAmb")
+CAPABILITY_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 
 
 def test_a_sandboxed_program_holds_no_capability_and_none_in_its_bounding_set() -> None:
