@@ -201,6 +201,8 @@ class CodeFile(Compact):
     lines: int
 
 
+# A solver's note when the entry's output validator could not be built: its message follows on the next lines.
+CHECKER_NOT_BUILT = "not judged: the checker does not build"
 VERDICT_NAMES = {
     "AC": "Accepted",
     "WA": "Wrong Answer",
@@ -230,7 +232,8 @@ class Verdict(Compact):
 
     @property
     def failed(self) -> bool:
-        return self.code not in ("AC", "GEN", "NJ")
+        """Whether the solver failed: a checker's failure ("CE") is the checker's, not the solver's."""
+        return self.code not in ("AC", "GEN", "NJ", "CE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +340,16 @@ class Entry(Compact):
         return failing or next(((r, v) for r, v in ran if r.language == "python"), None) or (ran[0] if ran else None)
 
     @property
+    def checker_problem(self) -> tuple[str, str] | None:
+        """("Checker does not build" or "Checker crashed", its message) when the entry's output validator
+        failed, which judged none of the solvers' outputs (their runs say "not judged"); else None."""
+        for run in self.runs:
+            if run.note.startswith(CHECKER_NOT_BUILT):
+                return "Checker does not build", run.note.partition("\n")[2]
+        crashed = next((v for r in self.runs for v in r.verdicts if v.code == "CE"), None)
+        return ("Checker crashed", crashed.message) if crashed else None
+
+    @property
     def verification(self) -> tuple[str, str]:
         """The header status over every run of every language, as (kind, text): ("verified",
         "Verified 6/6"), ("failing", "Failing: C++ 1/3"), ("none", "No solver run: javac not found")..."""
@@ -344,7 +357,12 @@ class Entry(Compact):
             return "none", "No samples"
         if not self.runs:  # no solver, or a build that ran none (--no-verify)
             return "none", "Not run" if self.solvers else "No solver"
-        broken = [r for r in self.runs if r.note and not r.verdicts and not r.note.startswith("not run")]
+        checker = self.checker_problem
+        if checker is not None:
+            return "failing", checker[0]
+        broken = [
+            r for r in self.runs if r.note and not r.verdicts and not r.note.startswith(("not run", "not judged"))
+        ]
         failing = [r for r in self.runs if r.failures]
         if broken or failing:
             parts = list(dict.fromkeys(f"{_language(r)} {r.note.splitlines()[0].rstrip(':')}" for r in broken))
