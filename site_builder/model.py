@@ -18,6 +18,16 @@ class Checker(Compact):
 
 
 @dataclass(frozen=True, slots=True)
+class Subtask(Compact):
+    """A scoring problem's test group: its folder under ``data/secret/``, the points it is worth, and the
+    constraints its input validator is given for it, where the package states them."""
+
+    name: str
+    points: float | None = None
+    constraints: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Metadata(Compact):
     """What ``problem.yaml`` says; ``None`` where it is silent."""
 
@@ -43,8 +53,12 @@ class Metadata(Compact):
     multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
     validation_passes: int = 2  # at most this many passes of a multi-pass problem
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
+    scoring: bool = False  # a package's ``type: scoring``: test groups give points
+    subtasks: tuple[Subtask, ...] = ()  # a scoring package's test groups, in order
 
 
+# What a package without an editorial lacks: said on its page, and counted once in the build's summary
+MISSING_WRITEUP = "a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)"
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # the largest file whose text the site shows
 # Why a test file is not published (``publish_data`` in site.yaml): the page counts them, not lists them.
 UNPUBLISHED_DATA = "test data is not published on this site (publish_data in site.yaml)"
@@ -298,6 +312,7 @@ class Entry(Compact):
     time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
     memory_limit: int | None = None  # MiB
     checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")
+    subtasks: tuple[Subtask, ...] = ()  # a scoring problem's test groups and their points
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

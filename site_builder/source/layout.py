@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..model import Layout, Metadata, Validator
+from ..model import MISSING_WRITEUP, Layout, Metadata, Validator
 from .languages import judge_language, judge_languages, judge_order, language_for, suffix
 
 WRITEUPS = ("solution.tex", "solution.md")
@@ -55,7 +55,7 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
     if not accepted:
         missing.append("an accepted submission (submissions/accepted/)")
     if not writeups:
-        missing.append("a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)")
+        missing.append(MISSING_WRITEUP)
     validator = package_validator(names)
     if meta.validation == "custom" and validator is None:
         missing.append("the output validator that problem.yaml asks for (output_validator/)")
