@@ -545,7 +545,11 @@ def test_python2_without_a_shebang_is_told_by_what_python3_says(make_archive: Ar
     assert runs["prints.py"].note.startswith("not run: Python 2") and not runs["prints.py"].verdicts
     assert runs["reads.py"].note.startswith("not run: Python 2") and not runs["reads.py"].verdicts
     [typo] = runs["typo.py"].verdicts
-    assert typo.code == "RTE" and typo.message.startswith("exit code 1: SyntaxError: '(' was never closed (line 1)")
+    assert (
+        typo.code == "RTE"
+        and typo.message.startswith("exit code 1: SyntaxError: ")
+        and "(line 1)" in typo.message.splitlines()[0]
+    )
     [raised] = runs["raises.py"].verdicts
     assert raised.message.startswith("exit code 1: ValueError: no input wanted\n")
 
