@@ -576,3 +576,43 @@ def test_a_scoring_package_lists_its_subtasks_and_judges_its_samples(
     rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>(.*?)</td></tr>", page)
     assert rows == [("group1", "30", "<code>n=10</code>"), ("group2", "70", ""), ("group10", "\u2013", "")]
     assert "Verified 1/1" in page
+
+
+@pytest.mark.skipif(not HAS_GXX, reason="needs g++")
+def test_a_validator_with_build_and_run_scripts_is_built_by_them(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """A validator folder with ``build``/``run`` scripts is built as the format says: ``build`` in the sandbox,
+    then ``run``; its other sources are not compiled together (here a second ``main`` beside it would clash)."""
+    folder = "icpc/2019/D-pairs"
+    checker = "output_validators/pairs"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": "name: Pairs\nvalidation: custom\n",
+        f"{folder}/problem_statement/problem.en.tex": "\\problemname{Pairs}\nPrint two numbers with the sum.\n",
+        f"{folder}/data/sample/1.in": "5\n",
+        f"{folder}/data/sample/1.ans": "2 3\n",
+        f"{folder}/submissions/accepted/split.py": "n = int(input())\nprint(1, n - 1)\n",
+        f"{folder}/{checker}/build": "#!/bin/sh\ng++ -O2 -o judge judge.cpp\n",
+        f"{folder}/{checker}/run": '#!/bin/sh\nexec ./judge "$@"\n',
+        f"{folder}/{checker}/judge.cpp": CPP_SUM_JUDGE,
+        f"{folder}/{checker}/generator.cpp": "int main() { return 0; }\n",
+    }
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == []
+    assert "Verified 1/1" in (out / f"{folder}/index.html").read_text()
+
+    files[f"{folder}/{checker}/build"] = "#!/bin/sh\ng++ -o judge judge.cpp missing.cpp\n"
+    out, diagnostics = build(make_archive, files, tmp_path / "again")
+    [error] = diagnostics
+    assert "Checker does not build: output_validators/pairs/: build failed:" in error and "missing.cpp" in error
+    assert "Checker does not build" in (out / f"{folder}/index.html").read_text()
+
+
+CPP_SUM_JUDGE = r"""#include <fstream>
+#include <iostream>
+int main(int argc, char **argv) {
+    std::ifstream in(argv[1]);
+    long long n, a, b;
+    in >> n;
+    if (!(std::cin >> a >> b)) return 43;
+    return a + b == n ? 42 : 43;
+}
+"""

@@ -86,6 +86,8 @@ def package_validator(names: list[str]) -> Validator | None:
 
 def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     local = [n[len(folder) + 1 :] for n in files]
+    if "build" in local or "run" in local:  # built by its own scripts, as the format says, whatever it holds
+        return Validator(folder, SCRIPTED, "", files)
     python = sorted(n for n in local if suffix(n) in (".py", ".py3"))
     if python:
         main = _python_main(python)
@@ -97,6 +99,7 @@ def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
 
 
+SCRIPTED = "build-run"  # a validator's "language" when its folder has ``build``/``run`` scripts
 WELL_KNOWN_MAINS = ("validator.py", "validate.py", "output_validator.py", "checker.py", "check.py")
 
 

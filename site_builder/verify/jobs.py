@@ -26,6 +26,7 @@ from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, Solv
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
 from ..source.languages import TABLE, judge_language, judge_languages, suffix
+from ..source.layout import SCRIPTED
 from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
 from .compare import compare_output
@@ -90,6 +91,12 @@ class ValidatorProgram:
     note: str = ""  # why it cannot run
     broken: bool = False  # the note is the package's fault (a compile error), not this machine's
     program: Path | None = None  # a compiled validator, shown to the run as ``./validator``
+    built: Path | None = None  # a validator built by its own ``build`` script: the folder it left, as a tar
+
+    @property
+    def toolchain_free(self) -> bool:
+        """Whether it runs without the Python runtime's folders (a compiled or script-built program)."""
+        return self.program is not None or self.built is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +419,11 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     if spec.language == "python":
         argv = (python_runtime(options.interpreter)[0], spec.main)
         return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
+    if spec.language == SCRIPTED:
+        folder, note = compiler.build_scripted(files)
+        if folder is None:
+            return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
+        return ValidatorProgram(name, ("./run",), (), args, digest, built=folder)
     built = _validator_source(source)
     if built is not None and built.language.run == ("./program",):
         binary, note = compiler.compile(built)
@@ -579,7 +591,7 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
             [*validator.argv, "input", "answer", "feedback/", *validator.args],
             job.limits,
             checking,
-            sandboxed(python_runtime(options.interpreter)[1]) if validator.program is None else Toolchain(),
+            sandboxed(python_runtime(options.interpreter)[1]) if not validator.toolchain_free else Toolchain(),
             ("feedback",),
             "feedback/judgemessage.txt",
         ),
@@ -615,6 +627,8 @@ def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -
     files: dict[str, bytes | tuple[bytes, int]] = {name: text.encode() for name, text in validator.files}
     files.update({"input": given.encode(), "answer": answer.encode()})
     files.update(_program_files(validator.program, "validator"))
+    if validator.built is not None:
+        files.update(_unpacked_tree(sandbox.read_regular(validator.built, MAX_PROGRAM)))
     return files
 
 
@@ -681,7 +695,7 @@ def _custom_check(
         output,
         job.limits,
         files=files,
-        toolchain=python_runtime(options.interpreter)[1] if validator.program is None else Toolchain(),
+        toolchain=python_runtime(options.interpreter)[1] if not validator.toolchain_free else Toolchain(),
         dirs=("feedback",),
         collect="feedback/" if feedback is not None else "feedback/judgemessage.txt",
     )
@@ -726,6 +740,24 @@ def _unpacked(archive: bytes) -> dict[str, bytes]:
                         found[name] = data.read()
     except (tarfile.TarError, OSError, EOFError):
         return {}
+    return found
+
+
+def _unpacked_tree(archive: bytes) -> dict[str, bytes | tuple[bytes, int]]:
+    """The regular files of a built folder's tar (the builder wrote it from the build's pipe), with their
+    modes, under their paths in it; nothing is extracted anywhere."""
+    import io
+    import tarfile
+
+    found: dict[str, bytes | tuple[bytes, int]] = {}
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+        for member in tar:
+            name = member.name.removeprefix("./")
+            parts = name.split("/")
+            if member.isfile() and name and not any(p in ("", ".", "..") for p in parts):
+                data = tar.extractfile(member)
+                if data is not None:
+                    found[name] = (data.read(), 0o755 if member.mode & 0o111 else 0o644)
     return found
 
 
