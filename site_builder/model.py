@@ -18,6 +18,16 @@ class Checker(Compact):
 
 
 @dataclass(frozen=True, slots=True)
+class Subtask(Compact):
+    """A scoring problem's test group: its folder under ``data/secret/``, the points it is worth, and the
+    constraints its input validator is given for it, where the package states them."""
+
+    name: str
+    points: float | None = None
+    constraints: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Metadata(Compact):
     """What ``problem.yaml`` says; ``None`` where it is silent."""
 
@@ -43,8 +53,12 @@ class Metadata(Compact):
     multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
     validation_passes: int = 2  # at most this many passes of a multi-pass problem
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
+    scoring: bool = False  # a package's ``type: scoring``: test groups give points
+    subtasks: tuple[Subtask, ...] = ()  # a scoring package's test groups, in order
 
 
+# What a package without an editorial lacks: said on its page, and counted once in the build's summary
+MISSING_WRITEUP = "a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)"
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # the largest file whose text the site shows
 # Why a test file is not published (``publish_data`` in site.yaml): the page counts them, not lists them.
 UNPUBLISHED_DATA = "test data is not published on this site (publish_data in site.yaml)"
@@ -201,6 +215,8 @@ class CodeFile(Compact):
     lines: int
 
 
+# A solver's note when the entry's output validator could not be built: its message follows on the next lines.
+CHECKER_NOT_BUILT = "not judged: the checker does not build"
 VERDICT_NAMES = {
     "AC": "Accepted",
     "WA": "Wrong Answer",
@@ -230,7 +246,8 @@ class Verdict(Compact):
 
     @property
     def failed(self) -> bool:
-        return self.code not in ("AC", "GEN", "NJ")
+        """Whether the solver failed: a checker's failure ("CE") is the checker's, not the solver's."""
+        return self.code not in ("AC", "GEN", "NJ", "CE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +312,7 @@ class Entry(Compact):
     time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
     memory_limit: int | None = None  # MiB
     checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")
+    subtasks: tuple[Subtask, ...] = ()  # a scoring problem's test groups and their points
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:
@@ -337,6 +355,16 @@ class Entry(Compact):
         return failing or next(((r, v) for r, v in ran if r.language == "python"), None) or (ran[0] if ran else None)
 
     @property
+    def checker_problem(self) -> tuple[str, str] | None:
+        """("Checker does not build" or "Checker crashed", its message) when the entry's output validator
+        failed, which judged none of the solvers' outputs (their runs say "not judged"); else None."""
+        for run in self.runs:
+            if run.note.startswith(CHECKER_NOT_BUILT):
+                return "Checker does not build", run.note.partition("\n")[2]
+        crashed = next((v for r in self.runs for v in r.verdicts if v.code == "CE"), None)
+        return ("Checker crashed", crashed.message) if crashed else None
+
+    @property
     def verification(self) -> tuple[str, str]:
         """The header status over every run of every language, as (kind, text): ("verified",
         "Verified 6/6"), ("failing", "Failing: C++ 1/3"), ("none", "No solver run: javac not found")..."""
@@ -344,7 +372,12 @@ class Entry(Compact):
             return "none", "No samples"
         if not self.runs:  # no solver, or a build that ran none (--no-verify)
             return "none", "Not run" if self.solvers else "No solver"
-        broken = [r for r in self.runs if r.note and not r.verdicts and not r.note.startswith("not run")]
+        checker = self.checker_problem
+        if checker is not None:
+            return "failing", checker[0]
+        broken = [
+            r for r in self.runs if r.note and not r.verdicts and not r.note.startswith(("not run", "not judged"))
+        ]
         failing = [r for r in self.runs if r.failures]
         if broken or failing:
             parts = list(dict.fromkeys(f"{_language(r)} {r.note.splitlines()[0].rstrip(':')}" for r in broken))

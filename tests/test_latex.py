@@ -31,6 +31,8 @@ from site_builder.render.latex import render_latex
             "unbalanced '{': this brace is not closed before \\end{itemize}",
         ),
         ("\\section", 1, "\\section expects an argument in braces"),
+        ("a\n\\ifplastex x\\else\nb\n", 2, "\\ifplastex has no \\fi"),
+        ("\\newif\\ifdraft\n\n\\ifdraft\nx\n", 3, "\\ifdraft has no \\fi"),
     ],
 )
 def test_errors_name_the_line(source: str, line: int, message: str) -> None:
@@ -239,3 +241,18 @@ def test_an_eps_figure_is_a_link_to_the_file_with_a_warning_never_not_found() ->
     )
     assert '<a class="pdf-figure" href="plots/curve.eps">[figure: curve.eps]</a>' in document.html
     assert warnings == [(2, "plots/curve.eps: an EPS figure is shown as a link to the file (save it as PDF or SVG)")]
+
+
+def test_conditionals_take_the_plastex_branch_and_keep_lines() -> None:
+    """problemtools' statements test ``\\ifplastex``: the HTML is plasTeX's branch, and the lines after a
+    skipped branch (and inside TeX's own conditionals, left alone) keep their numbers in warnings."""
+    source = (
+        "\\ifplastex web\\else\npaper\n\\ifx\\a\\b\\fi\n\\fi\n"  # lines 1-4
+        "\\newif\\iflong \\longtrue\n"  # line 5
+        "\\iflong long \\ifplastex\\else no\\fi\\else short\\fi\n"  # line 6
+        "\\longfalse\\iflong\nlong\n\\else short \\unknownhere\\fi\n"  # lines 7-9
+    )
+    document, warnings = render_latex(source, "s.tex")
+    words = re.sub(r"<[^>]+>", " ", document.html).split()
+    assert words[:2] == ["web", "long"] and "short" in words and "paper" not in words and "no" not in words
+    assert warnings == [(9, "unknown macro \\unknownhere; shown as text")]

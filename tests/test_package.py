@@ -344,13 +344,13 @@ def test_a_package_missing_parts_still_publishes_and_says_so(make_archive: Archi
         f"{folder}/statement/problem.en.md": "Only a statement so far.\n",
         f"{folder}/output_validators/old/check.py": "import sys\nsys.exit(42)\n",
     }
-    out, diagnostics = build(make_archive, files, tmp_path)
+    archive = make_archive(files)
+    report = build_site(options_for(archive, tmp_path / "site"))
+    out, diagnostics = tmp_path / "site", [str(d).replace(str(archive), "archive") for d in report.diagnostics]
     where = "archive/icpc/2025/C-sketch: warning: problem package lacks"
-    assert sorted(d.split(" (")[0] for d in diagnostics) == [
-        f"{where} a write-up",
-        f"{where} an accepted submission",
-        f"{where} samples",
-    ]
+    assert sorted(d.split(" (")[0] for d in diagnostics) == [f"{where} an accepted submission", f"{where} samples"]
+    # No write-up is the common case (most packages publish none): said on the page and once in the summary.
+    assert "1 package has no write-up (each says so on its page)" in report.notes
     page = (out / f"{folder}/index.html").read_text()
     assert "Only a statement so far." in page
     assert (
@@ -435,12 +435,19 @@ def test_a_validator_that_does_not_compile_is_an_error(make_archive: ArchiveMake
     del files["icpc/2025/A-lanterns/output_validator/validator.py"]
     del files["icpc/2025/A-lanterns/output_validator/pairs.py"]
     files["icpc/2025/A-lanterns/output_validator/validator.cpp"] = '#include "missing.h"\nint main() {}\n'
-    _, diagnostics = build(make_archive, files, tmp_path)
-    # One error for the validator, at the line its compiler names, for every run it stopped.
+    out, diagnostics = build(make_archive, files, tmp_path)
+    # One error for the validator, at the line its compiler names; no solver is run, nor called failing.
     [error] = diagnostics
     assert error.startswith("archive/icpc/2025/A-lanterns/output_validator/validator.cpp:1: ")
-    assert "Checker Error: output_validator/: compile error: validator.cpp:1:10: fatal error: missing.h" in error
-    assert f"({2 * (3 if JAVA else 2)} runs)" in error
+    assert (
+        "Checker does not build: output_validator/: compile error: validator.cpp:1:10: fatal error: missing.h" in error
+    )
+    page = (out / "icpc/2025/A-lanterns/index.html").read_text()
+    assert (
+        "Checker does not build" in page
+        and page.count("fatal error: missing.h") == 1
+        and 'title="Checker Error"' not in page
+    )
 
 
 C_VALIDATOR = r"""#include <stdio.h>
@@ -540,3 +547,72 @@ def test_a_problem_type_may_be_a_list_or_values_apart_in_one_string(
     meta, diagnostics = parse_package_metadata(data, {}, "problem.yaml")
     assert (meta.interactive, meta.multi_pass) == (interactive, multi_pass)
     assert diagnostics == []
+
+
+def test_a_scoring_package_lists_its_subtasks_and_judges_its_samples(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """Olympiad packages (``type: scoring``) give points by test group, each group's ``testdata.yaml``
+    saying its score (``accept_score``, else the top of its ``range``) and what its input validator checks."""
+    folder = "olympiad/2024/C-bridges"
+    group = "on_reject: break\naccept_score: {points}\nrange: 0 {points}\ninput_validator_flags: n={n}\n"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": "name: Bridges\ntype: scoring\n",
+        f"{folder}/problem_statement/problem.en.tex": "\\problemname{Bridges}\nAdd the two numbers.\n",
+        f"{folder}/data/sample/1.in": "2 3\n",
+        f"{folder}/data/sample/1.ans": "5\n",
+        f"{folder}/data/secret/testdata.yaml": "on_reject: continue\nrange: 0 100\n",
+        f"{folder}/data/secret/group1/testdata.yaml": group.format(points=30, n=10),
+        f"{folder}/data/secret/group1/01.in": "1 1\n",
+        f"{folder}/data/secret/group2/testdata.yaml": "range: 0 70\n",
+        f"{folder}/data/secret/group2/01.in": "1 2\n",
+        f"{folder}/data/secret/group10/01.in": "1 3\n",
+        f"{folder}/submissions/accepted/sum.py": SUM,
+    }
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == []  # a package without a write-up says so on its page, and once in the summary
+    assert "This package lacks a write-up" in (out / f"{folder}/index.html").read_text()
+    page = (out / f"{folder}/index.html").read_text()
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>(.*?)</td></tr>", page)
+    assert rows == [("group1", "30", "<code>n=10</code>"), ("group2", "70", ""), ("group10", "\u2013", "")]
+    assert "Verified 1/1" in page
+
+
+@pytest.mark.skipif(not HAS_GXX, reason="needs g++")
+def test_a_validator_with_build_and_run_scripts_is_built_by_them(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """A validator folder with ``build``/``run`` scripts is built as the format says: ``build`` in the sandbox,
+    then ``run``; its other sources are not compiled together (here a second ``main`` beside it would clash)."""
+    folder = "icpc/2019/D-pairs"
+    checker = "output_validators/pairs"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": "name: Pairs\nvalidation: custom\n",
+        f"{folder}/problem_statement/problem.en.tex": "\\problemname{Pairs}\nPrint two numbers with the sum.\n",
+        f"{folder}/data/sample/1.in": "5\n",
+        f"{folder}/data/sample/1.ans": "2 3\n",
+        f"{folder}/submissions/accepted/split.py": "n = int(input())\nprint(1, n - 1)\n",
+        f"{folder}/{checker}/build": "#!/bin/sh\ng++ -O2 -o judge judge.cpp\n",
+        f"{folder}/{checker}/run": '#!/bin/sh\nexec ./judge "$@"\n',
+        f"{folder}/{checker}/judge.cpp": CPP_SUM_JUDGE,
+        f"{folder}/{checker}/generator.cpp": "int main() { return 0; }\n",
+    }
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == []
+    assert "Verified 1/1" in (out / f"{folder}/index.html").read_text()
+
+    files[f"{folder}/{checker}/build"] = "#!/bin/sh\ng++ -o judge judge.cpp missing.cpp\n"
+    out, diagnostics = build(make_archive, files, tmp_path / "again")
+    [error] = diagnostics
+    assert "Checker does not build: output_validators/pairs/: build failed:" in error and "missing.cpp" in error
+    assert "Checker does not build" in (out / f"{folder}/index.html").read_text()
+
+
+CPP_SUM_JUDGE = r"""#include <fstream>
+#include <iostream>
+int main(int argc, char **argv) {
+    std::ifstream in(argv[1]);
+    long long n, a, b;
+    in >> n;
+    if (!(std::cin >> a >> b)) return 43;
+    return a + b == n ? 42 : 43;
+}
+"""

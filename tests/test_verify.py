@@ -527,6 +527,60 @@ def test_python2_is_not_run_and_says_so(make_archive: ArchiveMaker, tmp_path: Pa
     assert [v.code for v in runs["submissions/accepted/new.py"].verdicts] == ["AC"]
 
 
+def test_python2_without_a_shebang_is_told_by_what_python3_says(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Old packages' Python 2 submissions carry no mark: Python 3's own error (a print statement it cannot
+    compile, a builtin it no longer has) shows them for what they are; other crashes say what Python said."""
+    archive = make_archive(
+        {
+            "t/A-x/problem.yaml": "name: X\n",
+            "t/A-x/submissions/accepted/prints.py": "a, b = map(int, input().split())\nprint a + b\n",
+            "t/A-x/submissions/accepted/reads.py": "a, b = map(int, raw_input().split())\nprint(a + b)\n",
+            "t/A-x/submissions/accepted/typo.py": "a, b = map(int, input().split()\nprint(a + b)\n",
+            "t/A-x/submissions/accepted/raises.py": "raise ValueError('no input wanted')\n",
+            "t/A-x/data/sample/1.in": "2 3\n",
+            "t/A-x/data/sample/1.ans": "5\n",
+        }
+    )
+    runs = {r.solver.rsplit("/", 1)[-1]: r for r in verify(archive, tmp_path).runs["t/A-x"]}
+    assert runs["prints.py"].note.startswith("not run: Python 2") and not runs["prints.py"].verdicts
+    assert runs["reads.py"].note.startswith("not run: Python 2") and not runs["reads.py"].verdicts
+    [typo] = runs["typo.py"].verdicts
+    assert (
+        typo.code == "RTE"
+        and typo.message.startswith("exit code 1: SyntaxError: ")
+        and "(line 1)" in typo.message.splitlines()[0]
+    )
+    [raised] = runs["raises.py"].verdicts
+    assert raised.message.startswith("exit code 1: ValueError: no input wanted\n")
+
+
+@pytest.mark.parametrize(
+    ("stderr", "python2"),
+    [
+        (
+            "  File \"a.py\", line 2\n    print x\n    ^^^^^^^\nSyntaxError: Missing parentheses in call to 'print'",
+            True,
+        ),
+        ('  File "a.py", line 4\n    except ValueError, e:\n    ^^^^^\nSyntaxError: multiple exception types', True),
+        (
+            '  File "a.py", line 1\n    x = 0755\n        ^\n'
+            "SyntaxError: leading zeros in decimal integer literals are not permitted",
+            True,
+        ),
+        ("Traceback (most recent call last):\nNameError: name 'xrange' is not defined", True),
+        ("Traceback:\nAttributeError: 'dict' object has no attribute 'iteritems'", True),
+        ("Traceback:\nModuleNotFoundError: No module named 'Queue'", True),
+        ('  File "a.py", line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax', False),
+        ("Traceback:\nNameError: name 'sovle' is not defined", False),
+        ("Traceback:\nModuleNotFoundError: No module named 'numpy'", False),
+    ],
+)
+def test_python2_is_told_from_python3s_error(stderr: str, python2: bool) -> None:
+    from site_builder.verify.toolchains import python2_failure
+
+    assert python2_failure(stderr) is python2
+
+
 def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -> Any:
     from site_builder.model import Entry, Sample, SolverRun, Verdict
 
@@ -563,7 +617,11 @@ def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -
                 ("b.cpp", "cpp", ["CE", "WA"], ""),
                 ("M.java", "java", ["CE", "CE"], ""),
             ],
-            "Failing: C++ 4/4 (2 solvers), Java 2/2",
+            "Checker crashed",  # the checker's failure, not the solvers': their WA still shows beside it
+        ),
+        (
+            [("a.py", "python", [], "not judged: the checker does not build\nv.cpp:1: error: x")] * 2,
+            "Checker does not build",
         ),
         (
             [("a.cpp", "cpp", [], "compile error:\na.cpp:1: x"), ("b.cpp", "cpp", [], "compile error:\nb.cpp:2: y")],

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import Diagnostic
-from ..model import Site
+from ..model import MISSING_WRITEUP, Site
 
 
 class VerificationRow(NamedTuple):
@@ -54,8 +54,15 @@ NO_SITEMAP = "no sitemap.xml: it needs the site's address; set base_url in site.
 
 
 def site_notes(site: Site | None) -> tuple[str, ...]:
-    """What the build's summary says once about the site as a whole (not a warning: nothing is wrong)."""
-    return (NO_SITEMAP,) if site is not None and not site.base_url else ()
+    """What the build's summary says once about the site as a whole (not a warning: nothing is wrong):
+    no sitemap without an address, and how many packages have no write-up (each page says it)."""
+    if site is None:
+        return ()
+    notes = [] if site.base_url else [NO_SITEMAP]
+    bare = sum(1 for entry in site.entries if MISSING_WRITEUP in entry.missing)
+    if bare:
+        notes.append(f"{bare} package{' has' if bare == 1 else 's have'} no write-up (each says so on its page)")
+    return tuple(notes)
 
 
 def summary_of(diagnostics: tuple[Diagnostic, ...], site: Site, pages: int) -> dict[str, Any]:

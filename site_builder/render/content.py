@@ -77,7 +77,7 @@ def render_entry(source: EntrySource) -> Entry:
         statement_pdf=layout.statement_pdf,
         updated=source.updated,
         display_path=source.display_path(),
-        diagnostics=tuple(diagnostics),
+        diagnostics=tuple(dict.fromkeys(diagnostics)),  # one per line and message, as the terminal prints them
         has_python=any(highlight.language_for(n) == "python" for n in layout.solvers),
         search_text="\n".join(plain_text(d.html, list(d.math)) for d in (statement, solution) if d is not None),
         slug=source.slug or source.path,
@@ -92,6 +92,7 @@ def render_entry(source: EntrySource) -> Entry:
         time_limit=meta.time_limit,
         memory_limit=meta.memory_limit,
         checking=describe_checking(meta, layout.validator),
+        subtasks=meta.subtasks,
     )
 
 

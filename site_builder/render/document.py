@@ -70,6 +70,11 @@ class Collector:
         self.samples_shown += 1
         return statement_sample(self.samples[self.samples_shown - 1])
 
+    def named_sample(self, name: str) -> str | None:
+        """The sample of that name as a block (None: the package has none), for problemtools' sample commands."""
+        found = next((s for s in self.samples if s.name == name), None)
+        return None if found is None else statement_sample(found)
+
     def remaining_samples(self) -> str:
         shown = self.samples[self.samples_shown :]
         self.samples_shown = len(self.samples)

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Diagnostic, MetadataError, SiteError
-from ..model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
+from ..model import MAX_TEXT_BYTES, MISSING_WRITEUP, EntrySource, Layout, Metadata, Sample, SourceFile
 from ..sandbox import runner as sandbox
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
-from .package import is_package, parse_package_metadata
+from .package import is_package, parse_package_metadata, subtasks
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -437,7 +437,8 @@ def _load_entry(
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
-    notes = [Diagnostic(where, 0, f"problem package lacks {part}", "warning") for part in layout.missing]
+    lacks = [part for part in layout.missing if part != MISSING_WRITEUP]  # most packages have none: counted once
+    notes = [Diagnostic(where, 0, f"problem package lacks {part}", "warning") for part in lacks]
     unused = package_validator(names)
     if meta.validation == "default" and unused is not None:
         message = f"{unused.folder}/ is not used: problem.yaml says validation: default"
@@ -789,6 +790,8 @@ def _load_metadata(
             meta, warnings = metadata_from_mapping(data, lines, path)
         else:
             meta, warnings = parse_package_metadata(data, lines, path, _load_test_group(files, where))
+            if meta.scoring:
+                meta = replace(meta, subtasks=subtasks(_load_groups(files, where, diagnostics)))
     except SiteError as e:
         diagnostics.append(e.diagnostic())
         return Metadata(package="legacy") if is_package(names, set()) else Metadata()
@@ -805,6 +808,31 @@ def _load_test_group(files: list[SourceFile], where: str) -> tuple[dict[str, Any
         return None
     path = f"{where}/{item.name}"
     return parse_yaml_mapping(item.text, path, MetadataError)[0], path
+
+
+_GROUP_FILES = ("test_group.yaml", "testdata.yaml")
+
+
+def _load_groups(
+    files: list[SourceFile], where: str, diagnostics: list[Diagnostic]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The test groups of ``data/secret/``: each folder in it, with its ``test_group.yaml`` (legacy:
+    ``testdata.yaml``) read (empty without one; a broken one is an error, and read as empty)."""
+    folders = sorted(
+        {f.name.split("/")[2] for f in files if f.name.startswith("data/secret/") and f.name.count("/") >= 3},
+        key=natural_key,
+    )
+    groups = []
+    for folder in folders:
+        item = next((f for n in _GROUP_FILES for f in files if f.name == f"data/secret/{folder}/{n}"), None)
+        settings: dict[str, Any] = {}
+        if item is not None and item.text is not None:
+            try:
+                settings = parse_yaml_mapping(item.text, f"{where}/{item.name}", MetadataError)[0]
+            except SiteError as e:
+                diagnostics.append(e.diagnostic())
+        groups.append((folder, settings))
+    return groups
 
 
 def _load_samples(files: list[SourceFile], where: str, diagnostics: list[Diagnostic]) -> list[Sample]:

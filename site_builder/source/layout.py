@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..model import Layout, Metadata, Validator
+from ..model import MISSING_WRITEUP, Layout, Metadata, Validator
 from .languages import judge_language, judge_languages, judge_order, language_for, suffix
 
 WRITEUPS = ("solution.tex", "solution.md")
@@ -55,7 +55,7 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
     if not accepted:
         missing.append("an accepted submission (submissions/accepted/)")
     if not writeups:
-        missing.append("a write-up (solution/solution.en.tex or .md; legacy: problem_statement/solution.tex)")
+        missing.append(MISSING_WRITEUP)
     validator = package_validator(names)
     if meta.validation == "custom" and validator is None:
         missing.append("the output validator that problem.yaml asks for (output_validator/)")
@@ -86,6 +86,8 @@ def package_validator(names: list[str]) -> Validator | None:
 
 def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     local = [n[len(folder) + 1 :] for n in files]
+    if "build" in local or "run" in local:  # built by its own scripts, as the format says, whatever it holds
+        return Validator(folder, SCRIPTED, "", files)
     python = sorted(n for n in local if suffix(n) in (".py", ".py3"))
     if python:
         main = _python_main(python)
@@ -97,6 +99,7 @@ def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
 
 
+SCRIPTED = "build-run"  # a validator's "language" when its folder has ``build``/``run`` scripts
 WELL_KNOWN_MAINS = ("validator.py", "validate.py", "output_validator.py", "checker.py", "check.py")
 
 

@@ -9,11 +9,12 @@ version does not define is a warning naming the closest one it does.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from typing import Any
 
 from ..errors import Diagnostic, Gathered, MetadataError
-from ..model import Checker, Metadata
+from ..model import Checker, Metadata, Subtask
 from .metadata import checked_time_limit, parse_checker_flags, slow_time_limit
 
 PACKAGE_DIRS = ("problem_statement/", "statement/", "submissions/", "output_validator/", "output_validators/")
@@ -148,6 +149,7 @@ def parse_package_metadata(
         package=version,
         validation=validation,
         interactive=interactive,
+        scoring="scoring" in problem_types(data),
         multi_pass=multi_pass,
         validation_passes=gathered.value(
             lambda: _passes(data.get("limits"), path, lines.get("limits.validation_passes")), 2
@@ -357,3 +359,35 @@ def substitute_constants(text: str, constants: dict[str, str]) -> str:
     if not constants or "{{" not in text:
         return text
     return _CONSTANT.sub(lambda m: constants.get(m.group(1), m.group()), text)
+
+
+def subtasks(groups: list[tuple[str, dict[str, Any]]]) -> tuple[Subtask, ...]:
+    """A scoring package's test groups as its page lists them: each group's points (legacy ``accept_score``,
+    else the top of its ``range``; 2025-09 ``scoring: {score: N}``) and the constraints its input validator
+    is given (``input_validator_flags``, ``input_validator_args``), where the package states them."""
+    return tuple(Subtask(name, _points(settings), _constraints(settings)) for name, settings in groups)
+
+
+def _points(settings: dict[str, Any]) -> float | None:
+    scoring = settings.get("scoring")
+    given = scoring.get("score") if isinstance(scoring, dict) else settings.get("accept_score")
+    if given is None and isinstance(settings.get("range"), str) and len(settings["range"].split()) == 2:
+        given = settings["range"].split()[1]
+    try:
+        points = float(given) if given is not None and not isinstance(given, bool) else None
+    except ValueError:
+        return None
+    return points if points is not None and math.isfinite(points) else None
+
+
+def _constraints(settings: dict[str, Any]) -> str:
+    given = settings.get("input_validator_args", settings.get("input_validator_flags"))
+    if isinstance(given, dict):  # by input validator: "name: args"
+        return "; ".join(f"{name}: {_words(args)}" for name, args in given.items() if _words(args))
+    return _words(given)
+
+
+def _words(given: Any) -> str:
+    if isinstance(given, list):
+        return " ".join(str(word) for word in given)
+    return str(given).strip() if isinstance(given, (str, int, float)) else ""

@@ -185,6 +185,41 @@ class Compiler:
             write_atomic(error_file, message.encode("utf-8"))
         return None, "compile error:\n" + message
 
+    def build_scripted(self, files: dict[str, str]) -> tuple[Path | None, str]:
+        """A program given as a folder with ``build`` and/or ``run`` scripts, as the package format and
+        problemtools make it: ``build`` run in the sandbox, which must leave an executable ``run``. The
+        folder it leaves comes back as a tar archive (read in memory only), kept by the sources' digests
+        and the compilers' versions; ("", message) when the build failed."""
+        named = sorted((name, text_digest(text)) for name, text in files.items())
+        key = hashlib.sha256(json.dumps([named, "build-run", self.version, _CODE]).encode()).hexdigest()[:24]
+        built, error_file = self.folder / key / "built.tar", self.folder / key / "error.txt"
+        if built.is_file():
+            return built, ""
+        if error_file.is_file() and not self.rerun:
+            return None, error_file.read_text(encoding="utf-8", errors="replace")
+        modes = {name: 0o755 if name in ("build", "run") else 0o644 for name in files}
+        try:
+            result = sandbox.run(
+                ["/bin/sh", "-c", BUILD_SCRIPT],
+                None,
+                COMPILE_LIMITS,
+                files={name: (text.encode(), modes[name]) for name, text in files.items()},
+                toolchain=self.tools(judge_languages()["cpp"]).toolchain,
+                collect="./",
+            )
+        except OSError as error:
+            return None, f"could not build: {error}"
+        if result.exit_code == 0 and result.collected and not result.output_exceeded:
+            try:
+                write_atomic(built, result.collected)
+            except OSError as error:
+                return None, f"could not keep the built program in {built.parent}: {error.strerror}"
+            return built, ""
+        message = "build failed:\n" + _compile_failure(result, "build")
+        with contextlib.suppress(OSError):
+            write_atomic(error_file, message.encode("utf-8"))
+        return None, message
+
     def _header_flags(self, files: dict[str, str], sources: list[str]) -> list[str]:
         """``-I`` the precompiled ``<bits/stdc++.h>`` for sources that include it: g++ takes ~2 s to
         read that header and a fraction of that to load it precompiled, and the program is the same
@@ -231,6 +266,13 @@ COMPILE_LIMITS = Limits(
     output=256 * sandbox.MiB,
     file_size=256 * sandbox.MiB,
     scratch=512 * sandbox.MiB,
+)
+
+
+# A scripted program's build: ``build`` (if any) must leave an executable ``run``, as problemtools requires.
+BUILD_SCRIPT = (
+    'if [ -e build ]; then ./build >&2 || { echo "build exited with code $?" >&2; exit 1; }; fi; '
+    '[ -x run ] || { echo "the build left no executable named run" >&2; exit 1; }'
 )
 
 

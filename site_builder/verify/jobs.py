@@ -22,16 +22,17 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import Diagnostic
-from ..model import Checker, Entry, EntrySource, Sample, SolverRun, Verdict
+from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, SolverRun, Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
 from ..source.languages import TABLE, judge_language, judge_languages, suffix
+from ..source.layout import SCRIPTED
 from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
-from .toolchains import Installed, installed, python2, sandboxed
+from .toolchains import Installed, installed, python2, python2_failure, sandboxed
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
@@ -90,6 +91,12 @@ class ValidatorProgram:
     note: str = ""  # why it cannot run
     broken: bool = False  # the note is the package's fault (a compile error), not this machine's
     program: Path | None = None  # a compiled validator, shown to the run as ``./validator``
+    built: Path | None = None  # a validator built by its own ``build`` script: the folder it left, as a tar
+
+    @property
+    def toolchain_free(self) -> bool:
+        """Whether it runs without the Python runtime's folders (a compiled or script-built program)."""
+        return self.program is not None or self.built is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +200,9 @@ class Verifier:
         for source in sources:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
+            if validator is not None and validator.broken:  # nothing can be judged: said once, not per sample
+                blame = f"{CHECKER_NOT_BUILT}\n{validator.note}"
+                solvers = [s if s.note else replace(s, note=blame) for s in solvers]
             plan.solvers[source.path] = solvers
             folder = archive / source.path
             plan.jobs[source.path] = [
@@ -249,6 +259,8 @@ class Plan:
         for solver in self.solvers[path]:
             found = tuple(keys.get(id(solver), ()))
             verdicts = tuple(v for key in found if (v := cache.verdict(key)) is not None)
+            if solver.language == "python" and any(v.code == "RTE" and python2_failure(v.message) for v in verdicts):
+                verdicts, solver = (), replace(solver, note=PYTHON2_NOTE)  # what Python 3 said shows it is Python 2
             runs.append(SolverRun(solver.name, solver.language, solver.hash, verdicts, solver.note))
             run_keys.append(found)
         return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
@@ -407,6 +419,11 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     if spec.language == "python":
         argv = (python_runtime(options.interpreter)[0], spec.main)
         return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
+    if spec.language == SCRIPTED:
+        folder, note = compiler.build_scripted(files)
+        if folder is None:
+            return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
+        return ValidatorProgram(name, ("./run",), (), args, digest, built=folder)
     built = _validator_source(source)
     if built is not None and built.language.run == ("./program",):
         binary, note = compiler.compile(built)
@@ -574,7 +591,7 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
             [*validator.argv, "input", "answer", "feedback/", *validator.args],
             job.limits,
             checking,
-            sandboxed(python_runtime(options.interpreter)[1]) if validator.program is None else Toolchain(),
+            sandboxed(python_runtime(options.interpreter)[1]) if not validator.toolchain_free else Toolchain(),
             ("feedback",),
             "feedback/judgemessage.txt",
         ),
@@ -610,6 +627,8 @@ def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -
     files: dict[str, bytes | tuple[bytes, int]] = {name: text.encode() for name, text in validator.files}
     files.update({"input": given.encode(), "answer": answer.encode()})
     files.update(_program_files(validator.program, "validator"))
+    if validator.built is not None:
+        files.update(_unpacked_tree(sandbox.read_regular(validator.built, MAX_PROGRAM)))
     return files
 
 
@@ -625,9 +644,30 @@ def _crash_message(result: RunResult) -> str:
     else:
         text = f"exit code {result.exit_code}"
     tail = result.stderr.strip().splitlines()[-12:]
+    if said := _exception_line(tail):
+        text += f": {said}"
     if any("MemoryError" in line for line in tail):
         text += "; out of memory (limit 1 GiB address space)"
     return text + ("\n" + "\n".join(tail) if tail else "")
+
+
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt))(?::\s*(.*))?$")
+_PYTHON_LOCATION = re.compile(r'^\s*File "[^"]*", line (\d+)')
+
+
+def _exception_line(tail: list[str]) -> str:
+    """A Python traceback's last word, for a crash's first line: ``ValueError: bad``, and for a program
+    Python could not compile, where: ``SyntaxError: invalid syntax (line 3)`` ("" for other output)."""
+    for line in reversed(tail):
+        m = _EXCEPTION.match(line)
+        if m is None:
+            continue
+        said = line.strip()[:300]
+        if m.group(1) in ("SyntaxError", "IndentationError", "TabError"):
+            where = next((w.group(1) for t in tail if (w := _PYTHON_LOCATION.match(t))), None)
+            said += f" (line {where})" if where else ""
+        return said
+    return ""
 
 
 def _custom_check(
@@ -655,7 +695,7 @@ def _custom_check(
         output,
         job.limits,
         files=files,
-        toolchain=python_runtime(options.interpreter)[1] if validator.program is None else Toolchain(),
+        toolchain=python_runtime(options.interpreter)[1] if not validator.toolchain_free else Toolchain(),
         dirs=("feedback",),
         collect="feedback/" if feedback is not None else "feedback/judgemessage.txt",
     )
@@ -703,11 +743,32 @@ def _unpacked(archive: bytes) -> dict[str, bytes]:
     return found
 
 
+def _unpacked_tree(archive: bytes) -> dict[str, bytes | tuple[bytes, int]]:
+    """The regular files of a built folder's tar (the builder wrote it from the build's pipe), with their
+    modes, under their paths in it; nothing is extracted anywhere."""
+    import io
+    import tarfile
+
+    found: dict[str, bytes | tuple[bytes, int]] = {}
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+        for member in tar:
+            name = member.name.removeprefix("./")
+            parts = name.split("/")
+            if member.isfile() and name and not any(p in ("", ".", "..") for p in parts):
+                data = tar.extractfile(member)
+                if data is not None:
+                    found[name] = (data.read(), 0o755 if member.mode & 0o111 else 0o644)
+    return found
+
+
 def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
-    """Failing samples are warnings (the page shows them loudly); a broken checker is an error, once
-    per distinct failure: a validator that does not compile fails every run of every solver alike."""
+    """Failing samples are warnings (the page shows them loudly); a broken checker is an error, once:
+    a validator that does not build judges no run, and one that crashes is named once per way it failed."""
     found: list[Diagnostic] = []
     broken: dict[str, list[tuple[str, str]]] = {}  # a checker failure -> the (solver, sample) runs it stopped
+    unbuilt = next((r.note.partition("\n")[2] for r in entry.runs if r.note.startswith(CHECKER_NOT_BUILT)), None)
+    if unbuilt is not None and entry.samples:
+        found.append(_checker_diagnostic(entry, "Checker does not build", unbuilt, []))
     for run in entry.runs:
         if run.note and run.note.startswith("compile error"):
             first = _error_line(run.note.partition("\n")[2]) or run.note
@@ -715,10 +776,13 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
             found.append(Diagnostic(where, _compile_line(first), "does not compile: " + first, "warning"))
         for verdict in run.verdicts:
             if verdict.code == "CE":
-                broken.setdefault(verdict.message, []).append((run.solver, verdict.sample))
+                broken.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
             elif verdict.code != "AC" or _slow(verdict):
                 found.append(_verdict_diagnostic(entry, run, verdict))
-    found += [_checker_diagnostic(entry, message, runs) for message, runs in broken.items()]
+    for runs in broken.values():
+        solver, sample = runs[0]
+        message = next(v.message for r in entry.runs if r.solver == solver for v in r.verdicts if v.sample == sample)
+        found.append(_checker_diagnostic(entry, "Checker crashed", message, runs))
     return found
 
 
@@ -732,19 +796,20 @@ def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagn
     return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), "warning")
 
 
-def _checker_diagnostic(entry: Entry, message: str, runs: list[tuple[str, str]]) -> Diagnostic:
+def _checker_diagnostic(entry: Entry, what: str, message: str, runs: list[tuple[str, str]]) -> Diagnostic:
     """A checker failure at the validator's file and line when its compiler names them, else at the
-    first sample it failed on; with the compiler's error line, and the runs it stopped."""
+    first sample it failed on (the entry's first, for one that judged none); with the compiler's error
+    line, and the runs it stopped."""
     head, _, rest = message.partition("\n")
     detail = _error_line(rest)  # "compile error:" then the compiler's line; ". It printed:" then the checker's
-    solver, sample = runs[0]
+    solver, sample = runs[0] if runs else ("", entry.samples[0].name)
     where, line = f"{entry.display_path}/{_sample_input(entry, sample)}", 0
     folder = re.fullmatch(r"(\S+/): compile error:", head)
     located = re.match(r"([^:\s/]+):(\d+):", detail)
     if folder and located:
         where, line = f"{entry.display_path}/{folder.group(1)}{located.group(1)}", int(located.group(2))
-    stopped = f"{solver} on sample {sample}" if len(runs) == 1 else f"{len(runs)} runs"
-    return Diagnostic(where, line, f"Checker Error: {head}{' ' + detail if detail else ''} ({stopped})", "error")
+    stopped = f" ({solver} on sample {sample})" if len(runs) == 1 else f" ({len(runs)} runs)" if runs else ""
+    return Diagnostic(where, line, f"{what}: {head}{' ' + detail if detail else ''}{stopped}", "error")
 
 
 def _sample_input(entry: Entry, name: str) -> str:

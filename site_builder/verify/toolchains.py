@@ -177,6 +177,34 @@ def python2(name: str, text: str) -> bool:
     return name.endswith(".py2") or (first.startswith("#!") and "python2" in first)
 
 
+# What Python 3 says of Python 2 code when it runs it: the statements it cannot compile (``print x``,
+# ``exec code``, ``except E, e``, backquotes, ``<>``, ``0777``, ``ur''``), and the names, methods and
+# modules Python 3 no longer has.
+_PYTHON2_SYNTAX = re.compile(
+    r"Missing parentheses in call to '(?:print|exec)'"
+    r"|leading zeros in decimal integer literals are not permitted"
+    r"|^\s*(?:print\b(?!\s*\()\s*[^\s=(.,)\]}:]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,|exec\s+[\"'\w])"
+    r"|`|<>|\bur[\"']",
+    re.M,
+)
+_PYTHON2_NAMES = re.compile(
+    r"^NameError: name '(?:raw_input|xrange|unicode|unichr|basestring|long|reduce|cmp|file|execfile|raw_input)'"
+    r"|^AttributeError: .*has no attribute '(?:iteritems|iterkeys|itervalues|has_key|maxint|izip|imap|ifilter|letters"
+    r"|maketrans|lowercase|uppercase)'"
+    r"|^(?:ModuleNotFoundError|ImportError): (?:No module named '(?:Queue|StringIO|cStringIO|cPickle|urllib2|sets"
+    r"|__builtin__|copy_reg|ConfigParser|HTMLParser|httplib|Tkinter|commands)'|cannot import name '(?:izip|imap|"
+    r"ifilter|izip_longest|maketrans|letters)')",
+    re.M,
+)
+
+
+def python2_failure(stderr: str) -> bool:
+    """Whether a Python 3 run's error output (its last lines) shows the program to be Python 2."""
+    if "SyntaxError: " in stderr:
+        return _PYTHON2_SYNTAX.search(stderr) is not None
+    return _PYTHON2_NAMES.search(stderr) is not None
+
+
 def sandboxed(toolchain: Toolchain) -> Toolchain:
     """The toolchain as runs see it (without isolation nothing needs showing)."""
     return toolchain if sandbox.isolated() else Toolchain()

@@ -2,8 +2,9 @@
 
 ``render_latex(text, path)`` parses with ``parser.py`` and renders the tree with ``core.py``, whose registries of
 commands and environments the families fill: ``text``, ``links``, ``figures``, ``lists``, ``theorems``, ``tables``,
-``beamer``, ``statements`` (problem packages), ``inputs`` and ``layout``. Paragraphs are split on blank lines; block
-constructs (lists, sections, tables, theorems) close the paragraph before them. Unknown macros and environments
+``beamer``, ``statements`` (problem packages), ``problemtools`` (its class's vocabulary), ``inputs`` and ``layout``.
+Paragraphs are split on blank lines; block constructs (lists, sections, tables, theorems) close the paragraph
+before them. Unknown macros and environments
 stay visible and produce warnings with their line.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import replace
 
 from ...model import Document, Sample
 from ..document import Collector
-from . import beamer, figures, layout, links, lists, statements, tables, text, theorems, units
+from . import beamer, figures, layout, links, lists, problemtools, statements, tables, text, theorems, units
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
@@ -22,7 +23,8 @@ from .refs import fill_refs
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
 
-for family in (text, links, figures, lists, theorems, tables, beamer, statements, included, layout, units):
+FAMILIES = (text, links, figures, lists, theorems, tables, beamer, statements, problemtools, included, layout, units)
+for family in FAMILIES:
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))
     HOLDERS.update(getattr(family, "HOLDERS", {}))

@@ -16,7 +16,7 @@ from .macros import Macros
 from .overlays import PICTURES, picture_at_slide, shown
 from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .refs import Target, number_equations
-from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SYMBOLS
+from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SWITCHES, SYMBOLS
 
 # Filled by the construct families (see ``__init__.py``): a name's handler.
 COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # inline commands
@@ -169,7 +169,12 @@ def _heading(level: int, plain: str, shown: str, ctx: Context) -> str:
 
 def render_inline(nodes: list[Node], ctx: Context) -> str:
     parts: list[str] = []
-    for node in nodes:
+    for i, node in enumerate(nodes):
+        if isinstance(node, Cmd) and node.name in SWITCHES and not node.args:
+            start, end = SWITCHES[node.name]  # ``{\bf text}``: the rest of the group in that style
+            rest = render_inline(nodes[i + 1 :], ctx)
+            parts.append(f"{start}{rest}{end}" if rest.strip() else rest)
+            break
         if isinstance(node, Text):
             parts.append(_ligatures(node.text))
         elif isinstance(node, (Space, Par)):

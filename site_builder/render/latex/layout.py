@@ -1,4 +1,5 @@
-"""Environments that only lay their body out: centring, quotes, columns, and those shown as their body."""
+"""Environments that only lay their body out: centring (``center``; ``centering``, as plasTeX reads it),
+quotes, columns, and those shown as their body."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _textblock(env: Env, ctx: Context) -> str:
 
 
 ENVIRONMENTS = {
-    "center": _div("center"),
+    **dict.fromkeys(("center", "centering"), _div("center")),
     **dict.fromkeys(
         ("flushleft", "flushright", "minipage", "multicols", "document", "samepage", "afterSample"), _transparent
     ),

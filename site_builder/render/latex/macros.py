@@ -55,6 +55,8 @@ class Macros:
     expansions: int = 0
     expanded: int = 0  # characters the expansions made, in all
     inputs_read: set[str] = field(default_factory=set)  # each input file's definitions are read once
+    # ``\newif`` switches and their values; ``\ifplastex`` is true: the site renders as plasTeX does
+    switches: dict[str, bool] = field(default_factory=lambda: {"plastex": True})
 
 
 def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] | None = None) -> str:
@@ -88,6 +90,7 @@ class _Expander:
         self.inputs = inputs
         self.depth = depth
         self.out: list[str] = []
+        self.open_ifs: list[str] = []  # the switches whose ``\fi`` is still to come, innermost last
         self.lines = 0  # newlines emitted so far: the line of ``pos`` is 1 + this
 
     def error(self, message: str) -> LatexError:
@@ -210,6 +213,9 @@ class _Expander:
             self.emit(self.text[self.mark : self.pos])
         elif name in PICTURE_SETUP:
             self._setup()
+        elif name == "newif" or self._conditional(name):
+            if name == "newif":
+                self._newif()
         elif name in self.macros.defined:
             self._expand(name)
         else:
@@ -352,6 +358,71 @@ class _Expander:
         path = self.path.rsplit("/", 1)[0] + "/" + found
         _Expander(self.inputs[found], path, self.macros, self.inputs, self.depth + 1).run()
 
+    # Conditionals: ``\newif\ifname``, ``\nametrue``, ``\namefalse``, ``\ifname ... \else ... \fi``
+
+    def _newif(self) -> None:
+        try:
+            name = self._read_name(braced=False)
+        except _NotMine:
+            self.emit(self.text[self.mark : self.pos])
+            return
+        if name.startswith("if") and len(name) > 2:
+            self.macros.switches.setdefault(name[2:], False)
+        self.emit("{}" + "%\n" * self.text[self.mark : self.pos].count("\n"))
+
+    def _conditional(self, name: str) -> bool:
+        """Reads a switch's use (a setting, a test, its ``\\else`` or ``\\fi``); False for any other name."""
+        switches = self.macros.switches
+        if name.startswith("if") and name[2:] in switches:
+            self._skip_after_word()
+            if switches[name[2:]] or self._skip_branch(name, stop_at_else=True):
+                self.open_ifs.append(name)  # its \\else (if any) and \\fi are still to come
+        elif (switch := name.removesuffix("true").removesuffix("false")) != name and switch in switches:
+            self._skip_after_word()
+            if switch != "plastex":  # plasTeX sets it itself, whatever a document says
+                switches[switch] = name.endswith("true")
+        elif self.open_ifs and _CONDITIONAL_WORD.fullmatch(f"\\{name}"):
+            # TeX's own conditionals (``\ifx``) inside a switch's branch are left to the renderer, with their
+            # ``\else`` and ``\fi``: only the switch's own are read here
+            if name.startswith("if"):
+                self.open_ifs.append("")
+                return False
+            if not self.open_ifs[-1]:
+                if name == "fi":
+                    self.open_ifs.pop()
+                return False
+            if name == "else":
+                self._skip_branch(self.open_ifs.pop(), stop_at_else=False)
+            else:
+                self.open_ifs.pop()
+        else:
+            return False
+        self.emit("{}" + "%\n" * self.text[self.mark : self.pos].count("\n"))
+        return True
+
+    def _skip_after_word(self) -> None:
+        m = self._match(_AFTER_WORD)
+        assert m is not None
+        self.pos = m.end()
+
+    def _skip_branch(self, name: str, *, stop_at_else: bool) -> bool:
+        """Reads past a branch not taken, to its ``\\fi`` (or, with ``stop_at_else``, its ``\\else``: then
+        True), past the conditionals nested in it."""
+        depth = 0
+        while True:
+            m = _CONDITIONAL_WORD.search(self.text, self.pos)
+            if m is None or (len(self.text) - m.end() < 1 and self.frames):
+                if not self._more():
+                    raise self.error(f"\\{name} has no \\fi")
+                continue
+            self.pos = m.end()
+            word = m.group(1)
+            if word == "fi" and depth == 0:
+                return False
+            if word == "else" and depth == 0 and stop_at_else:
+                return True
+            depth += 1 if word.startswith("if") else -1 if word == "fi" else 0
+
     # Expansion
 
     def _expand(self, name: str) -> None:
@@ -415,6 +486,8 @@ class _NotMine(Exception):
     """A definition of a form this module does not read: it is left in the source as it is."""
 
 
+# The words that open and close conditionals (not ``\\iff``, a symbol, nor ``\\ifthenelse``, a command)
+_CONDITIONAL_WORD = re.compile(r"\\(if(?!f(?![A-Za-z@])|thenelse)[A-Za-z@]*|else|fi)(?![A-Za-z@])")
 _TEX_SPECIAL = re.compile(r"[\\{}$&#^_%~]")
 
 

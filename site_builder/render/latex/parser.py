@@ -91,6 +91,11 @@ COMMAND_ARGS: dict[str, str] = {
     "problemname": "{",
     "illustration": "{{{",
     "lstinputlisting": "[{",
+    # problemtools' problemset.cls
+    **dict.fromkeys(("displaysample", "includesample", "displaysampleinteraction"), "{"),
+    **dict.fromkeys(("sampletable", "sampletableinteractive"), "{{{{"),
+    **dict.fromkeys(("formatsampleheader", "pandocbounded"), "{"),
+    **dict.fromkeys(("scalerel", "stretchrel"), "[{{"),
     "constant": "{",
     "input": "{",
     "include": "{",

@@ -137,12 +137,6 @@ IGNORED = frozenset(
         "tiny",
         "allowbreak",
         "selectfont",
-        "bfseries",
-        "itshape",
-        "ttfamily",
-        "rmfamily",
-        "sffamily",
-        "normalfont",
         "hline",
         "toprule",
         "midrule",
@@ -178,6 +172,20 @@ IGNORED = frozenset(
         "color",  # a colour for the rest of the group: the site keeps its own
     }
 )
+
+
+# Font switches, old (``{\\bf text}``, as problemtools' statements have them) and new (``{\\bfseries text}``):
+# the rest of their group in that style
+_BOLD, _ITALIC, _MONO = ("<strong>", "</strong>"), ("<em>", "</em>"), ("<code>", "</code>")
+_SMALLCAPS, _SANS, _PLAIN = ('<span class="smallcaps">', "</span>"), ('<span class="sans">', "</span>"), ("", "")
+SWITCHES = {
+    **dict.fromkeys(("bf", "bfseries"), _BOLD),
+    **dict.fromkeys(("em", "it", "itshape", "sl", "slshape"), _ITALIC),
+    **dict.fromkeys(("tt", "ttfamily"), _MONO),
+    **dict.fromkeys(("sc", "scshape"), _SMALLCAPS),
+    **dict.fromkeys(("sf", "sffamily"), _SANS),
+    **dict.fromkeys(("rm", "rmfamily", "normalfont", "upshape", "mdseries"), _PLAIN),
+}
 
 
 INLINE_TAGS = {
