@@ -23,6 +23,7 @@ from ..sandbox import runner as sandbox
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata
+from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -52,8 +53,11 @@ PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
 
 
 def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
-    """Our own problem folder (problem.yaml or a solution file) or an ICPC problem package."""
+    """Our own problem folder (problem.yaml or a solution file), an ICPC problem package, a Polygon
+    package (problem.xml) or a CMS task (task.yaml)."""
     if "problem.yaml" in names or any(n.startswith("solution.") for n in names):
+        return True
+    if is_polygon(names) or "task.yaml" in names:
         return True
     return bool(folders & PACKAGE_FOLDERS)
 
@@ -407,15 +411,17 @@ def _load_entry(
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     files, newest = _load_files(listing, where, diagnostics, git_dates, rel, digests)
-    meta = _load_metadata(files, where, diagnostics, memo)
-    if meta.package is not None and meta.time_limit is None:
-        meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
-    samples = _load_samples(files, where, diagnostics)
     file_names = [f.name for f in files]
-    if meta.package is None:
-        layout = native_layout(file_names)
+    if "problem.yaml" not in file_names and is_polygon(set(file_names)):
+        meta, layout, samples = _load_polygon(files, folder, where, diagnostics)
     else:
-        layout = package_layout(file_names, meta, bool(samples))
+        meta = _load_metadata(files, where, diagnostics, memo)
+        if meta.package is not None and meta.time_limit is None:
+            meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
+        samples = _load_samples(files, where, diagnostics)
+        known = meta.package is not None
+        layout = package_layout(file_names, meta, bool(samples)) if known else native_layout(file_names)
+    if meta.package is not None:
         diagnostics += _package_notes(layout, meta, file_names, where)
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
@@ -437,12 +443,62 @@ def _load_entry(
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
-    notes = [Diagnostic(where, 0, f"problem package lacks {part}", "warning") for part in layout.missing]
-    unused = package_validator(names)
+    kind = {"polygon": "Polygon package", "cms": "CMS task"}.get(meta.package or "", "problem package")
+    notes = [Diagnostic(where, 0, f"{kind} lacks {part}", "warning") for part in layout.missing]
+    unused = package_validator(names) if kind == "problem package" else None
     if meta.validation == "default" and unused is not None:
         message = f"{unused.folder}/ is not used: problem.yaml says validation: default"
         notes.append(Diagnostic(f"{where}/problem.yaml", 0, message, "warning"))
     return notes
+
+
+def _load_polygon(
+    files: list[SourceFile], folder: Path, where: str, diagnostics: list[Diagnostic]
+) -> tuple[Metadata, Layout, list[Sample]]:
+    """A Polygon package: its ``problem.xml``, and the samples it names."""
+    item = next(f for f in files if is_polygon({f.name}))
+    problem = PolygonProblem()
+    try:
+        if item.text is None:
+            raise MetadataError(f"{where}/{item.name}", None, f"cannot read it: {item.binary}")
+        problem = parse_problem_xml(item.text, f"{where}/{item.name}")
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+    names = [f.name for f in files]
+    samples = load_sample_pairs(sample_pairs(problem, names), files, folder, where, diagnostics)
+    return polygon_metadata(problem, set(names)), polygon_layout(names, problem, bool(samples)), samples
+
+
+def load_sample_pairs(
+    pairs: list[tuple[str, str | None]],
+    files: list[SourceFile],
+    folder: Path,
+    where: str,
+    diagnostics: list[Diagnostic],
+) -> list[Sample]:
+    """Samples named by a package's own rules, (input, answer or None) each; a sample that is also
+    test data (Polygon's ``tests/01``), hashed only when the folder was read, is read now."""
+    by_name = {f.name: f for f in files}
+    samples = []
+    for given, answer in pairs:
+        texts = [_sample_text(by_name[n], folder, f"{where}/{n}", diagnostics) if n else None for n in (given, answer)]
+        if texts[0] is None or (answer and texts[1] is None):
+            continue
+        stem = given.rsplit("/", 1)[-1].removeprefix("example.").removeprefix("input").removesuffix(".txt")
+        samples.append(Sample(stem, given, answer, texts[0], texts[1]))
+    return samples
+
+
+def _sample_text(item: SourceFile, folder: Path, shown: str, diagnostics: list[Diagnostic]) -> str | None:
+    text, why = item.text, item.binary
+    if text is None and why == TEST_DATA and item.size <= MAX_TEXT_BYTES:
+        try:
+            text = _read_bytes(str(folder / item.name), item.size).decode("utf-8").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError) as e:
+            why = str(e)
+    if text is None:
+        diagnostics.append(Diagnostic(shown, 0, f"sample file cannot be shown: {why}"))
+    return text
 
 
 def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> float | None:
@@ -737,11 +793,15 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     return SourceFile(name=rel, text=text, size=len(data), digest=digest)
 
 
+_OTHER_TESTS = re.compile(r"^(tests/\d+(\.a)?|input/input\d+\.txt|output/output\d+\.txt)$")
+
+
 def is_test_data(rel: str) -> bool:
-    """A package's test data other than its samples (``data/secret``, ``data/bad``...): shown on no
-    page, so invalid UTF-8 there (often on purpose) is no one's mistake; published only when
-    ``site.yaml`` says ``publish_data: all``."""
-    return rel.startswith("data/") and not rel.startswith("data/sample/")
+    """A package's test data other than its samples (``data/secret``, ``data/bad``...; a Polygon
+    package's ``tests/01``, ``tests/01.a``; a CMS task's ``input/input0.txt``, ``output/output0.txt``):
+    shown on no page, so invalid UTF-8 there (often on purpose) is no one's mistake; published only
+    when ``site.yaml`` says ``publish_data: all``."""
+    return (rel.startswith("data/") and not rel.startswith("data/sample/")) or bool(_OTHER_TESTS.match(rel))
 
 
 def is_sample_file(rel: str) -> bool:
