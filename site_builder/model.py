@@ -43,6 +43,7 @@ class Metadata(Compact):
     multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
     validation_passes: int = 2  # at most this many passes of a multi-pass problem
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
+    subtasks: tuple[tuple[float, str], ...] = ()  # (points, the tests it covers or "") of a CMS task's subtasks
 
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # the largest file whose text the site shows
@@ -304,6 +305,7 @@ class Entry(Compact):
     time_limit: float | None = None  # seconds, as problem.yaml or the package gives it
     memory_limit: int | None = None  # MiB
     checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")
+    subtasks: tuple[tuple[float, str], ...] = ()  # (points, the tests it covers or "")
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

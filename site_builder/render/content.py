@@ -91,6 +91,7 @@ def render_entry(source: EntrySource) -> Entry:
         withheld=source.withheld,
         time_limit=meta.time_limit,
         memory_limit=meta.memory_limit,
+        subtasks=meta.subtasks,
         checking=describe_checking(meta, layout.validator),
     )
 

@@ -20,6 +20,8 @@ from typing import Any
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
 from ..sandbox import runner as sandbox
+from .cms import cms_layout, cms_metadata, is_cms
+from .cms import sample_pairs as cms_samples
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata
@@ -57,7 +59,7 @@ def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = froz
     package (problem.xml) or a CMS task (task.yaml)."""
     if "problem.yaml" in names or any(n.startswith("solution.") for n in names):
         return True
-    if is_polygon(names) or "task.yaml" in names:
+    if is_polygon(names) or is_cms(names, folders):
         return True
     return bool(folders & PACKAGE_FOLDERS)
 
@@ -414,6 +416,8 @@ def _load_entry(
     file_names = [f.name for f in files]
     if "problem.yaml" not in file_names and is_polygon(set(file_names)):
         meta, layout, samples = _load_polygon(files, folder, where, diagnostics)
+    elif "problem.yaml" not in file_names and is_cms(set(file_names), {n.split("/")[0] for n in file_names}):
+        meta, layout, samples = _load_cms(files, folder, where, diagnostics, memo)
     else:
         meta = _load_metadata(files, where, diagnostics, memo)
         if meta.package is not None and meta.time_limit is None:
@@ -467,6 +471,24 @@ def _load_polygon(
     names = [f.name for f in files]
     samples = load_sample_pairs(sample_pairs(problem, names), files, folder, where, diagnostics)
     return polygon_metadata(problem, set(names)), polygon_layout(names, problem, bool(samples)), samples
+
+
+def _load_cms(
+    files: list[SourceFile], folder: Path, where: str, diagnostics: list[Diagnostic], memo: Memo | None
+) -> tuple[Metadata, Layout, list[Sample]]:
+    """A CMS task: its ``task.yaml``, ``gen/GEN`` and the samples in ``att/``."""
+    by_name = {f.name: f for f in files}
+    item = by_name.get("task.yaml") or by_name["task.yml"]
+    path, meta = f"{where}/{item.name}", Metadata(package="cms")
+    gen = by_name.get("gen/GEN")
+    try:
+        data, lines = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
+        meta = cms_metadata(data, lines, path, gen.text if gen else None)
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+    names = [f.name for f in files]
+    samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics)
+    return meta, cms_layout(names, bool(samples)), samples
 
 
 def load_sample_pairs(
