@@ -185,3 +185,90 @@ def test_the_package_builds_verified(make_archive: ArchiveMaker, tmp_path: Path)
     ]
     page = (tmp_path / "site" / FOLDER / "index.html").read_text()
     assert "Verified 4/4" in page and "Polygon package" in page and "Memory limit" in page
+
+
+OLYMP = r"""\begin{problem}{Pair Sums}{standard input}{standard output}{2 seconds}{256 megabytes}
+You are handed pairs; print each total, as in \t{3 4}.
+
+\InputFile
+Pairs, one a line.
+
+\OutputFile
+Totals.
+
+\Examples
+\begin{example}
+\exmpfile{example.01}{example.01.a}%
+\exmp{9 9
+}{18
+}%
+\end{example}
+\end{problem}
+"""
+
+
+def test_an_olymp_sty_statement_without_sections(make_archive: ArchiveMaker) -> None:
+    sections = {f"statement-sections/english/{n}.tex": None for n in ("legend", "input", "output", "notes", "name")}
+    _, source = load(make_archive, package(**sections, **{"statements/english/problem.tex": OLYMP}))
+    assert source.layout.statements == (("en", "statements/english/problem.tex"),)
+    entry = render_entry(source)
+    assert entry.statement is not None and entry.statement.title == "Pair Sums" and entry.diagnostics == ()
+    html = entry.statement.html
+    assert "as in <code>3 4</code>" in html and html.index(">Input<") < html.index(">Output<") < html.index(
+        ">Examples<"
+    )
+    # \exmpfile shows the first sample, from its files; \exmp the second (the package's tests/02).
+    assert html.count('class="statement-sample"') == 2 and "5 -5" in html and "18" not in html
+
+
+def test_tests_without_answers_give_way_to_the_statement_examples(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, package(**{"tests/01.a": None, "tests/02.a": None}))
+    assert [(s.input_file, s.answer_file) for s in source.samples] == [
+        ("statement-sections/english/example.01", "statement-sections/english/example.01.a")
+    ]
+
+
+INTERACTOR = """import sys
+
+secret = int(open(sys.argv[1]).read())
+for turn in range(1, 8):
+    guess = int(input())
+    print("=" if guess == secret else "<" if secret < guess else ">", flush=True)
+    if guess == secret:
+        open(sys.argv[2], "w").write(f"{turn}\\n")
+        print(f"ok guessed in {turn}", file=sys.stderr)
+        sys.exit(0)
+print("wrong answer no guesses left", file=sys.stderr)
+sys.exit(1)
+"""
+GUESSER = """low, high = 1, 100
+while True:
+    middle = (low + high) // 2
+    print(middle, flush=True)
+    said = input()
+    if said == "=":
+        break
+    low, high = (low, middle - 1) if said == "<" else (middle + 1, high)
+"""
+
+
+def test_a_testlib_interactor_talks_to_the_solution(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    xml = (FIXTURE / "problem.xml").read_text()
+    start, end = xml.index("<checker"), xml.index("</checker>") + len("</checker>")
+    xml = xml[:start] + '<interactor><source path="files/interactor.py" type="python.3"/></interactor>' + xml[end:]
+    xml = xml.replace('tag="main"', 'tag="rejected"').replace('tag="wrong-answer"', 'tag="accepted"')
+    files = {
+        "problem.xml": xml,
+        "files/interactor.py": INTERACTOR,
+        "tests/01": "37\n",
+        "tests/02": "100\n",
+        "solutions/short.py": GUESSER,
+        "solutions/first-only.py": "print(50, flush=True)\ninput()\n",
+    }
+    archive, source = load(make_archive, package(**files))
+    assert source.meta.interactive and messages(source) == []
+    assert render_entry(source).checking == "interactive, judged by the problem's interactor"
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    verdicts = {run.solver: [(v.code, v.message) for v in run.verdicts] for run in report.runs[FOLDER]}
+    assert verdicts["solutions/short.py"] == [("AC", "ok guessed in 3"), ("AC", "ok guessed in 7")]
+    assert [code for code, _ in verdicts["solutions/first-only.py"]] == ["WA", "WA"]

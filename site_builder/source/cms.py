@@ -22,7 +22,7 @@ TASK_FILES = ("task.yaml", "task.yml")
 CMS_FOLDERS = frozenset({"sol", "gen", "att", "testo", "cor", "check", "statement", "input", "output"})
 STATEMENT_FOLDERS = ("statement", "testo")
 CHECKER_FOLDERS = ("check", "cor")
-NOT_SOLUTIONS = re.compile(r"^(grader|stub|manager)\b|\.(h|hpp)$")
+NOT_SOLUTIONS = re.compile(r"^(grader|stub|manager)\b|validator|checker|generator|\.(h|hpp)$")
 _ST = re.compile(r"^\s*#\s*ST\s*:\s*(\d+(?:\.\d+)?)", re.IGNORECASE | re.MULTILINE)
 
 

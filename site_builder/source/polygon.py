@@ -280,10 +280,12 @@ def _validator(problem: PolygonProblem, present: set[str]) -> tuple[Validator | 
     folder = posixpath.dirname(source)
     base = folder + "/" if folder else ""
     headers = sorted(n for n in present if n.startswith(base) and "/" not in n[len(base) :] and n.endswith(".h"))
-    lacking = [] if f"{base}testlib.h" in present else [f"{base}testlib.h, which its {role} {source} includes"]
     language = judge_language(source)
+    needs = language is not None and language.id in ("cpp", "c") and f"{base}testlib.h" not in present
+    lacking = [f"{base}testlib.h, which its {role} {source} includes"] if needs else []
     files = (source, *headers)
-    return Validator(folder, language.id if language else "unknown", "", files, convention), lacking
+    main = posixpath.basename(source) if language is not None and language.id == "python" else ""
+    return Validator(folder, language.id if language else "unknown", main, files, convention), lacking
 
 
 def _std_source(program: Program, present: set[str]) -> str:
@@ -293,11 +295,19 @@ def _std_source(program: Program, present: set[str]) -> str:
 
 def sample_pairs(problem: PolygonProblem, names: list[str]) -> list[tuple[str, str | None]]:
     """(input, answer or None) of each sample: the tests marked sample, else the statement's examples
-    (``statement-sections/<language>/example.01``, then ``statements/<language>/example.01``)."""
+    (``statement-sections/<language>/example.01``, then ``statements/<language>/example.01``). Tests
+    whose answers the package does not hold (Polygon makes them with the main solution) give way to
+    examples that have all theirs."""
     present = set(names)
     tests = [(given, answer if answer in present else None) for given, answer in problem.samples if given in present]
-    if tests:
+    examples = _examples(names)
+    if tests and (all(answer for _, answer in tests) or not all(answer for _, answer in examples)):
         return tests
+    return examples
+
+
+def _examples(names: list[str]) -> list[tuple[str, str | None]]:
+    present = set(names)
     for folder in ("statement-sections", "statements"):
         languages = sorted({n.split("/")[1] for n in names if n.startswith(folder + "/") and n.count("/") == 2})
         for language in sorted(languages, key=lambda lang: lang != "english"):

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ...model import Document, Sample
 from ..document import Collector
-from . import beamer, figures, layout, links, lists, statements, tables, text, theorems, units
+from . import beamer, figures, layout, links, lists, polygon, statements, tables, text, theorems, units
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
@@ -22,7 +22,7 @@ from .refs import fill_refs
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
 
-for family in (text, links, figures, lists, theorems, tables, beamer, statements, included, layout, units):
+for family in (text, links, figures, lists, theorems, tables, beamer, statements, polygon, included, layout, units):
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))
     HOLDERS.update(getattr(family, "HOLDERS", {}))
