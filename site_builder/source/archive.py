@@ -20,12 +20,12 @@ from typing import Any
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, EntrySource, Layout, Metadata, Sample, SourceFile
 from ..sandbox import runner as sandbox
-from .cms import cms_layout, cms_metadata, is_cms
-from .cms import sample_pairs as cms_samples
+from .cms import is_cms
+from .foreign import load_cms, load_polygon
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata
-from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
+from .polygon import is_polygon
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -415,9 +415,9 @@ def _load_entry(
     files, newest = _load_files(listing, where, diagnostics, git_dates, rel, digests)
     file_names = [f.name for f in files]
     if "problem.yaml" not in file_names and is_polygon(set(file_names)):
-        meta, layout, samples = _load_polygon(files, folder, where, diagnostics)
+        meta, layout, samples = load_polygon(files, folder, where, diagnostics, hashed_only)
     elif "problem.yaml" not in file_names and is_cms(set(file_names), {n.split("/")[0] for n in file_names}):
-        meta, layout, samples = _load_cms(files, folder, where, diagnostics, memo)
+        meta, layout, samples = load_cms(files, folder, where, diagnostics, hashed_only, memo)
     else:
         meta = _load_metadata(files, where, diagnostics, memo)
         if meta.package is not None and meta.time_limit is None:
@@ -454,73 +454,6 @@ def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str)
         message = f"{unused.folder}/ is not used: problem.yaml says validation: default"
         notes.append(Diagnostic(f"{where}/problem.yaml", 0, message, "warning"))
     return notes
-
-
-def _load_polygon(
-    files: list[SourceFile], folder: Path, where: str, diagnostics: list[Diagnostic]
-) -> tuple[Metadata, Layout, list[Sample]]:
-    """A Polygon package: its ``problem.xml``, and the samples it names."""
-    item = next(f for f in files if is_polygon({f.name}))
-    problem = PolygonProblem()
-    try:
-        if item.text is None:
-            raise MetadataError(f"{where}/{item.name}", None, f"cannot read it: {item.binary}")
-        problem = parse_problem_xml(item.text, f"{where}/{item.name}")
-    except SiteError as e:
-        diagnostics.append(e.diagnostic())
-    names = [f.name for f in files]
-    samples = load_sample_pairs(sample_pairs(problem, names), files, folder, where, diagnostics)
-    return polygon_metadata(problem, set(names)), polygon_layout(names, problem, bool(samples)), samples
-
-
-def _load_cms(
-    files: list[SourceFile], folder: Path, where: str, diagnostics: list[Diagnostic], memo: Memo | None
-) -> tuple[Metadata, Layout, list[Sample]]:
-    """A CMS task: its ``task.yaml``, ``gen/GEN`` and the samples in ``att/``."""
-    by_name = {f.name: f for f in files}
-    item = by_name.get("task.yaml") or by_name["task.yml"]
-    path, meta = f"{where}/{item.name}", Metadata(package="cms")
-    gen = by_name.get("gen/GEN")
-    try:
-        data, lines = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
-        meta = cms_metadata(data, lines, path, gen.text if gen else None)
-    except SiteError as e:
-        diagnostics.append(e.diagnostic())
-    names = [f.name for f in files]
-    samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics)
-    return meta, cms_layout(names, bool(samples)), samples
-
-
-def load_sample_pairs(
-    pairs: list[tuple[str, str | None]],
-    files: list[SourceFile],
-    folder: Path,
-    where: str,
-    diagnostics: list[Diagnostic],
-) -> list[Sample]:
-    """Samples named by a package's own rules, (input, answer or None) each; a sample that is also
-    test data (Polygon's ``tests/01``), hashed only when the folder was read, is read now."""
-    by_name = {f.name: f for f in files}
-    samples = []
-    for given, answer in pairs:
-        texts = [_sample_text(by_name[n], folder, f"{where}/{n}", diagnostics) if n else None for n in (given, answer)]
-        if texts[0] is None or (answer and texts[1] is None):
-            continue
-        stem = given.rsplit("/", 1)[-1].removeprefix("example.").removeprefix("input").removesuffix(".txt")
-        samples.append(Sample(stem, given, answer, texts[0], texts[1]))
-    return samples
-
-
-def _sample_text(item: SourceFile, folder: Path, shown: str, diagnostics: list[Diagnostic]) -> str | None:
-    text, why = item.text, item.binary
-    if text is None and why == TEST_DATA and item.size <= MAX_TEXT_BYTES:
-        try:
-            text = _read_bytes(str(folder / item.name), item.size).decode("utf-8").replace("\r\n", "\n")
-        except (OSError, UnicodeDecodeError) as e:
-            why = str(e)
-    if text is None:
-        diagnostics.append(Diagnostic(shown, 0, f"sample file cannot be shown: {why}"))
-    return text
 
 
 def _load_timelimit(folder: Path, where: str, diagnostics: list[Diagnostic]) -> float | None:
