@@ -105,3 +105,13 @@ def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_pa
         ("WA", "score 0.5: 1 of 2 words mirrored"),
         ("AC", "all words mirrored"),
     ]
+
+
+def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker) -> None:
+    manager = {"check/checker.py": None, "check/manager.cpp": "int main() {}\n", "check/board.cpp": "int f();\n"}
+    _, source = load(make_archive, task(**manager))
+    assert source.layout.validator is None and source.layout.solvers == ()
+    assert [str(d) for d in source.diagnostics] == [
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
+        " (they are shown, not run)"
+    ]

@@ -71,6 +71,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
     graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+    graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
     missing = []
     if statement is None and pdf is None:
         missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
@@ -110,6 +111,8 @@ def _checker(names: list[str]) -> Validator | None:
     one) with the headers beside it; a communication task's ``manager`` is not one."""
     for folder in CHECKER_FOLDERS:
         inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
+        if any(n[len(folder) + 1 :].startswith("manager.") for n in inside):
+            return None  # a communication task's manager, and the files it is built from: no checker
         sources = [n for n in inside if judge_language(n) and not n[len(folder) + 1 :].startswith("manager")]
         preferred = [n for n in sources if n.split("/")[1].split(".")[0] in ("checker", "correttore")]
         chosen = preferred or (sources if len(sources) == 1 else [])
