@@ -17,6 +17,7 @@ from site_builder.source.polygon import parse_problem_xml
 from site_builder.verify.checkers import judge_checker
 from site_builder.verify.jobs import VerifyOptions, verify_entries
 from tests.conftest import ArchiveMaker, options_for
+from tests.sitecheck import check_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "polygon" / "P-pair-sums"
 FOLDER = "polygon/P-pair-sums"
@@ -185,6 +186,10 @@ def test_the_package_builds_verified(make_archive: ArchiveMaker, tmp_path: Path)
     ]
     page = (tmp_path / "site" / FOLDER / "index.html").read_text()
     assert "Verified 4/4" in page and "Polygon package" in page and "Memory limit" in page
+    # The tests marked sample are published as samples; the other tests are test data (publish_data: samples).
+    published = tmp_path / "site" / FOLDER / "tests"
+    assert sorted(p.name for p in published.iterdir()) == ["01", "01.a", "02", "02.a"]
+    assert check_site(tmp_path / "site") == []
 
 
 OLYMP = r"""\begin{problem}{Pair Sums}{standard input}{standard output}{2 seconds}{256 megabytes}

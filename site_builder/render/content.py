@@ -205,7 +205,7 @@ def _source_files(source: EntrySource, statements: list[Document], solution: Doc
     names += list(validator.files) if validator is not None else []
     composed = {name.rpartition("/")[0] + "/" for name, _ in source.layout.composed}
     names += sorted(f.name for f in source.files if f.name.endswith(".tex") and f.name.startswith(tuple(composed)))
-    described = ("problem.yaml", "data/test_group.yaml", "problem.xml", "task.yaml")
+    described = ("problem.yaml", "data/test_group.yaml", "task.yaml")  # not problem.xml: XML is withheld
     names += [n for n in described if source.file(n) is not None]
     return [f for n in dict.fromkeys(names) if (f := _text_file(source, n)) is not None]
 
