@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+from site_builder.build import build_site
 from site_builder.model import EntrySource
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
 from site_builder.source.archive import hashed_only, is_problem_folder, load_archive
 from site_builder.verify.checkers import judge_checker
 from site_builder.verify.jobs import VerifyOptions, verify_entries
-from tests.conftest import ArchiveMaker
+from tests.conftest import ArchiveMaker, options_for
+from tests.sitecheck import check_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cms" / "C-mirror-words"
 FOLDER = "ioi/C-mirror-words"
+HAS_GXX = shutil.which("g++") is not None
 
 
 def task(**changes: str | None) -> dict[str, str | bytes]:
@@ -115,3 +119,14 @@ def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker
         f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
         " (they are shown, not run)"
     ]
+
+
+def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(task())
+    report = build_site(options_for(archive, tmp_path / "site"))
+    assert [str(d) for d in report.diagnostics] == []
+    page = (tmp_path / "site" / FOLDER / "index.html").read_text()
+    assert "CMS task" in page and "Subtasks</span> 1: 40 points · 2: 60 points" in page
+    assert f"Verified {4 if HAS_GXX else 2}/{4 if HAS_GXX else 2}" in page
+    assert not (tmp_path / "site" / FOLDER / "input").exists()  # test data: publish_data is samples
+    assert check_site(tmp_path / "site") == []
