@@ -147,6 +147,8 @@ def test_testlib_exit_codes() -> None:
     assert judge_checker("testlib", "check.cpp", run("wrong answer 3 != 4", 1)).message == "wrong answer 3 != 4"
     judged = judge_checker("testlib", "check.cpp", run("wrong output format extra", 2))
     assert (judged.code, judged.message) == ("WA", "presentation error: wrong output format extra")
+    points = judge_checker("testlib", "check.cpp", run("points 7.5 shorter than the jury's", 7))
+    assert (points.code, points.message) == ("AC", "points 7.5 shorter than the jury's")  # a scoring problem's
     failed = judge_checker("testlib", "check.cpp", run("FAIL answer is bad", 3))
     assert failed.code == "CE" and "its own failure (exit code 3)" in failed.message
     assert "answer is bad" in failed.message

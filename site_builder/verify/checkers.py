@@ -1,9 +1,10 @@
 """Checkers of other judges' conventions: testlib's (Polygon) and CMS's, called and read as those judges do.
 
 testlib: ``check input output answer``; exit 0 accepts, 1 is a wrong answer, 2 a presentation
-error (both rejections), 3 the checker's own failure; 7 gives partial points. The message is on
-stderr. CMS: ``checker input correct_output contestant_output``; the score, 0 to 1, on stdout and
-the message on stderr. A Kattis output validator is ``jobs.py``'s own (42 and 43).
+error (both rejections), 3 the checker's own failure; 7 gives points (a scoring problem's: not a
+rejection, as Polygon counts it; the points are the message). The message is on stderr.
+CMS: ``checker input correct_output contestant_output``; the score, 0 to 1, on stdout and the
+message on stderr. A Kattis output validator is ``jobs.py``'s own (42 and 43).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from ..sandbox.runner import RunResult
 
-TESTLIB = {0: ("AC", ""), 1: ("WA", ""), 2: ("WA", "presentation error: "), 7: ("WA", "partial points: ")}
+TESTLIB = {0: ("AC", ""), 1: ("WA", ""), 2: ("WA", "presentation error: "), 7: ("AC", "")}
 FULL_SCORE = 1 - 1e-9
 
 
