@@ -47,7 +47,7 @@ class Metadata(Compact):
     license: str | None = None
     rights_owner: str | None = None
     validator_args: tuple[str, ...] = ()  # passed to a custom output validator after its three arguments
-    package: str | None = None  # the ICPC problem package format version ("legacy", "2025-09"), if one
+    package: str | None = None  # the ICPC problem package format version ("legacy", "2025-09"), "polygon", "cms"
     validation: str = ""  # a package's "default" or "custom" output validation ("" when it does not say)
     interactive: bool = False
     multi_pass: bool = False  # the validator may ask for another pass (nextpass.in)
@@ -105,6 +105,10 @@ class Validator(Compact):
     language: str  # "python", "cpp", or the language it is written in when it cannot run here
     main: str  # the Python file to run (relative to ``folder``); "" for compiled validators
     files: tuple[str, ...]  # every file of the validator, relative to the problem folder
+    # How it is called and what its exit says: "kattis" (input answer feedback/ < output; 42, 43),
+    # "testlib" (input output answer; 0 accepts, 1 and 2 reject, 3 fails), "testlib-interactor"
+    # (input output, talking to the solver), "cms" (input answer output; a score from 0 to 1 on stdout).
+    convention: str = "kattis"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +122,9 @@ class Layout(Compact):
     shown: tuple[str, ...] = ()  # other reference solutions: shown highlighted, not run
     validator: Validator | None = None
     missing: tuple[str, ...] = ()  # what a problem package lacks, in words
+    # Documents made from several files (a Polygon statement's sections): (name, TeX) of each, a
+    # document whose name no file has, which ``\input``s the files beside it.
+    composed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +224,8 @@ class CodeFile(Compact):
 
 # A solver's note when the entry's output validator could not be built: its message follows on the next lines.
 CHECKER_NOT_BUILT = "not judged: the checker does not build"
+
+PACKAGE_NAMES = {"polygon": "Polygon package", "cms": "CMS task"}
 VERDICT_NAMES = {
     "AC": "Accepted",
     "WA": "Wrong Answer",
@@ -334,6 +343,13 @@ class Entry(Compact):
         """Whether the entry is as it will stay, to be cached: not while its math is shown as TeX
         only because Temml is missing (``math_rendered`` false). A card came from the cache: it is."""
         return not self.complete or math_rendered or (not self.statement and not self.solution)
+
+    @property
+    def package_name(self) -> str:
+        """What kind of package the folder is, in words ("" for one of our own folders)."""
+        if self.package is None:
+            return ""
+        return PACKAGE_NAMES.get(self.package, f"ICPC problem package, format {self.package}")
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from site_builder.model import Checker, EntrySource, Metadata, Sample
+from site_builder.model import Checker, EntrySource, Metadata, Sample, Subtask
 from site_builder.verify import jobs
 from site_builder.verify.jobs import Solver, ValidatorProgram, VerifyOptions
 
@@ -28,6 +28,8 @@ NOT_A_VERDICT: dict[tuple[type, str], str] = {
     (ValidatorProgram, "args"): "the digest is of every file and argument",
     (ValidatorProgram, "broken"): "a broken validator has a note, which is keyed",
     (ValidatorProgram, "program"): "compiled from the files the digest covers",
+    (ValidatorProgram, "built"): "built by the validator's own build script from the files the digest covers",
+    (ValidatorProgram, "convention"): "in the validator's digest (how it is called and read)",
     (Sample, "name"): "the same input and answer are judged the same under any name",
     (Sample, "input_file"): "only where the input came from",
     (Sample, "answer_file"): "only where the answer came from",
@@ -45,6 +47,8 @@ NOT_A_VERDICT: dict[tuple[type, str], str] = {
     },
     **{(Metadata, name): "shown on the page" for name in ("license", "rights_owner", "validation")},
     (Metadata, "memory_limit"): "not applied to runs: they get the build's memory limit (VerifyOptions.memory)",
+    (Metadata, "scoring"): "shown on the page (a subtasks table); samples are judged as in any problem",
+    (Metadata, "subtasks"): "shown on the page",
     (Metadata, "validator_args"): "in the validator's digest",
     (Metadata, "package"): "changes which files and arguments solvers and validators get: in their digests",
     (Metadata, "constants"): "substituted into solvers and validators before their digests are taken",
@@ -88,12 +92,14 @@ META = Metadata(
     memory_limit=256, checker=Checker("tokens", False, 1e-6, 1e-6), source_url="u", license="l",
     rights_owner="r", validator_args=("a",), package="2025-09", validation="custom", interactive=False,
     multi_pass=False, validation_passes=2, constants=(("n", "5"),), credits=(("Authors", ("A",)),),
+    scoring=False, subtasks=(Subtask("g1", 10.0),),
 )  # fmt: skip
 SOLVER = Solver(
     "solution.py", "python", "print(3)", ("python3", "solution.py"), "", Path("/c/abc/program"), (("a", "b"),)
 )
 VALIDATOR = ValidatorProgram(
-    "v.py", ("python3", "v.py"), (("v.py", "x"),), ("a",), "d1", "", False, Path("/c/v/validator")
+    "v.py", ("python3", "v.py"), (("v.py", "x"),), ("a",), "d1", "", False, Path("/c/v/validator"), "kattis",
+    Path("/c/v/built.tar"),
 )
 OPTIONS = VerifyOptions(interpreter="/usr/bin/python3", time_limit=3.0, time_margin=(2.0, 1.0))
 

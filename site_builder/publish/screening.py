@@ -36,11 +36,14 @@ def is_svg(name: str) -> bool:
     return _suffix(name) == ".svg"
 
 
-def unpublished_data(name: str, publish_data: str) -> bool:
-    """Whether ``site.yaml``'s ``publish_data`` keeps the test file ``name`` off the site."""
+def unpublished_data(name: str, publish_data: str, sample: bool = False) -> bool:
+    """Whether ``site.yaml``'s ``publish_data`` keeps the test file ``name`` off the site; ``sample``:
+    the entry shows it as a sample (a Polygon package's ``tests/01`` marked sample in problem.xml)."""
     if publish_data == "all":
         return False
-    return is_test_data(name) or (publish_data == "none" and is_sample_file(name))
+    if sample or is_sample_file(name):
+        return publish_data == "none"
+    return is_test_data(name)
 
 
 def screen(
@@ -53,9 +56,10 @@ def screen(
     for source in sources:
         withheld: list[tuple[str, str]] = []
         notes: list[Diagnostic] = []
+        samples = {name for s in source.samples for name in (s.input_file, s.answer_file) if name}
         for item in source.files:
             where = source.display_path(item.name)
-            if unpublished_data(item.name, publish_data):
+            if unpublished_data(item.name, publish_data, item.name in samples):
                 withheld.append((item.name, UNPUBLISHED_DATA))
             elif is_svg(item.name):
                 outcome = outcomes[item.digest]

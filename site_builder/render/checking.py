@@ -9,13 +9,20 @@ from ..model import Checker, Metadata, Validator
 SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
+KINDS = {"testlib": "testlib checker", "cms": "CMS checker", "testlib-interactor": "testlib interactor"}
+
+
 def describe_checking(meta: Metadata, validator: Validator | None) -> str:
     """One line for the limits under the title."""
     if meta.interactive or meta.multi_pass:
         kind = "interactive" if meta.interactive else "in several passes"
         if meta.interactive and meta.multi_pass:
             kind = "interactive, in several passes"
-        return f"{kind}, judged by the problem's validator"
+        judge = "interactor" if validator is not None and validator.convention == "testlib-interactor" else "validator"
+        return f"{kind}, judged by the problem's {judge}"
+    if validator is not None and validator.convention in KINDS:
+        source = next((n for n in validator.files if not n.endswith(".h")), validator.folder)
+        return f"{KINDS[validator.convention]} ({source})"
     if validator is not None:
         where = f"{validator.folder}/" if validator.folder else validator.main
         return f"special checker ({where})"

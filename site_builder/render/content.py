@@ -134,7 +134,7 @@ def _document(
     diagnostics: list[Diagnostic],
     language: str = "",
 ) -> Document | None:
-    item = source.file(name)
+    item = source.file(name) or _composed(source, name)
     if item is None:
         return None
     path = source.display_path(item.name)
@@ -179,6 +179,12 @@ def _document(
     return document
 
 
+def _composed(source: EntrySource, name: str) -> SourceFile | None:
+    """A document made of several files (a Polygon statement's sections), as the layout composed it."""
+    text = dict(source.layout.composed).get(name)
+    return SourceFile(name=name, text=text, size=len(text)) if text is not None else None
+
+
 def _error_document(name: str, message: str) -> Document:
     return Document(
         file=name,
@@ -197,7 +203,10 @@ def _source_files(source: EntrySource, statements: list[Document], solution: Doc
     names = [doc.file for doc in (solution, *statements) if doc is not None and not doc.file.endswith(".txt")]
     validator = source.layout.validator
     names += list(validator.files) if validator is not None else []
-    names += [n for n in ("problem.yaml", "data/test_group.yaml") if source.file(n) is not None]
+    composed = {name.rpartition("/")[0] + "/" for name, _ in source.layout.composed}
+    names += sorted(f.name for f in source.files if f.name.endswith(".tex") and f.name.startswith(tuple(composed)))
+    described = ("problem.yaml", "data/test_group.yaml", "task.yaml")  # not problem.xml: XML is withheld
+    names += [n for n in described if source.file(n) is not None]
     return [f for n in dict.fromkeys(names) if (f := _text_file(source, n)) is not None]
 
 

@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Diagnostic, MetadataError, SiteError
-from ..model import MAX_TEXT_BYTES, MISSING_WRITEUP, EntrySource, Layout, Metadata, Sample, SourceFile
+from ..model import MAX_TEXT_BYTES, MISSING_WRITEUP, PACKAGE_NAMES, EntrySource, Layout, Metadata, Sample, SourceFile
 from ..sandbox import runner as sandbox
+from .cms import is_cms
+from .foreign import load_cms, load_polygon
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
+from .polygon import is_polygon
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -52,8 +55,11 @@ PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
 
 
 def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
-    """Our own problem folder (problem.yaml or a solution file) or an ICPC problem package."""
+    """Our own problem folder (problem.yaml or a solution file), an ICPC problem package, a Polygon
+    package (problem.xml) or a CMS task (task.yaml)."""
     if "problem.yaml" in names or any(n.startswith("solution.") for n in names):
+        return True
+    if is_polygon(names) or is_cms(names, folders):
         return True
     return bool(folders & PACKAGE_FOLDERS)
 
@@ -407,15 +413,19 @@ def _load_entry(
     parts = tuple(rel.split("/"))
     names = infer_folder_name(parts[-1])
     files, newest = _load_files(listing, where, diagnostics, git_dates, rel, digests)
-    meta = _load_metadata(files, where, diagnostics, memo)
-    if meta.package is not None and meta.time_limit is None:
-        meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
-    samples = _load_samples(files, where, diagnostics)
     file_names = [f.name for f in files]
-    if meta.package is None:
-        layout = native_layout(file_names)
+    if "problem.yaml" not in file_names and is_polygon(set(file_names)):
+        meta, layout, samples = load_polygon(files, folder, where, diagnostics, hashed_only)
+    elif "problem.yaml" not in file_names and is_cms(set(file_names), {n.split("/")[0] for n in file_names}):
+        meta, layout, samples = load_cms(files, folder, where, diagnostics, hashed_only, memo)
     else:
-        layout = package_layout(file_names, meta, bool(samples))
+        meta = _load_metadata(files, where, diagnostics, memo)
+        if meta.package is not None and meta.time_limit is None:
+            meta = replace(meta, time_limit=_load_timelimit(folder, where, diagnostics))
+        samples = _load_samples(files, where, diagnostics)
+        known = meta.package is not None
+        layout = package_layout(file_names, meta, bool(samples)) if known else native_layout(file_names)
+    if meta.package is not None:
         diagnostics += _package_notes(layout, meta, file_names, where)
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
@@ -437,9 +447,10 @@ def _load_entry(
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
+    kind = PACKAGE_NAMES.get(meta.package or "", "problem package")
     lacks = [part for part in layout.missing if part != MISSING_WRITEUP]  # most packages have none: counted once
-    notes = [Diagnostic(where, 0, f"problem package lacks {part}", "warning") for part in lacks]
-    unused = package_validator(names)
+    notes = [Diagnostic(where, 0, f"{kind} lacks {part}", "warning") for part in lacks]
+    unused = package_validator(names) if kind == "problem package" else None
     if meta.validation == "default" and unused is not None:
         message = f"{unused.folder}/ is not used: problem.yaml says validation: default"
         notes.append(Diagnostic(f"{where}/problem.yaml", 0, message, "warning"))
@@ -738,11 +749,15 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     return SourceFile(name=rel, text=text, size=len(data), digest=digest)
 
 
+_OTHER_TESTS = re.compile(r"^(tests/\d+(\.a)?|input/input\d+\.txt|output/output\d+\.txt)$")
+
+
 def is_test_data(rel: str) -> bool:
-    """A package's test data other than its samples (``data/secret``, ``data/bad``...): shown on no
-    page, so invalid UTF-8 there (often on purpose) is no one's mistake; published only when
-    ``site.yaml`` says ``publish_data: all``."""
-    return rel.startswith("data/") and not rel.startswith("data/sample/")
+    """A package's test data other than its samples (``data/secret``, ``data/bad``...; a Polygon
+    package's ``tests/01``, ``tests/01.a``; a CMS task's ``input/input0.txt``, ``output/output0.txt``):
+    shown on no page, so invalid UTF-8 there (often on purpose) is no one's mistake; published only
+    when ``site.yaml`` says ``publish_data: all``."""
+    return (rel.startswith("data/") and not rel.startswith("data/sample/")) or bool(_OTHER_TESTS.match(rel))
 
 
 def is_sample_file(rel: str) -> bool:

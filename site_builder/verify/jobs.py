@@ -29,6 +29,7 @@ from ..source.languages import TABLE, judge_language, judge_languages, suffix
 from ..source.layout import SCRIPTED
 from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
+from .checkers import checker_arguments, judge_checker, judge_interactor
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
@@ -91,6 +92,7 @@ class ValidatorProgram:
     note: str = ""  # why it cannot run
     broken: bool = False  # the note is the package's fault (a compile error), not this machine's
     program: Path | None = None  # a compiled validator, shown to the run as ``./validator``
+    convention: str = "kattis"  # how it is called and read (``model.Validator``)
     built: Path | None = None  # a validator built by its own ``build`` script: the folder it left, as a tar
 
     @property
@@ -413,12 +415,14 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     files = _validator_files(source, spec.folder, spec.files)
     args = source.meta.validator_args if source.meta.package else ()
     name = f"{spec.folder}/" if spec.folder else spec.main
-    digest = hashlib.sha256(json.dumps([sorted(files.items()), args, spec.main]).encode()).hexdigest()
+    if spec.convention != "kattis":
+        name = next((n for n in spec.files if not n.endswith(".h")), name)  # its source: files/check.cpp
+    digest = hashlib.sha256(json.dumps([sorted(files.items()), args, spec.main, spec.convention]).encode()).hexdigest()
     if unsafe := _unsafe_name(files):
         return ValidatorProgram(name, (), (), args, digest, f"{name}: {unsafe}", True)
     if spec.language == "python":
         argv = (python_runtime(options.interpreter)[0], spec.main)
-        return ValidatorProgram(name, argv, tuple(files.items()), args, digest)
+        return ValidatorProgram(name, argv, tuple(files.items()), args, digest, convention=spec.convention)
     if spec.language == SCRIPTED:
         folder, note = compiler.build_scripted(files)
         if folder is None:
@@ -433,7 +437,7 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
             return ValidatorProgram(name, (), (), args, digest, note)
         if binary is None:
             return ValidatorProgram(name, (), (), args, digest, f"{name}: {note}", True)
-        return ValidatorProgram(name, ("./validator",), (), args, digest, program=binary)
+        return ValidatorProgram(name, ("./validator",), (), args, digest, program=binary, convention=spec.convention)
     note = f"{name} is written in {spec.language}, which the build cannot run; outputs were not judged"
     return ValidatorProgram(name, (), (), args, digest, note)
 
@@ -585,10 +589,12 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
         checking = _validator_files_for(validator, sample.input, sample.answer or "")
     except OSError as error:
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
+    testlib = validator.convention == "testlib-interactor"  # interactor input output: 0 accepts
+    arguments = ["input", "output"] if testlib else ["input", "answer", "feedback/", *validator.args]
     solver_run, checked = sandbox.run_interactive(
         Call(list(job.solver.argv), tools.limits(job.limits), files, sandboxed(tools.toolchain)),
         Call(
-            [*validator.argv, "input", "answer", "feedback/", *validator.args],
+            [*validator.argv, *arguments],
             job.limits,
             checking,
             sandboxed(python_runtime(options.interpreter)[1]) if not validator.toolchain_free else Toolchain(),
@@ -600,7 +606,12 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
     message = checked.collected[:8192].decode("utf-8", "replace").strip()[:2000]
     slow = _slow_note(seconds, job)
     rejected = checked.exit_code == 43
-    if checked.exit_code not in (42, 43) and not checked.timed_out:
+    if testlib and not checked.timed_out:
+        judged = judge_interactor(validator.name, checked)
+        if judged.code == "CE":
+            return verdict("CE", judged.message)
+        rejected, message = judged.code == "WA", judged.message
+    elif checked.exit_code not in (42, 43) and not checked.timed_out:
         return verdict("CE", _validator_failure(validator, checked))
     moment = 0.0 if solver_run.timed_out else SAME_MOMENT  # a solver stopped for its time is what ended it
     if rejected and checked.ended <= solver_run.ended + moment:  # the validator ended first: its verdict stands
@@ -687,6 +698,8 @@ def _custom_check(
         files = _validator_files_for(validator, job.sample.input, job.sample.answer)
     except OSError as error:
         return verdict("CE", f"cannot read the compiled {validator.name}: {error.strerror}")
+    if validator.convention != "kattis":
+        return _other_check(job, validator, output, verdict, files, options)
     argv = [*validator.argv, "input", "answer", "feedback/", *validator.args]
     if feedback is not None:
         files.update({f"feedback/{name}": (data, 0o644) for name, data in feedback.items()})  # it may change them
@@ -710,6 +723,23 @@ def _custom_check(
     if result.exit_code == 43:
         return verdict("WA", message or f"{validator.name} rejected the output")
     return verdict("CE", _validator_failure(validator, result))
+
+
+def _other_check(
+    job: Job,
+    validator: ValidatorProgram,
+    output: bytes,
+    verdict: Callable[[str, str], Verdict],
+    files: dict[str, bytes | tuple[bytes, int]],
+    options: VerifyOptions,
+) -> Verdict:
+    """A testlib checker (Polygon's) or a CMS one, given the output as a file (``checkers.py``)."""
+    files["output"] = output
+    argv = [*validator.argv, *checker_arguments(validator.convention)]
+    toolchain = python_runtime(options.interpreter)[1] if validator.program is None else Toolchain()
+    result = sandbox.run(argv, None, job.limits, files=files, toolchain=toolchain)
+    judged = judge_checker(validator.convention, validator.name, result)
+    return verdict(judged.code, judged.message)
 
 
 def _validator_failure(validator: ValidatorProgram, result: RunResult) -> str:

@@ -11,10 +11,11 @@ stay visible and produce warnings with their line.
 from __future__ import annotations
 
 from dataclasses import replace
+from types import ModuleType
 
 from ...model import Document, Sample
 from ..document import Collector
-from . import beamer, figures, layout, links, lists, problemtools, statements, tables, text, theorems, units
+from . import beamer, figures, layout, links, lists, polygon, problemtools, statements, tables, text, theorems, units
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
@@ -23,7 +24,8 @@ from .refs import fill_refs
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem
 
-FAMILIES = (text, links, figures, lists, theorems, tables, beamer, statements, problemtools, included, layout, units)
+FAMILIES: tuple[ModuleType, ...] = (text, links, figures, lists, theorems, tables, beamer, statements, polygon)
+FAMILIES += (problemtools, included, layout, units)
 for family in FAMILIES:
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))

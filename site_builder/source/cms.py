@@ -1,0 +1,141 @@
+"""CMS tasks (the Italian olympiad layout cmsImportTask reads): ``task.yaml`` into ``Metadata`` and a ``Layout`` (pure).
+
+A folder is a CMS task when it has ``task.yaml`` (or ``task.yml`` beside ``sol/``, ``gen/``...). Its
+statement is ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex``
+there), its PDF ``statement/statement.pdf`` or ``testo/testo.pdf``; samples ``att/input0.txt`` with
+``att/output0.txt`` (or ``statement/input0`` with ``output0``); solutions ``sol/*`` (not graders or
+stubs); the checker ``check/`` or ``cor/`` (``checker input correct_output contestant_output``, a score
+0..1 on stdout); subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import MetadataError
+from ..model import Checker, Layout, Metadata, Subtask, Validator
+from .languages import judge_language, judge_order, language_for
+from .metadata import checked_time_limit
+
+TASK_FILES = ("task.yaml", "task.yml")
+CMS_FOLDERS = frozenset({"sol", "gen", "att", "testo", "cor", "check", "statement", "input", "output"})
+STATEMENT_FOLDERS = ("statement", "testo")
+CHECKER_FOLDERS = ("check", "cor")
+NOT_SOLUTIONS = re.compile(r"^(grader|stub|manager)\b|validator|checker|generator|\.(h|hpp)$")
+_ST = re.compile(r"^\s*#\s*ST\s*:\s*(\d+(?:\.\d+)?)", re.IGNORECASE | re.MULTILINE)
+
+
+def is_cms(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether a problem folder is a CMS task (by its top-level file and folder names)."""
+    return "task.yaml" in names or ("task.yml" in names and bool(folders & CMS_FOLDERS))
+
+
+def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: str | None) -> Metadata:
+    """``task.yaml`` (already parsed) and ``gen/GEN``'s text, when there is one."""
+    title = data.get("title") or data.get("name")
+    memory = data.get("memory_limit")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, (int, float)) or memory <= 0):
+        raise MetadataError(path, lines.get("memory_limit"), f"memory_limit must be a number of MiB, not {memory!r}")
+    return Metadata(
+        title=str(title).strip() if title is not None else None,
+        time_limit=checked_time_limit(data.get("time_limit"), path, lines.get("time_limit"), "time_limit"),
+        memory_limit=int(memory) if memory is not None else None,
+        checker=Checker(),  # CMS's white-diff: tokens
+        package="cms",
+        subtasks=_subtasks(data, gen),
+    )
+
+
+def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
+    """Each subtask, named by its number and what it covers, with its points: ``score_type_parameters``
+    ([points, tests] pairs) of a group score type, else ``gen/GEN``'s ``# ST: points`` lines."""
+    parameters = data.get("score_type_parameters")
+    if isinstance(parameters, list) and all(isinstance(p, list) and len(p) >= 2 for p in parameters):
+        found: list[Subtask] = []
+        for points, tests in (p[:2] for p in parameters):
+            if isinstance(points, (int, float)) and not isinstance(points, bool):
+                covers = f"{tests} tests" if isinstance(tests, int) else f"tests {tests}"
+                found.append(Subtask(f"{len(found) + 1} ({covers})", float(points)))
+        return tuple(found)
+    if gen:
+        return tuple(Subtask(str(index), float(points)) for index, points in enumerate(_ST.findall(gen), 1))
+    return ()
+
+
+def cms_layout(names: list[str], has_samples: bool) -> Layout:
+    """Roles in a CMS task; ``missing`` names each part it lacks."""
+    statement = _statement(names, ("md", "tex"))
+    pdf = _statement(names, ("pdf",))
+    solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
+    runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
+    solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
+    graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+    graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
+    missing = []
+    if statement is None and pdf is None:
+        missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
+    if not has_samples:
+        missing.append("samples (att/input0.txt with att/output0.txt)")
+    if not solvers:
+        missing.append("a solution (sol/)")
+    if graders and solvers:
+        missing.append(f"a way to run solutions without {graders[0]} (they are shown, not run)")
+        solvers = []
+    return Layout(
+        statements=(("en", statement),) if statement else (),
+        statement_pdf=pdf,
+        solvers=tuple(solvers),
+        shown=tuple(sorted(n for n in runnable if n not in solvers)),
+        validator=_checker(names),
+        missing=tuple(missing),
+    )
+
+
+def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:
+    """``statement/statement.<suffix>`` or ``testo/testo.<suffix>``, else any such file in those folders."""
+    present = set(names)
+    for folder in STATEMENT_FOLDERS:
+        for suffix in suffixes:
+            if f"{folder}/{folder}.{suffix}" in present:
+                return f"{folder}/{folder}.{suffix}"
+    for folder in STATEMENT_FOLDERS:
+        found = sorted(n for n in names if n.startswith(folder + "/") and n.count("/") == 1 and n.endswith(suffixes))
+        if found:
+            return found[0]
+    return None
+
+
+def _checker(names: list[str]) -> Validator | None:
+    """The checker in ``check/`` or ``cor/``: its source (``checker.*``, ``correttore.*``, else the only
+    one) with the headers beside it; a communication task's ``manager`` is not one."""
+    for folder in CHECKER_FOLDERS:
+        inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
+        if any(n[len(folder) + 1 :].startswith("manager.") for n in inside):
+            return None  # a communication task's manager, and the files it is built from: no checker
+        sources = [n for n in inside if judge_language(n) and not n[len(folder) + 1 :].startswith("manager")]
+        preferred = [n for n in sources if n.split("/")[1].split(".")[0] in ("checker", "correttore")]
+        chosen = preferred or (sources if len(sources) == 1 else [])
+        if chosen:
+            language = judge_language(chosen[0])
+            assert language is not None
+            main = chosen[0][len(folder) + 1 :] if language.id == "python" else ""
+            headers = tuple(n for n in inside if n.endswith((".h", ".hpp")))
+            return Validator(folder, language.id, main, (chosen[0], *headers), "cms")
+    return None
+
+
+def sample_pairs(names: list[str]) -> list[tuple[str, str | None]]:
+    """(input, output or None) of each sample: ``att/input<N>.txt`` (or ``att/<N>.in``...), else
+    ``statement/input<N>`` or ``testo/input<N>`` (with or without ``.txt``)."""
+    present = set(names)
+    for folder in ("att", *STATEMENT_FOLDERS):
+        pattern = re.compile(rf"^{folder}/input(\d+)(\.txt)?$")
+        found = sorted((m for n in names if (m := pattern.match(n))), key=lambda m: int(m.group(1)))
+        if found:
+            pairs = []
+            for m in found:
+                answer = f"{folder}/output{m.group(1)}{m.group(2) or ''}"
+                pairs.append((m.group(0), answer if answer in present else None))
+            return pairs
+    return []

@@ -1,0 +1,132 @@
+"""CMS tasks (task.yaml): recognition, statement, samples, solutions, CMS checkers, subtasks, warnings."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from site_builder.build import build_site
+from site_builder.model import EntrySource, Subtask
+from site_builder.render.content import render_entry
+from site_builder.sandbox.runner import RunResult
+from site_builder.source.archive import hashed_only, is_problem_folder, load_archive
+from site_builder.verify.checkers import judge_checker
+from site_builder.verify.jobs import VerifyOptions, verify_entries
+from tests.conftest import ArchiveMaker, options_for
+from tests.sitecheck import check_site
+
+FIXTURE = Path(__file__).parent / "fixtures" / "cms" / "C-mirror-words"
+FOLDER = "ioi/C-mirror-words"
+HAS_GXX = shutil.which("g++") is not None
+
+
+def task(**changes: str | None) -> dict[str, str | bytes]:
+    """The fixture task as ``make_archive`` files, with files changed (or removed, for None)."""
+    files: dict[str, str | bytes] = {
+        f"{FOLDER}/{p.relative_to(FIXTURE).as_posix()}": p.read_text() for p in FIXTURE.rglob("*") if p.is_file()
+    }
+    for name, text in changes.items():
+        files.pop(f"{FOLDER}/{name}", None)
+        if text is not None:
+            files[f"{FOLDER}/{name}"] = text
+    return files
+
+
+def load(make_archive: ArchiveMaker, files: dict[str, str | bytes]) -> tuple[Path, EntrySource]:
+    archive = make_archive(files)
+    entries, problems = load_archive(archive, "archive", {})
+    assert problems == []
+    return archive, entries[0]
+
+
+def test_task_yaml_makes_a_folder_a_cms_task(make_archive: ArchiveMaker) -> None:
+    assert is_problem_folder({"task.yaml"}) and is_problem_folder({"task.yml"}, {"sol"})
+    assert not is_problem_folder({"task.yml"}, {"roles"})  # an Ansible task list is not one
+    _, source = load(make_archive, task())
+    meta = source.meta
+    assert (meta.package, meta.title, meta.time_limit, meta.memory_limit) == ("cms", "Mirror Words", 1.5, 128)
+    assert meta.subtasks == (Subtask("1", 40.0), Subtask("2", 60.0)) and source.diagnostics == ()
+
+
+def test_statement_samples_solutions_and_checker(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task())
+    assert [(s.input_file, s.answer_file) for s in source.samples] == [
+        ("att/input0.txt", "att/output0.txt"),
+        ("att/input1.txt", "att/output1.txt"),
+    ]
+    assert source.layout.solvers == ("sol/mirror.py", "sol/mirror.cpp")
+    assert hashed_only("input/input0.txt") and hashed_only("output/output0.txt")
+    entry = render_entry(source)
+    assert entry.statement is not None and "Print every word spelt backwards" in entry.statement.html
+    assert entry.checking == "CMS checker (check/checker.py)" and entry.package_name == "CMS task"
+
+
+def test_subtasks_from_score_type_parameters(make_archive: ArchiveMaker) -> None:
+    yaml = (FIXTURE / "task.yaml").read_text() + "score_type: GroupMin\nscore_type_parameters: [[30, 2], [70, '1-2']]\n"
+    _, source = load(make_archive, task(**{"task.yaml": yaml}))
+    assert source.meta.subtasks == (Subtask("1 (2 tests)", 30.0), Subtask("2 (tests 1-2)", 70.0))
+
+
+def test_a_task_with_only_task_yaml_says_what_it_lacks(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, {f"{FOLDER}/task.yaml": "name: mirror\n"})
+    assert [str(d) for d in source.diagnostics] == [
+        f"archive/{FOLDER}: warning: CMS task lacks {part}"
+        for part in (
+            "a statement (statement/statement.md or .tex, or testo/testo.tex)",
+            "samples (att/input0.txt with att/output0.txt)",
+            "a solution (sol/)",
+        )
+    ]
+
+
+def test_a_grader_keeps_solutions_from_running_and_says_so(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task(**{"sol/grader.cpp": "int main() {}\n"}))
+    assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown
+    assert [str(d) for d in source.diagnostics] == [
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without sol/grader.cpp"
+        " (they are shown, not run)"
+    ]
+
+
+def test_cms_scores() -> None:
+    def run(stdout: bytes, stderr: str = "", exit_code: int = 0) -> RunResult:
+        return RunResult(exit_code, None, 0.1, 0.1, stdout, stderr, False, False)
+
+    assert judge_checker("cms", "check/", run(b"1.0\n", "fine")).code == "AC"
+    assert (judge_checker("cms", "check/", run(b"0.5\n", "half")).message) == "score 0.5: half"
+    assert judge_checker("cms", "check/", run(b"0\n")).code == "WA"
+    assert judge_checker("cms", "check/", run(b"lots\n")).code == "CE"
+    assert judge_checker("cms", "check/", run(b"2\n")).code == "CE"
+    assert judge_checker("cms", "check/", run(b"1\n", "", 1)).code == "CE"
+
+
+def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    solutions = {"sol/mirror.cpp": None, "sol/mirror.py": "n = int(input())\nprint(input()[::-1])\n"}
+    archive, source = load(make_archive, task(**solutions))
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    [run] = report.runs[FOLDER]
+    assert [(v.code, v.message) for v in run.verdicts] == [
+        ("WA", "score 0.5: 1 of 2 words mirrored"),
+        ("AC", "all words mirrored"),
+    ]
+
+
+def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker) -> None:
+    manager = {"check/checker.py": None, "check/manager.cpp": "int main() {}\n", "check/board.cpp": "int f();\n"}
+    _, source = load(make_archive, task(**manager))
+    assert source.layout.validator is None and source.layout.solvers == ()
+    assert [str(d) for d in source.diagnostics] == [
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
+        " (they are shown, not run)"
+    ]
+
+
+def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(task())
+    report = build_site(options_for(archive, tmp_path / "site"))
+    assert [str(d) for d in report.diagnostics] == []
+    page = (tmp_path / "site" / FOLDER / "index.html").read_text()
+    assert "CMS task" in page and "<tr><td>1</td><td>40</td></tr>" in page and "<tr><td>2</td><td>60</td></tr>" in page
+    assert f"Verified {4 if HAS_GXX else 2}/{4 if HAS_GXX else 2}" in page
+    assert not (tmp_path / "site" / FOLDER / "input").exists()  # test data: publish_data is samples
+    assert check_site(tmp_path / "site") == []
