@@ -40,13 +40,13 @@ NOT_A_VERDICT: dict[tuple[type, str], str] = {
     (VerifyOptions, "cache_dir"): "where the cache is",
     (VerifyOptions, "cpp_standard"): "reaches the key through the compiled program's folder (the compiler's key)",
     (VerifyOptions, "time_limit"): "the default for problems without one; the base problem has one (see below)",
+    (VerifyOptions, "memory"): "the default for problems without one; the base problem has one (see below)",
     **{
         (Metadata, name): "shown on the page, never used to run or judge"
         for name in ("title", "label", "source", "year", "tags", "rating", "summary", "status", "credits", "source_url")
         if name
     },
     **{(Metadata, name): "shown on the page" for name in ("license", "rights_owner", "validation")},
-    (Metadata, "memory_limit"): "not applied to runs: they get the build's memory limit (VerifyOptions.memory)",
     (Metadata, "scoring"): "shown on the page (a subtasks table); samples are judged as in any problem",
     (Metadata, "subtasks"): "shown on the page",
     (Metadata, "validator_args"): "in the validator's digest",
@@ -98,7 +98,15 @@ SOLVER = Solver(
     "solution.py", "python", "print(3)", ("python3", "solution.py"), "", Path("/c/abc/program"), (("a", "b"),)
 )
 VALIDATOR = ValidatorProgram(
-    "v.py", ("python3", "v.py"), (("v.py", "x"),), ("a",), "d1", "", False, Path("/c/v/validator"), "kattis",
+    "v.py",
+    ("python3", "v.py"),
+    (("v.py", "x"),),
+    ("a",),
+    "d1",
+    "",
+    False,
+    Path("/c/v/validator"),
+    "kattis",
     Path("/c/v/built.tar"),
 )
 OPTIONS = VerifyOptions(interpreter="/usr/bin/python3", time_limit=3.0, time_margin=(2.0, 1.0))
@@ -162,6 +170,10 @@ def test_the_checker_the_limits_the_sample_and_the_code_change_the_key(monkeypat
     assert key(
         meta=dataclasses.replace(META, time_limit=None), options=dataclasses.replace(OPTIONS, time_limit=9)
     ) != key(meta=dataclasses.replace(META, time_limit=None))
+    assert key(meta=dataclasses.replace(META, memory_limit=None)) != base  # the build's default then
+    assert key(
+        meta=dataclasses.replace(META, memory_limit=None), options=dataclasses.replace(OPTIONS, memory=512 << 20)
+    ) != key(meta=dataclasses.replace(META, memory_limit=None))
     assert key(sample=dataclasses.replace(SAMPLE, answer=None)) != base
     assert key(validator=None) != base
     monkeypatch.setattr(jobs, "_code_fingerprint", lambda: "other code")

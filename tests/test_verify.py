@@ -873,3 +873,27 @@ def test_a_later_pass_gives_the_validator_that_pass_input(make_archive: ArchiveM
     }
     (run,) = verify(make_archive(files), tmp_path).runs["t/A-pass"]
     assert [(v.code, v.message) for v in run.verdicts] == [("AC", "pass 2 of 2")]
+
+
+def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their
+    address space and for their stack (a deep recursion is bounded by memory, not by 8 MiB)."""
+    solver = "import resource\nprint(*(resource.getrlimit(r)[0] >> 20 for r in (resource.RLIMIT_AS, resource.RLIMIT_STACK)))\n"
+    folder = "t/M-memory"
+    archive = make_archive(
+        {
+            f"{folder}/problem.yaml": "problem_format_version: 2025-09\nname: Memory\nlimits:\n  memory: 1536\n",
+            f"{folder}/data/sample/1.in": "\n",
+            f"{folder}/data/sample/1.ans": "1536 1536\n",
+            f"{folder}/submissions/accepted/limits.py": solver,
+        }
+        | entry("default", solver, "1024 1024\n")
+    )
+    report = verify(archive, tmp_path)
+    verdicts = {path: runs[0].verdicts[0] for path, runs in report.runs.items()}
+    assert {path: (v.code, v.output) for path, v in verdicts.items()} == {
+        folder: ("AC", "1536 1536\n"),
+        "t/A-default": ("AC", "1024 1024\n"),
+    }

@@ -346,6 +346,9 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     ]
     if limits.address_space:
         rlimits.append((resource.RLIMIT_AS, limits.memory))
+        # As judges do, the stack may take the whole memory limit (a recursive solution's depth is
+        # bounded by memory, not by the 8 MiB a shell gives).
+        rlimits.append((resource.RLIMIT_STACK, limits.memory))
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
         rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
     return rlimits

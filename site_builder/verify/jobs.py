@@ -349,7 +349,7 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         if note:
             solvers.append(Solver(name, language.id, item.text, (), note))
             continue
-        memory_mb = str(options.memory >> 20)
+        memory_mb = str(run_memory(source, options) >> 20)
         filename = name.rsplit("/", 1)[-1]
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
@@ -360,6 +360,20 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
         solvers.append(Solver(name, language.id, files[filename], argv, note, binary))
     return solvers
+
+
+MAX_MEMORY = 4096 * sandbox.MiB  # the most a package's memory limit gives a run on the build's machine
+
+
+def run_memory(source: EntrySource, options: VerifyOptions) -> int:
+    """The memory (address space, bytes) a run of this entry gets: the package's memory limit, as a
+    judge gives it (up to ``MAX_MEMORY``), else the build's."""
+    limit = source.meta.memory_limit
+    return min(limit * sandbox.MiB, MAX_MEMORY) if limit else options.memory
+
+
+def _mib(size: int) -> str:
+    return f"{size >> 30} GiB" if size % (1 << 30) == 0 else f"{size >> 20} MiB"
 
 
 PYTHON2_NOTE = "not run: Python 2 (this build runs Python 3, as judges do today)"
@@ -459,7 +473,7 @@ def _jobs(
     text of a list whose middle two items are the sample's and the answer's digests."""
     time_limit = source.meta.time_limit or options.time_limit
     wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
-    limits = Limits(wall=wall, memory=options.memory)
+    limits = Limits(wall=wall, memory=run_memory(source, options))
     program = solver.program.parent.name if solver.program else ""  # the compiled program's key
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
     before += [" ".join(solver.argv), program]
@@ -557,7 +571,7 @@ def judge(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[st
     if result.output_exceeded:
         return verdict("OLE", f"printed more than {job.limits.output // sandbox.MiB} MiB")
     if result.signal is not None or result.exit_code != 0:
-        return verdict("RTE", _crash_message(result))
+        return verdict("RTE", _crash_message(result, job.limits.memory))
     if job.sample.answer is None:
         return verdict("GEN", "no answer file: this output is what the solver printed, not verified")
     if job.validator is not None:
@@ -616,14 +630,18 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
     moment = 0.0 if solver_run.timed_out else SAME_MOMENT  # a solver stopped for its time is what ended it
     if rejected and checked.ended <= solver_run.ended + moment:  # the validator ended first: its verdict stands
         crashed = solver_run.signal is not None or solver_run.exit_code not in (0, None)
-        also = f"\n(the solver also ended with {_crash_message(solver_run).splitlines()[0]})" if crashed else ""
+        also = (
+            f"\n(the solver also ended with {_crash_message(solver_run, job.limits.memory).splitlines()[0]})"
+            if crashed
+            else ""
+        )
         return verdict(
             "WA", (message or f"{validator.name} rejected the interaction") + also, min(seconds, job.time_limit)
         )
     if solver_run.timed_out or checked.timed_out:
         return verdict("TLE", f"stopped at {job.limits.wall:g} s: over the time limit of {job.time_limit:g} s", seconds)
     if solver_run.signal is not None or solver_run.exit_code != 0:
-        return verdict("RTE", _crash_message(solver_run), seconds)
+        return verdict("RTE", _crash_message(solver_run, job.limits.memory), seconds)
     if rejected:
         return verdict("WA", message or f"{validator.name} rejected the interaction", seconds)
     return verdict("AC", "\n".join(p for p in (slow, message) if p), seconds)
@@ -643,7 +661,7 @@ def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -
     return files
 
 
-def _crash_message(result: RunResult) -> str:
+def _crash_message(result: RunResult, memory: int) -> str:
     if result.signal is not None:
         name = (
             signal.Signals(result.signal).name
@@ -658,7 +676,7 @@ def _crash_message(result: RunResult) -> str:
     if said := _exception_line(tail):
         text += f": {said}"
     if any("MemoryError" in line for line in tail):
-        text += "; out of memory (limit 1 GiB address space)"
+        text += f"; out of memory (limit {_mib(memory)} address space)"
     return text + ("\n" + "\n".join(tail) if tail else "")
 
 
