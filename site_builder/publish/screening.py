@@ -18,6 +18,10 @@ from ..source.archive import is_sample_file, is_test_data
 from .mediatypes import is_active
 from .svg import SvgSanitizer
 
+# The files a package format describes its problem in, which this page shows: withheld when active,
+# with no warning (every package has one, and its author has nothing to change).
+DESCRIPTORS = {"polygon": ("problem.xml",)}
+DESCRIPTOR_REASON = "the package's description, which this page shows"
 ACTIVE_REASON = (
     "a browser would run it as a page of this site (set publish_active_files: true in site.yaml to publish it)"
 )
@@ -76,6 +80,9 @@ def screen(
                         )
                     )
             elif not publish_active and is_active(item.name, item.text):
+                if item.name in DESCRIPTORS.get(source.meta.package or "", ()):
+                    withheld.append((item.name, DESCRIPTOR_REASON))  # nothing for its author to fix
+                    continue
                 withheld.append((item.name, ACTIVE_REASON))
                 notes.append(Diagnostic(where, 0, f"not published: {ACTIVE_REASON}", "warning"))
         if withheld or notes:
