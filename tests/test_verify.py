@@ -880,7 +880,7 @@ def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
 ) -> None:
     """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their
     address space and for their stack (a deep recursion is bounded by memory, not by 8 MiB)."""
-    solver = "import resource\nprint(*(resource.getrlimit(r)[0] >> 20 for r in (resource.RLIMIT_AS, resource.RLIMIT_STACK)))\n"
+    solver = "from resource import *\nprint(*(getrlimit(r)[0] >> 20 for r in (RLIMIT_AS, RLIMIT_STACK)))\n"
     folder = "t/M-memory"
     archive = make_archive(
         {
