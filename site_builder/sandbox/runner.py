@@ -76,6 +76,9 @@ class Limits:
     file_size: int = 16 * MiB  # largest file the program may write, and most standard error it may print
     scratch: int = 64 * MiB  # each tmpfs it can write (isolation.SCRATCH: its working folder, /dev/shm)
     address_space: bool = True  # limit the address space to ``memory`` (the JVM reserves far more than it uses)
+    # The stack's limit (bytes): 0 leaves the usual 8 MiB. Judges give a solver's stack its whole memory
+    # limit; Node, among others, fails to start with a stack limit as large as its address space.
+    stack: int = 0
 
     @property
     def cpu(self) -> int:
@@ -346,9 +349,8 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     ]
     if limits.address_space:
         rlimits.append((resource.RLIMIT_AS, limits.memory))
-        # As judges do, the stack may take the whole memory limit (a recursive solution's depth is
-        # bounded by memory, not by the 8 MiB a shell gives).
-        rlimits.append((resource.RLIMIT_STACK, limits.memory))
+    if limits.stack:
+        rlimits.append((resource.RLIMIT_STACK, limits.stack))
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
         rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
     return rlimits

@@ -473,7 +473,8 @@ def _jobs(
     text of a list whose middle two items are the sample's and the answer's digests."""
     time_limit = source.meta.time_limit or options.time_limit
     wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
-    limits = Limits(wall=wall, memory=run_memory(source, options))
+    memory = run_memory(source, options)
+    limits = Limits(wall=wall, memory=memory, stack=memory)  # as judges give it: the stack may take it all
     program = solver.program.parent.name if solver.program else ""  # the compiled program's key
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
     before += [" ".join(solver.argv), program]
