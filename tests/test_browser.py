@@ -183,10 +183,16 @@ def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = context.new_page()
     page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
+    assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()  # spoilers: folded
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri() + "#editorial")  # a link to it opens it
     assert page.locator(".prose:has-text('The trick is to sort')").is_visible()
     page.click("details.fold > summary")
     assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()
-    page.goto((tmp_path / "site/t/B-y/index.html").as_uri())  # another entry: folded too
+    page.click("details.fold > summary")  # opened by the reader: open on the next entry too
+    page.goto((tmp_path / "site/t/B-y/index.html").as_uri())
+    assert page.evaluate("document.querySelector('details.fold').open") is True
+    page.click("details.fold > summary")  # folded again: folded on the next page
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
     assert page.evaluate("document.querySelector('details.fold').open") is False
     page.emulate_media(media="print")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
