@@ -102,6 +102,13 @@ def test_each_languages_verdicts_stand_side_by_side(browser: Any, tmp_path: Path
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
     assert page.locator(".entry-status").inner_text().strip() == "Failing: C++ 1/2"
+    # each sample: input and answer, one badge; a failing sample's check is open, a passing one's folded
+    assert page.locator("#sample-1 .sample-verdict").inner_text().strip() == "Accepted all 3 solvers"
+    assert page.locator("#sample-2 .sample-verdict").inner_text().strip() == "Wrong Answer solution.cpp"
+    assert page.locator("#sample-1 details.sample-check").get_attribute("open") is None
+    assert not page.locator("#sample-1 .verdicts").is_visible()
+    assert page.locator("#sample-2 .verdicts").is_visible()
+    page.click("#sample-1 details.sample-check > summary")
     rows = [page.locator(f"#sample-{n} .verdicts li").all_inner_texts() for n in (1, 2)]
     assert [[r.split()[:2] for r in row] for row in rows] == [
         [["solution.py", "Accepted"], ["solution.cpp", "Accepted"], ["solution.java", "Accepted"]],
@@ -161,16 +168,19 @@ def test_a_sample_is_copied_with_one_click(browser: Any, tmp_path: Path) -> None
     page = context.new_page()
     page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
     buttons = page.locator("#sample-1 .io-head .copy")
-    assert buttons.count() == 3 and all(buttons.nth(i).is_visible() for i in range(3))
+    names = [buttons.nth(i).get_attribute("aria-label") for i in range(3)]
+    assert names == ["Copy sample 1 input", "Copy sample 1 output", "Copy sample 1 output of solution.py"]
+    assert [buttons.nth(i).is_visible() for i in range(3)] == [True, True, False]  # the check is folded
     buttons.nth(0).click()
     assert page.evaluate("navigator.clipboard.readText()") == "2 3\n"
     assert buttons.nth(0).inner_text() == "Copied"
+    page.click("#sample-1 details.sample-check > summary")
     buttons.nth(2).click()
     assert page.evaluate("navigator.clipboard.readText()") == "5\n"  # what the solver printed
     context.close()
 
 
-def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser: Any, tmp_path: Path) -> None:
+def test_the_editorial_is_folded_until_opened_and_paper_is_printed_light(browser: Any, tmp_path: Path) -> None:
     from site_builder.build import build_site
     from site_builder.source.config import make_options
 
@@ -289,3 +299,36 @@ def test_no_archive_file_runs_a_script_on_the_dev_server(browser: Any, tmp_path:
 
 def _fulfill(body: str, kind: str, route: Any) -> None:
     route.fulfill(body=body, content_type=kind, headers={"X-Content-Type-Options": "nosniff"})
+
+
+def test_a_sample_the_statement_places_is_not_repeated_and_names_are_never_cut(browser: Any, tmp_path: Path) -> None:
+    """A statement that places sample 1 itself (\\nextsample): the samples list links to it instead of
+    showing it again, and shows sample 2 whole; on a phone the sample's file names wrap, not cut."""
+    from site_builder.build import build_site
+
+    base = "t/A-add"
+    files = {
+        f"{base}/problem.yaml": "name: Add\n",
+        f"{base}/problem_statement/problem.en.tex": "Add two numbers.\n\n\\nextsample\n\nMore text.\n",
+        f"{base}/data/sample/1.in": "2 3\n",
+        f"{base}/data/sample/1.ans": "5\n",
+        f"{base}/data/sample/2-a-rather-long-sample-name.in": "7 8\n",
+        f"{base}/data/sample/2-a-rather-long-sample-name.ans": "15\n",
+        f"{base}/submissions/accepted/add.py": "print(sum(map(int, input().split())))\n",
+    }
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto((tmp_path / f"site/{base}/index.html").as_uri())
+    assert page.locator("pre.io:text-is('2 3')").count() == 1  # in the statement only
+    assert page.locator("#statement-sample-1 pre.io").first.is_visible()
+    placed = page.locator("#sample-1")
+    assert "Shown in the statement" in placed.inner_text()
+    assert placed.locator("a[href='#statement-sample-1']").count() == 1
+    assert page.locator("#sample-2-a-rather-long-sample-name pre.io").first.inner_text() == "7 8\n"
+    for link in page.locator(".sample .io-head a, .sample-files a").all():  # every name shown whole
+        assert link.evaluate("a => a.scrollWidth <= a.clientWidth + 1"), link.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import traceback
 import uuid
 from collections.abc import Callable
@@ -155,6 +156,8 @@ class PageRenderer:
         self.env.filters["transcript"] = lambda text: Markup(transcript_html(text))
         self.env.filters["file_groups"] = file_groups
         self.env.filters["for_readers"] = for_readers
+        self.env.filters["sample_anchors"] = lambda text: Markup(sample_anchors(text))
+        self.env.globals["samples_in_statement"] = samples_in_statement
         self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
@@ -402,6 +405,26 @@ def file_groups(files: tuple[str, ...]) -> list[tuple[str, list[str]]]:
         groups.setdefault(title, []).append(name)
     order = ["Problem files", *dict.fromkeys(t for t, _ in FILE_GROUPS), "Other files"]
     return [(title, groups[title]) for title in order if title in groups]
+
+
+# How a statement shows a sample it places itself (render/document.py's ``statement_sample``).
+_PLACED_SAMPLE = re.compile(r'<div class="statement-sample"><p class="sample-title">Sample ([^<]*)</p>')
+
+
+def samples_in_statement(entry: Entry) -> set[str]:
+    """The names of the samples the statement shows itself: the page's samples list does not repeat them."""
+    if entry.statement is None:
+        return set()
+    return {html.unescape(m.group(1)) for m in _PLACED_SAMPLE.finditer(entry.statement.html)}
+
+
+def sample_anchors(text: str) -> str:
+    """The statement's HTML with an id on each sample it places, for the samples list to link to."""
+    return _PLACED_SAMPLE.sub(
+        lambda m: f'<div class="statement-sample" id="statement-sample-{slugify(html.unescape(m.group(1)))}">'
+        f'<p class="sample-title">Sample {m.group(1)}</p>',
+        text,
+    )
 
 
 def for_readers(diagnostic: Diagnostic, entry: Entry) -> str:
