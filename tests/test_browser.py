@@ -332,3 +332,35 @@ def test_a_sample_the_statement_places_is_not_repeated_and_names_are_never_cut(b
         assert link.evaluate("a => a.scrollWidth <= a.clientWidth + 1"), link.inner_text()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
+
+
+def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuild(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A TikZ picture in a figure with a caption: the page links a file named by its content (no
+    ``data:`` URL in the page), with its size, loaded lazily, its caption as its alternative text;
+    a build that keeps the page keeps the file."""
+    from site_builder.build import build_site
+
+    tex = (
+        "\\begin{figure}\n\\begin{tikzpicture}\\draw (0,0) -- (2,1);\\end{tikzpicture}\n"
+        "\\caption{A line from the origin to the tower}\n\\end{figure}\n"
+    )
+    write_tree(tmp_path / "archive", {"t/A-x/solution.tex": f"\\section{{Idea}}\n{tex}"})
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    for _ in range(2):
+        build_site(make_options(tmp_path, jobs=1))
+        html = (tmp_path / "site/t/A-x/index.html").read_text()
+        assert "data:image/svg+xml" not in html
+        figures = list((tmp_path / "site/figures").glob("*.svg"))
+        assert len(figures) == 1 and f'src="../../figures/{figures[0].name}"' in html
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri() + "#editorial")
+    image = page.locator("figure img")
+    assert image.get_attribute("alt") == "A line from the origin to the tower"
+    assert image.get_attribute("loading") == "lazy" and int(image.get_attribute("width") or 0) > 0
+    assert int(image.get_attribute("height") or 0) > 0
+    image.scroll_into_view_if_needed()
+    page.wait_for_function("document.querySelector('figure img').naturalWidth > 0", timeout=5_000)
+    page.close()

@@ -172,8 +172,9 @@ def test_a_record_keeps_the_write_up_apart_and_indexes_authors_sources_and_tag_n
     )
     record = search.search_record(entry, "T")
     assert "Chinese remainder theorem" not in record.text and record.editorial == "Use the Chinese remainder theorem."
-    for word in ("crt", "kmp", "knuth-morris-pratt", "depth-first search", "Spring Cup 2024", "Ada Lovelace", "Alan Turing"):
+    for word in ("crt", "kmp", "knuth-morris-pratt", "depth-first search", "Spring Cup 2024", "Ada Lovelace"):
         assert word in record.text, word
+    assert "Alan Turing" in record.text
     assert record.text.count("Ada Lovelace") == 1
     assert "Count the towers." in record.text
     # Pagefind gets the write-up last, and where it starts: a result matched only there says so

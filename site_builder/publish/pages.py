@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
@@ -9,7 +11,7 @@ import re
 import traceback
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -19,7 +21,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
-from ..model import Entry, Site, Track
+from ..model import Document, Entry, Site, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import neighbours
@@ -125,8 +127,13 @@ def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
     return groups
 
 
+FIGURES = "figures"  # the site's folder of drawn figures, each named by its content
+
+
 class PageRenderer:
-    """Owns the Jinja environment; every ``render_*`` returns ``Output`` values."""
+    """Owns the Jinja environment; every ``render_*`` returns ``Output`` values. An entry page's drawn
+    figures (TikZ pictures, PDF figures: SVG, sanitized when drawn) become files of their own under
+    ``figures/``, named by their digest; ``figures_of`` hands over those of the last pages rendered."""
 
     def __init__(self, folders: list[tuple[Path, str]], cache: Path | None = None, sandboxed: bool = False) -> None:
         """``folders``: where templates are looked up, in order, each with how messages name it; the
@@ -164,6 +171,11 @@ class PageRenderer:
         self.env.globals["files_summary"] = files_summary
         self.process = PageProcess(self._render_bytes) if sandboxed else None
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
+        self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
+
+    def figures_of(self, path: str) -> list[Output]:
+        """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
+        return self.figures.pop(path, [])
 
     def plan(self, site: Site, complete: Callable[[Entry], Entry] = lambda e: e) -> dict[str, Callable[[], Output]]:
         """Every output of the site by path, each rendered only when called. ``complete`` gives the
@@ -228,6 +240,9 @@ class PageRenderer:
     def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:
         if not entry.complete:
             raise ValueError(f"{entry.path}: a card holds no HTML to render the entry's page from")
+        path = entry_url(entry)
+        entry, figures = figures_as_files(entry, root_of(path))
+        self.figures[path] = figures
         track = next(t for t in site.tracks if t.id == entry.track)
         return self.page(
             "entry.html",
@@ -421,10 +436,66 @@ def samples_in_statement(entry: Entry) -> set[str]:
 def sample_anchors(text: str) -> str:
     """The statement's HTML with an id on each sample it places, for the samples list to link to."""
     return _PLACED_SAMPLE.sub(
-        lambda m: f'<div class="statement-sample" id="statement-sample-{slugify(html.unescape(m.group(1)))}">'
-        f'<p class="sample-title">Sample {m.group(1)}</p>',
+        lambda m: (
+            f'<div class="statement-sample" id="statement-sample-{slugify(html.unescape(m.group(1)))}">'
+            f'<p class="sample-title">Sample {m.group(1)}</p>'
+        ),
         text,
     )
+
+
+_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)"')
+_FIGURE = re.compile(r"<figure\b[^>]*>.*?</figure>", re.S)
+_CAPTION_TEXT = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
+
+
+def figures_as_files(entry: Entry, root: str) -> tuple[Entry, list[Output]]:
+    """The entry with each drawn figure of its documents (inlined as a ``data:`` URL when drawn) linked
+    from a file of its own (``figures/<digest>.svg``: cached by browsers, loaded when scrolled to), its
+    caption as its text; and those files."""
+    files: dict[str, Output] = {}
+
+    def linked(document: Document | None) -> Document | None:
+        if document is None or "data:image/svg+xml;base64," not in document.html:
+            return document
+        return replace(document, html=_captions_as_alt(_link_figures(document.html, root, files)))
+
+    changed = replace(
+        entry,
+        statement=linked(entry.statement),
+        solution=linked(entry.solution),
+        translations=tuple(d for d in (linked(t) for t in entry.translations) if d is not None),
+    )
+    return changed, list(files.values())
+
+
+def _link_figures(text: str, root: str, files: dict[str, Output]) -> str:
+    """Only the drawings ``render/pictures.py`` made (and sanitized) are matched: by their alt text."""
+
+    def link(m: re.Match[str]) -> str:
+        data = base64.b64decode(m.group(1))
+        name = f"{FIGURES}/{hashlib.sha256(data).hexdigest()[:24]}.svg"
+        files.setdefault(name, Output(name, data))
+        return m.group(0).replace(f"data:image/svg+xml;base64,{m.group(1)}", root + name)
+
+    return _DRAWN.sub(link, text)
+
+
+def _captions_as_alt(text: str) -> str:
+    """A drawn figure in a ``<figure>`` with a caption gets the caption's words as its alternative
+    text, not "PDF figure" (drawings are filled in after the document gave its images their captions)."""
+
+    def one(m: re.Match[str]) -> str:
+        caption = _CAPTION_TEXT.search(m.group(0))
+        if not caption:
+            return m.group(0)
+        words = re.sub(r'<span class="caption-label">.*?</span>\s*|<[^>]+>', "", caption.group(1))
+        alt = html.escape(" ".join(html.unescape(words).split()), quote=True)
+        if not alt:
+            return m.group(0)
+        return re.sub(r'alt="(?:PDF figure|TikZ picture)"', lambda _: f'alt="{alt}"', m.group(0), count=1)
+
+    return _FIGURE.sub(one, text)
 
 
 def for_readers(diagnostic: Diagnostic, entry: Entry) -> str:

@@ -152,7 +152,10 @@ class LiveBuilder(Builder):
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs = [plan[path]() for path in sorted(wanted)]
+        outputs = []
+        for path in sorted(wanted):
+            outputs.append(plan[path]())
+            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
             written = output.write_in_place(self.options.out, outputs, self.published)
