@@ -334,9 +334,7 @@ def test_a_sample_the_statement_places_is_not_repeated_and_names_are_never_cut(b
     page.close()
 
 
-def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuild(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuild(browser: Any, tmp_path: Path) -> None:
     """A TikZ picture in a figure with a caption: the page links a file named by its content (no
     ``data:`` URL in the page), with its size, loaded lazily, its caption as its alternative text;
     a build that keeps the page keeps the file."""

@@ -314,7 +314,7 @@ def test_on_a_phone_the_title_limits_and_statement_come_first_and_the_feed_is_li
     context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
     tab = context.new_page()
     tab.goto(site_url + ENTRY)
-    limits = tab.locator("ul.limits")
+    limits = tab.locator("dl.judge-box")
     assert limits.is_visible()
     assert "Time limit" in limits.inner_text() and "Answers" in limits.inner_text()
     title_box, limits_box = tab.locator("h1").bounding_box(), limits.bounding_box()

@@ -24,7 +24,7 @@ from ..errors import Diagnostic, TemplateError
 from ..model import Document, Entry, Site, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
-from .catalog import neighbours
+from .catalog import humanised, neighbours
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
 RECENT = 10
@@ -95,16 +95,38 @@ def files_summary(entry: Entry) -> str:
     return "\u00a0· ".join(dict.fromkeys(parts))
 
 
+def default_memory(entry: Entry) -> int | None:
+    """The memory limit, in MiB, a problem package has when its ``problem.yaml`` sets none: 1024 in the
+    legacy (Kattis) format, 2048 in the versions since 2023-07; None for a folder that is no package."""
+    if not entry.package:
+        return None
+    return 1024 if entry.package == "legacy" else 2048
+
+
 def entry_heading(site: Site, entry: Entry) -> str:
     """ "ICPC 2022 · X. Quartets": the track (and year), then label and title."""
     return heading(next((t.title for t in site.tracks if t.id == entry.track), entry.track), entry)
 
 
 def heading(track: str, entry: Entry) -> str:
-    """``entry_heading`` with the track's title given."""
-    left = f"{track} {entry.year}" if entry.year else track
+    """``entry_heading`` with the track's title given: the contest as the package names it (its
+    ``source``), else the track, year and folders ("Codeforces Round 102 · D. Terrace Staircase")."""
     right = f"{entry.label}. {entry.title}" if entry.label else entry.title
-    return f"{left} \u00b7 {right}"
+    return f"{contest(track, entry)} \u00b7 {right}"
+
+
+def contest(track: str, entry: Entry) -> str:
+    """The contest an entry is from, in words: its ``source``, else its track, year and group folders."""
+    if entry.source:
+        return entry.source
+    parts = [track, str(entry.year)] if entry.year else [track]
+    parts += [humanised(g) for g in entry.groups if g != str(entry.year)]
+    return " ".join(parts)
+
+
+def group_title(name: str) -> str:
+    """A group's folders in words: ``round-102`` is "Round 102", ``2024/day-1`` "2024 · Day 1"."""
+    return " \u00b7 ".join(humanised(part) for part in name.split("/") if part)
 
 
 def repository_path(entry: Entry) -> str:
@@ -165,6 +187,9 @@ class PageRenderer:
         self.env.filters["for_readers"] = for_readers
         self.env.filters["sample_anchors"] = lambda text: Markup(sample_anchors(text))
         self.env.globals["samples_in_statement"] = samples_in_statement
+        self.env.globals["default_memory"] = default_memory
+        self.env.filters["group_title"] = group_title
+        self.env.tests["startingwith"] = lambda text, prefix: str(text).startswith(prefix)
         self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
