@@ -362,3 +362,30 @@ def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuil
     image.scroll_into_view_if_needed()
     page.wait_for_function("document.querySelector('figure img').naturalWidth > 0", timeout=5_000)
     page.close()
+
+
+def test_paper_gets_the_statement_and_whole_samples_and_the_code_only_with_the_editorial(
+    browser: Any, tmp_path: Path
+) -> None:
+    from site_builder.build import build_site
+
+    files = {"t/A-add/solution.py": "print(sum(map(int, input().split())))\n", "t/A-add/samples/1.in": "2 3\n"}
+    files |= {"t/A-add/samples/1.ans": "5\n", "t/A-add/solution.md": "# Add\n\nThe trick: add them.\n"}
+    files |= {"t/A-add/statement.md": "# Add\n\nAdd two numbers.\n", "t/A-add/helper.py": "x = 1\n"}
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
+    page.emulate_media(media="print")
+
+    def shown(selector: str) -> bool:
+        return bool(page.evaluate(f"[...document.querySelectorAll('{selector}')].some(e => e.offsetParent !== null)"))
+
+    assert shown("#statement") and shown(".sample pre.io")
+    assert not shown("button") and not shown("#editorial") and not shown("#code") and not shown("#files")
+    assert page.evaluate("getComputedStyle(document.querySelector('.sample')).breakInside") == "avoid"
+    page.evaluate("document.querySelector('details.fold').open = true")
+    assert shown("#editorial") and shown("#code")
+    page.close()
