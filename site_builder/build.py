@@ -28,7 +28,7 @@ from .publish import output
 from .publish.catalog import link_site
 from .publish.downloads import sample_archive_paths, sample_archives
 from .publish.freshness import Loaded, kept_build, load_inputs
-from .publish.pages import Output, PageRenderer
+from .publish.pages import Output, PageRenderer, entry_url
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
@@ -352,7 +352,8 @@ class Builder:
             if path in self.content_keys
         }
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
-        if len(keys) == len(site.entries):  # every entry keyed, in the site's order: so is the site
+        # every entry keyed, in the site's order: so is the site
+        if all(entry_url(e) in keys for e in site.entries):
             whole = hashlib.sha256("\n".join([shared, *(f"{url} {key}" for url, key in keys.items())]).encode())
             site_key = whole.hexdigest()
             keys.update(

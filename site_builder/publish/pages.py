@@ -21,7 +21,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
-from ..model import Document, Entry, Site, Track
+from ..model import CodeFile, Document, Entry, Site, SolverRun, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import humanised, neighbours
@@ -93,6 +93,40 @@ def files_summary(entry: Entry) -> str:
     parts = [entry.solution.file.rsplit(".", 1)[1].replace("tex", "TeX").replace("md", "MD")] if entry.solution else []
     parts += [language_name(s.language) for s in entry.solvers]
     return "\u00a0· ".join(dict.fromkeys(parts))
+
+
+def code_url(entry: Entry, name: str) -> str:
+    """The page of one of an entry's code files: ``<entry>/code-<file, slugged>.html``."""
+    return f"{entry.slug or entry.path}/{code_page(name)}"
+
+
+def code_page(name: str) -> str:
+    """A code file's page, as the entry's page links it (beside it)."""
+    return f"code-{slugify(name)}.html"
+
+
+def featured_solvers(entry: Entry) -> list[CodeFile]:
+    """The solutions the entry page shows, one per language: the first that every run accepted (or,
+    with none run, the first the package lists: its reference solution comes first)."""
+    runs = {r.solver: r for r in entry.runs}
+    chosen: dict[str, CodeFile] = {}
+    for code in entry.solvers:
+        held = chosen.get(code.language)
+        if held is None or (_accepted(runs.get(code.name)) and not _accepted(runs.get(held.name))):
+            chosen[code.language] = code
+    return [c for c in entry.solvers if chosen.get(c.language) is c]
+
+
+def _accepted(run: SolverRun | None) -> bool:
+    return run is not None and run.verdicts != () and not run.failures and not run.note
+
+
+def code_pages(entry: Entry) -> list[tuple[str, str]]:
+    """The pages of the entry's code files that its page only links to: every solution but the
+    featured ones, and every other source file. As (url, file name) pairs."""
+    featured = {c.name for c in featured_solvers(entry)}
+    names = [c.name for c in entry.solvers if c.name not in featured] + [c.name for c in entry.sources]
+    return [(code_url(entry, name), name) for name in names]
 
 
 def default_memory(entry: Entry) -> int | None:
@@ -188,6 +222,8 @@ class PageRenderer:
         self.env.filters["sample_anchors"] = lambda text: Markup(sample_anchors(text))
         self.env.globals["samples_in_statement"] = samples_in_statement
         self.env.globals["default_memory"] = default_memory
+        self.env.globals["featured_solvers"] = featured_solvers
+        self.env.globals["code_page"] = code_page
         self.env.filters["group_title"] = group_title
         self.env.tests["startingwith"] = lambda text, prefix: str(text).startswith(prefix)
         self.env.globals["language_name"] = language_name
@@ -197,6 +233,7 @@ class PageRenderer:
         self.process = PageProcess(self._render_bytes) if sandboxed else None
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
         self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
+        self.completed: Entry | None = None  # the last whole entry fetched for a page (see ``_whole``)
 
     def figures_of(self, path: str) -> list[Output]:
         """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
@@ -223,6 +260,8 @@ class PageRenderer:
             )
         for entry in site.entries:
             plan[entry_url(entry)] = partial(self._render_complete, site, entry, links[entry.path], complete)
+            for url, name in code_pages(entry):
+                plan[url] = partial(self._render_code, site, entry, name, complete)
         return plan
 
     def entry_inputs(self, site: Site) -> dict[str, tuple[str, str]]:
@@ -237,6 +276,8 @@ class PageRenderer:
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
             found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
+            for url, name in code_pages(entry):
+                found[url] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), name)))
         return found
 
     def render_site(self, site: Site) -> list[Output]:
@@ -260,7 +301,31 @@ class PageRenderer:
     def _render_complete(
         self, site: Site, entry: Entry, around: tuple[Entry | None, Entry | None], complete: Callable[[Entry], Entry]
     ) -> Output:
-        return self.render_entry(site, complete(entry), *around)
+        return self.render_entry(site, self._whole(entry, complete), *around)
+
+    def _whole(self, entry: Entry, complete: Callable[[Entry], Entry]) -> Entry:
+        """The whole entry, kept for the code pages that follow its page in the plan."""
+        if self.completed is None or self.completed.path != entry.path or self.completed.runs != entry.runs:
+            self.completed = complete(entry)
+        return self.completed
+
+    def _render_code(self, site: Site, entry: Entry, name: str, complete: Callable[[Entry], Entry]) -> Output:
+        whole = self._whole(entry, complete)
+        code = next(c for c in (*whole.solvers, *whole.sources) if c.name == name)
+        track = next(t for t in site.tracks if t.id == entry.track)
+        edit_base = f"{site.repo_url}/edit/{site.repo_branch}/{repository_path(whole)}" if site.repo_url else ""
+        url = code_url(entry, name)
+        return self.page(
+            "code.html",
+            url,
+            site,
+            entry=whole,
+            code=code,
+            track=track,
+            heading=entry_heading(site, whole),
+            run=next((r for r in whole.runs if r.solver == name), None),
+            edit_base=edit_base,
+        )
 
     def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:
         if not entry.complete:

@@ -13,7 +13,7 @@ from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
 from ..publish.downloads import sample_archives
-from ..publish.pages import entry_url
+from ..publish.pages import code_pages, entry_url
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
 from ..source.archive import is_problem_dir, load_entry, reserved_folder, unique_slugs, url_slug, walk_order
@@ -149,6 +149,7 @@ class LiveBuilder(Builder):
         else:
             wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
             wanted |= {entry_url(e) for e in own_pages}
+            wanted |= {url for e in own_pages for url, _ in code_pages(e)}
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
