@@ -215,3 +215,12 @@ def test_an_imported_collection_names_its_contests_and_shows_no_empty_column(
     walk = (out / "icpc/round-103/walk/index.html").read_text()
     assert "<title>Spring Regional 2023 \u00b7 Chair Dance \u00b7" in chairs
     assert "<title>ICPC Round 103 \u00b7 Walk \u00b7" in walk and "<li>Round 103</li>" in walk
+
+
+def test_tag_counts_read_as_counts_and_the_footer_claims_no_more_than_was_done(built: Path) -> None:
+    tags = (built / "tags/index.html").read_text()
+    assert re.search(
+        r'<span class="count"><span class="visually-hidden">, </span>\d+<span class="visually-hidden"> entr', tags
+    )
+    footer = (built / "index.html").read_text().split('<footer class="site-footer">')[1]
+    assert "Every solution" not in footer and "where they can be" in footer  # not every solution runs
