@@ -394,8 +394,9 @@ def test_paper_gets_the_statement_and_whole_samples_and_the_code_only_with_the_e
 def test_the_entry_page_shows_one_solution_per_language_and_links_the_others_by_line(
     browser: Any, tmp_path: Path
 ) -> None:
-    """Two accepted Python solutions and a C++ one: the page shows one per language and lists the
-    other with its verdict, on a page of its own whose lines can be linked; source files are links."""
+    """Two accepted Python solutions and a C++ one: the page shows one per language (the shorter
+    Python one) and lists the other with its verdict, on a page of its own whose lines can be
+    linked; source files are links."""
     from site_builder.build import build_site
 
     add = "a, b = map(int, input().split())\nprint(a + b)\n"
@@ -406,7 +407,7 @@ def test_the_entry_page_shows_one_solution_per_language_and_links_the_others_by_
         f"{base}/problem_statement/problem.en.md": "Add two numbers.\n",
         f"{base}/data/sample/1.in": "2 3\n",
         f"{base}/data/sample/1.ans": "5\n",
-        f"{base}/submissions/accepted/a_first.py": add,
+        f"{base}/submissions/accepted/a_first.py": "# the long way round\n" * 3 + add,
         f"{base}/submissions/accepted/b_second.py": add.replace("a + b", "b + a"),
         f"{base}/submissions/accepted/c_third.cpp": cpp,
     }
@@ -417,18 +418,18 @@ def test_the_entry_page_shows_one_solution_per_language_and_links_the_others_by_
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto((tmp_path / f"site/{base}/index.html").as_uri())
     shown = page.locator("section[aria-labelledby=code] .code-file .file-name").all_inner_texts()
-    assert sorted(shown) == ["submissions/accepted/a_first.py", "submissions/accepted/c_third.cpp"]
+    assert sorted(shown) == ["submissions/accepted/b_second.py", "submissions/accepted/c_third.cpp"]  # the shortest
     others = page.locator("section[aria-labelledby=code] .code-list li")
-    assert others.count() == 1 and "b_second.py" in others.inner_text() and "Accepted" in others.inner_text()
+    assert others.count() == 1 and "a_first.py" in others.inner_text() and "Accepted" in others.inner_text()
     assert page.locator("section[aria-labelledby=sources] .code-list a").count() >= 1  # links, not code
     assert page.locator("section[aria-labelledby=sources] .code-file").count() == 0
     others.locator("a").click()
-    page.wait_for_url("**/code-submissions-accepted-b-second-py.html")
-    assert page.locator("h1").inner_text() == "submissions/accepted/b_second.py"
+    page.wait_for_url("**/code-submissions-accepted-a-first-py.html")
+    assert page.locator("h1").inner_text() == "submissions/accepted/a_first.py"
     assert "Accepted" in page.locator(".code-verdicts").inner_text()
     url = page.url
     page.goto("about:blank")
-    page.goto(url + "#submissions-accepted-b_second-py-L2")
-    top = page.locator("#submissions-accepted-b_second-py-L2").evaluate("e => e.getBoundingClientRect().top")
+    page.goto(url + "#submissions-accepted-a_first-py-L2")
+    top = page.locator("#submissions-accepted-a_first-py-L2").evaluate("e => e.getBoundingClientRect().top")
     assert 0 <= top < 900
     page.close()

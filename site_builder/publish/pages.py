@@ -106,13 +106,19 @@ def code_page(name: str) -> str:
 
 
 def featured_solvers(entry: Entry) -> list[CodeFile]:
-    """The solutions the entry page shows, one per language: the first that every run accepted (or,
-    with none run, the first the package lists: its reference solution comes first)."""
+    """The solutions the entry page shows, one per language: the reference one (``solution.<ext>``,
+    the archive's own), else the shortest that every run accepted (or, with none accepted, the
+    shortest): a package's 3,000-line transcription does not make its page megabytes long."""
     runs = {r.solver: r for r in entry.runs}
+
+    def rank(code: CodeFile) -> tuple[bool, bool, int]:
+        reference = code.name.rsplit("/", 1)[-1].startswith("solution.")
+        return (not reference, not _accepted(runs.get(code.name)), code.lines)
+
     chosen: dict[str, CodeFile] = {}
     for code in entry.solvers:
         held = chosen.get(code.language)
-        if held is None or (_accepted(runs.get(code.name)) and not _accepted(runs.get(held.name))):
+        if held is None or rank(code) < rank(held):
             chosen[code.language] = code
     return [c for c in entry.solvers if chosen.get(c.language) is c]
 
