@@ -224,3 +224,18 @@ def test_tag_counts_read_as_counts_and_the_footer_claims_no_more_than_was_done(b
     )
     footer = (built / "index.html").read_text().split('<footer class="site-footer">')[1]
     assert "Every solution" not in footer and "where they can be" in footer  # not every solution runs
+
+
+def test_a_contest_goes_by_the_short_name_its_source_gives() -> None:
+    from dataclasses import replace
+
+    from test_search import _entry
+
+    from site_builder.publish.pages import contest
+
+    entry = _entry("icpc/round-102/x", "")
+    assert contest("ICPC", replace(entry, groups=("round-102",))) == "ICPC Round 102"
+    assert contest("ICPC", replace(entry, groups=("2024",), year=2024)) == "ICPC 2024"
+    named = replace(entry, source="Northwestern Europe Regional Contest (NWERC) 2022")
+    assert contest("ICPC", named) == "NWERC 2022"
+    assert contest("ICPC", replace(entry, source="Spring Cup (online)")) == "Spring Cup (online)"

@@ -157,8 +157,9 @@ def heading(track: str, entry: Entry) -> str:
 
 def contest(track: str, entry: Entry) -> str:
     """The contest an entry is from, in words: its ``source``, else its track, year and group folders."""
-    if entry.source:
-        return entry.source
+    if entry.source:  # "Northwestern Europe Regional Contest (NWERC) 2022" by the name it goes by: "NWERC 2022"
+        short = re.fullmatch(r".*\(([A-Z][A-Za-z0-9]{1,9})\)\s*(\d{4})?", entry.source.strip())
+        return " ".join(p for p in (short.group(1), short.group(2)) if p) if short else entry.source
     parts = [track, str(entry.year)] if entry.year else [track]
     parts += [humanised(g) for g in entry.groups if g != str(entry.year)]
     return " ".join(parts)
