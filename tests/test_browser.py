@@ -37,6 +37,8 @@ def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: Any, dev:
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"http://127.0.0.1:{port}/t/A-alpha/index.html")
+    page.evaluate("localStorage.setItem('fold:editorial', 'open')")  # a reader who reads write-ups
+    page.reload()
     assert page.locator(".prose").first.inner_text().count("First text.") == 1
     page.evaluate("window.scrollTo(0, 1500)")
     page.wait_for_timeout(300)  # let the EventSource connect
@@ -138,7 +140,7 @@ def test_math_has_its_own_font_aligned_rows_and_numbers(browser: Any, tmp_path: 
     shutil.copytree(ROOT / "static", tmp_path / "static")
     build_site(make_options(tmp_path, jobs=1))
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.goto((tmp_path / "site/t/A-math/index.html").as_uri())
+    page.goto((tmp_path / "site/t/A-math/index.html").as_uri() + "#editorial")  # the write-up: opened
     page.evaluate("document.fonts.ready")
     assert page.evaluate("document.fonts.check('20px STIX2')"), "the site's math font did not load"
     used = page.evaluate("[...document.fonts].filter(f => f.family.includes('STIX2')).map(f => f.status)")
@@ -235,7 +237,7 @@ def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path
     for details in page.locator("details").all():
         details.evaluate("d => d.open = true")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert page.locator(".lang-tabs [role=tab]").count() == 3
+    assert page.locator("section[aria-labelledby=code] .code-list li").count() == 2  # one shown, the others listed
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto((tmp_path / "site/nwerc/index.html").as_uri())  # the track's table: the status fits its column
     badge, wrap = page.locator("td .badge-failing").bounding_box(), page.locator(".table-wrap").bounding_box()

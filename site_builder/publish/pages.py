@@ -240,7 +240,7 @@ class PageRenderer:
         self.process = PageProcess(self._render_bytes) if sandboxed else None
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
         self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
-        self.completed: Entry | None = None  # the last whole entry fetched for a page (see ``_whole``)
+        self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
 
     def figures_of(self, path: str) -> list[Output]:
         """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
@@ -311,10 +311,11 @@ class PageRenderer:
         return self.render_entry(site, self._whole(entry, complete), *around)
 
     def _whole(self, entry: Entry, complete: Callable[[Entry], Entry]) -> Entry:
-        """The whole entry, kept for the code pages that follow its page in the plan."""
-        if self.completed is None or self.completed.path != entry.path or self.completed.runs != entry.runs:
-            self.completed = complete(entry)
-        return self.completed
+        """The whole entry, kept for the code pages that follow its page in the plan (for this very card:
+        an edited entry is a new one)."""
+        if self.completed is None or self.completed[0] is not entry:
+            self.completed = (entry, complete(entry))
+        return self.completed[1]
 
     def _render_code(self, site: Site, entry: Entry, name: str, complete: Callable[[Entry], Entry]) -> Output:
         whole = self._whole(entry, complete)
