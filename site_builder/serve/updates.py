@@ -166,7 +166,7 @@ class LiveBuilder(Builder):
             made = [*plan, *(d.path for d in downloads)]
             raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
             urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
-            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads})
+            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads} | set(plan))  # code pages too
             written += output.write_in_place(self.options.out, downloads, self.published)
         self.site = site
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
