@@ -28,7 +28,7 @@ from .publish import output
 from .publish.catalog import link_site
 from .publish.downloads import sample_archive_paths, sample_archives
 from .publish.freshness import Loaded, kept_build, load_inputs
-from .publish.pages import Output, PageRenderer
+from .publish.pages import Output, PageRenderer, entry_url
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
@@ -352,27 +352,50 @@ class Builder:
             if path in self.content_keys
         }
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
-        if len(keys) == len(site.entries):  # every entry keyed, in the site's order: so is the site
+        # every entry keyed, in the site's order: so is the site
+        if all(entry_url(e) in keys for e in site.entries):
             whole = hashlib.sha256("\n".join([shared, *(f"{url} {key}" for url, key in keys.items())]).encode())
             site_key = whole.hexdigest()
             keys.update(
                 {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}
             )
-        used: dict[str, str] = {}
+        used: dict[str, object] = {}
+        sent: set[str] = set()  # figure files given to the writer: entries may share one
+        renderer = self.pages
+
+        def kept_figures(known: object) -> tuple[str, dict[str, str]]:
+            """A page's digest and its figure files' (``[digest, {path: digest}]`` when it has any)."""
+            if isinstance(known, list) and len(known) == 2 and isinstance(known[1], dict):
+                return str(known[0]), known[1]
+            return (known, {}) if isinstance(known, str) else ("", {})
 
         def pages() -> Iterator[Output]:
             for path, render in plan.items():
                 key = keys.get(path)
-                known = store.get(key) if key else None
-                if key and known and published.get(path) == known:
-                    used[key] = known
+                known, figures = kept_figures(store.get(key) if key else None)
+                if (
+                    key
+                    and known
+                    and published.get(path) == known
+                    and all(published.get(f) == d for f, d in figures.items())
+                ):
+                    used[key] = store.get(key)
                     yield Output(path, b"", kept=known)
+                    for name, digest in figures.items():
+                        if name not in sent:
+                            sent.add(name)
+                            yield Output(name, b"", kept=digest)
                     continue
                 page = render()
                 page = replace(page, digest=output.digest(page.data))  # written and kept by it
+                drawn = [replace(f, digest=output.digest(f.data)) for f in renderer.figures_of(path)]
                 if key:
-                    used[key] = page.digest
+                    used[key] = [page.digest, {f.path: f.digest for f in drawn}] if drawn else page.digest
                 yield page
+                for figure in drawn:
+                    if figure.path not in sent:
+                        sent.add(figure.path)
+                        yield figure
 
         writer.add(pages())
         write_json(store.path, used)

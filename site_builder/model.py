@@ -307,7 +307,7 @@ class Entry(Compact):
     diagnostics: tuple[Diagnostic, ...] = ()
     runs: tuple[SolverRun, ...] = ()
     has_python: bool = False
-    search_text: str = ""  # statement and write-up as plain text, math as TeX
+    search_text: str = ""  # statement, form feed, write-up as plain text, math as TeX
     slug: str = ""  # the folder of its page in the site (``path`` made URL-safe)
     translations: tuple[Document, ...] = ()  # the statement in further languages
     credits: tuple[tuple[str, tuple[str, ...]], ...] = ()

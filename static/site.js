@@ -34,12 +34,19 @@
   });
 
   // ---------------------------------------------------------------- folds (the editorial: spoilers)
-  // Open by default; a reader who folds it finds it folded on every page until they open it again.
+  // Folded by default; a reader who opens it finds it open on every page until they fold it again.
+  // A link to a heading inside it (#editorial, a heading of the write-up) opens it.
   document.querySelectorAll("details[data-remember]").forEach(function (fold) {
     var key = "fold:" + fold.getAttribute("data-remember");
     try {
-      if (localStorage.getItem(key) === "closed") fold.open = false;
+      if (localStorage.getItem(key) === "open") fold.open = true;
     } catch (e) { /* storage may be off */ }
+    function follow() {
+      var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target && fold.contains(target) && !fold.open) { fold.open = true; target.scrollIntoView(); }
+    }
+    follow();
+    window.addEventListener("hashchange", follow);
     fold.addEventListener("toggle", function () {
       try { localStorage.setItem(key, fold.open ? "open" : "closed"); } catch (e) { /* storage may be off */ }
     });
@@ -82,20 +89,16 @@
   });
 
   // ---------------------------------------------------------------- search (Pagefind)
+  // The input is a combobox (WAI-ARIA APG): focus stays in it, the arrow keys move through the
+  // results (aria-activedescendant), Enter opens one, Escape closes the list (and clears the input
+  // when the list is closed already). Results come a page at a time, as many as match.
   var box = document.querySelector(".search");
   var input = document.getElementById("search-input");
   var panel = document.getElementById("search-results");
+  var PAGE = 10;
   var pagefind = null;
   var searchId = 0;
-
-  function note(text) {
-    panel.innerHTML = "";
-    var p = document.createElement("p");
-    p.className = "search-note";
-    p.textContent = text;
-    panel.appendChild(p);
-    panel.hidden = false;
-  }
+  var state = { pending: [], matches: null, query: "", shown: 0, active: -1 };
 
   function loadPagefind() {
     if (!pagefind) {
@@ -110,53 +113,157 @@
     return new URL(url.replace(/^\//, ""), siteRoot).href;
   }
 
-  function show(results, query) {
-    panel.innerHTML = "";
-    if (!results.length) { note("No entry matches \u201c" + query + "\u201d."); return; }
-    var list = document.createElement("ol");
-    results.forEach(function (data) {
-      var item = document.createElement("li");
-      var link = document.createElement("a");
-      link.href = resultLink(data.url);
-      var title = document.createElement("span");
-      title.className = "result-title";
-      title.textContent = (data.meta && data.meta.title) || data.url;
-      var excerpt = document.createElement("span");
-      excerpt.className = "result-excerpt";
-      excerpt.innerHTML = data.excerpt;  // Pagefind escapes the text and adds only <mark>
-      link.appendChild(title);
-      link.appendChild(excerpt);
-      item.appendChild(link);
-      list.appendChild(item);
-    });
-    panel.appendChild(list);
-    panel.hidden = false;
+  function options() {
+    return Array.prototype.slice.call(panel.querySelectorAll('[role="option"]'));
   }
 
-  // Pagefind also returns pages that match a query only loosely ("xyzzy" finding every "x"): a result
-  // must contain each word of the query, or a word starting with its stem (all but its last two letters).
-  function matchesEvery(query) {
-    var stems = query.toLowerCase().split(/\s+/).filter(Boolean).map(function (word) {
+  function setOpen(open) {
+    panel.hidden = !open;
+    input.setAttribute("aria-expanded", open ? "true" : "false");
+    if (!open) activate(-1);
+  }
+
+  function activate(index) {
+    var all = options();
+    state.active = index;
+    all.forEach(function (option, i) { option.setAttribute("aria-selected", i === index ? "true" : "false"); });
+    if (index >= 0 && all[index]) {
+      input.setAttribute("aria-activedescendant", all[index].id);
+      all[index].scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  function note(text) {
+    panel.innerHTML = "";
+    var p = document.createElement("p");
+    p.className = "search-note";
+    p.textContent = text;
+    panel.appendChild(p);
+    setOpen(true);
+  }
+
+  // Each word of the query as it is looked for: a word starting with its stem (all but its last two
+  // letters). Pagefind also returns pages that match a query only loosely ("xyzzy" finding every "x"):
+  // a result must contain each stem.
+  function stems(query) {
+    return query.toLowerCase().split(/\s+/).filter(Boolean).map(function (word) {
       return word.length > 4 ? word.slice(0, word.length - 2) : word;
     });
-    return function (data) {
-      var text = ((data.meta && data.meta.title) || "") + " " + (data.content || "");
-      text = text.toLowerCase();
-      return stems.every(function (stem) { return text.indexOf(stem) >= 0; });
-    };
+  }
+
+  function escapeHtml(text) {
+    return text.replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+
+  // The part of a record a reader may see before solving (the write-up comes after meta.editorial),
+  // and an excerpt of it around the first word found, with the words marked.
+  function statementPart(data) {
+    var at = parseInt((data.meta && data.meta.editorial) || "", 10);
+    return isNaN(at) ? (data.content || "") : (data.content || "").slice(0, at);
+  }
+
+  function excerpt(text, words) {
+    var low = text.toLowerCase();
+    var first = -1;
+    words.forEach(function (w) { var i = low.indexOf(w); if (i >= 0 && (first < 0 || i < first)) first = i; });
+    var from = first > 60 ? text.lastIndexOf(" ", first - 60) + 1 : 0;
+    var cut = text.slice(from, from + 200);
+    var end = cut.length === 200 ? cut.lastIndexOf(" ") : cut.length;
+    var html = escapeHtml(cut.slice(0, end > 0 ? end : cut.length));
+    words.forEach(function (w) {
+      if (w.length < 2) return;
+      var pattern = new RegExp("(^|[^\\w])(" + w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "[\\w-]*)", "gi");
+      html = html.replace(pattern, function (_, before, word) { return before + "<mark>" + word + "</mark>"; });
+    });
+    return (from > 0 ? "\u2026" : "") + html + (from + end < text.length ? " \u2026" : "");
+  }
+
+  function option(data, words, index) {
+    var item = document.createElement("li");
+    item.setAttribute("role", "option");
+    item.id = "search-option-" + index;
+    item.dataset.href = resultLink(data.url);
+    var title = document.createElement("span");
+    title.className = "result-title";
+    title.textContent = (data.meta && data.meta.title) || data.url;
+    var text = statementPart(data);
+    var low = (title.textContent + " " + text).toLowerCase();
+    var inEditorial = words.some(function (w) { return low.indexOf(w) < 0; });
+    var body = document.createElement("span");
+    body.className = "result-excerpt";
+    // Pagefind's own excerpt may quote the write-up: ours quotes the statement only.
+    var heading = text.indexOf(". ") + 2;
+    body.innerHTML = excerpt(text.slice(heading > 1 ? heading : 0), inEditorial ? [] : words);
+    item.appendChild(title);
+    if (inEditorial) {
+      var where = document.createElement("span");
+      where.className = "result-where";
+      where.textContent = "Matches in the editorial";
+      item.appendChild(where);
+    }
+    item.appendChild(body);
+    item.addEventListener("click", function () { location.href = item.dataset.href; });
+    return item;
+  }
+
+  function render() {
+    panel.innerHTML = "";
+    if (!state.matches.length && !state.pending.length) { note("No entry matches \u201c" + state.query + "\u201d."); return; }
+    var words = stems(state.query);
+    var list = document.createElement("ul");
+    list.id = "search-list";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Search results");
+    state.matches.forEach(function (data, i) { list.appendChild(option(data, words, i)); });
+    panel.appendChild(list);
+    var foot = document.createElement("p");
+    foot.className = "search-note";
+    foot.textContent = state.pending.length
+      ? "Showing " + state.matches.length + " of up to " + (state.matches.length + state.pending.length) + " results. "
+      : state.matches.length + (state.matches.length === 1 ? " result." : " results.");
+    if (state.pending.length) {
+      var more = document.createElement("button");
+      more.type = "button";
+      more.className = "search-more";
+      more.textContent = "More results";
+      more.addEventListener("click", function () { loadMore(searchId, true); });
+      foot.appendChild(more);
+    }
+    panel.appendChild(foot);
+    setOpen(true);
+  }
+
+  // The next page of results: Pagefind's data for them, fetched now, kept when every stem is in it.
+  function loadMore(id, keepFocus) {
+    var batch = state.pending.splice(0, PAGE * 2);
+    var words = stems(state.query);
+    return Promise.all(batch.map(function (r) { return r.data(); })).then(function (loaded) {
+      if (id !== searchId) return;
+      loaded.forEach(function (data) {
+        var text = (((data.meta && data.meta.title) || "") + " " + (data.content || "")).toLowerCase();
+        if (words.every(function (w) { return text.indexOf(w) >= 0; })) state.matches.push(data);
+      });
+      if (state.matches.length < state.shown + PAGE && state.pending.length) return loadMore(id, keepFocus);
+      state.shown = state.matches.length;
+      var active = state.active;
+      render();
+      if (keepFocus) input.focus();
+      activate(active);
+    });
   }
 
   function runSearch() {
     var query = input.value.trim();
     var id = ++searchId;
-    if (!query) { panel.hidden = true; return; }
+    if (!query) { setOpen(false); return; }
     loadPagefind().then(function (module) {
       return module.debouncedSearch(query, {}, 120);
     }).then(function (search) {
       if (search === null || id !== searchId) return null;
-      return Promise.all(search.results.slice(0, 24).map(function (r) { return r.data(); }));
-    }).then(function (results) {
-      if (results && id === searchId) show(results.filter(matchesEvery(query)).slice(0, 8), query);
+      state = { pending: search.results.slice(), matches: [], query: query, shown: 0, active: -1 };
+      return loadMore(id, false);
     }).catch(function () {
       note(location.protocol === "file:"
         ? "Search needs the site to be served over HTTP (any static host, or make serve)."
@@ -166,25 +273,33 @@
 
   if (box && input && panel) {
     box.hidden = false;
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-expanded", "false");
+    input.setAttribute("aria-controls", "search-results");
     if (window.matchMedia && window.matchMedia("(pointer: fine)").matches) input.placeholder = "Search  /";
     input.addEventListener("input", runSearch);
-    input.addEventListener("focus", function () { loadPagefind().catch(function () {}); if (input.value) runSearch(); });
+    input.addEventListener("focus", function () { loadPagefind().catch(function () {}); });
+    input.addEventListener("click", function () { if (input.value && panel.hidden) runSearch(); });
     input.addEventListener("keydown", function (event) {
-      if (event.key === "Escape") { input.value = ""; panel.hidden = true; input.blur(); }
-      if (event.key === "ArrowDown") {
-        var first = panel.querySelector("a");
-        if (first) { event.preventDefault(); first.focus(); }
+      var all = options();
+      if (event.key === "Escape") {
+        event.preventDefault();
+        if (!panel.hidden) setOpen(false);
+        else input.value = "";
+      } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        if (panel.hidden) { if (input.value) runSearch(); return; }
+        if (!all.length) return;
+        var step = event.key === "ArrowDown" ? 1 : -1;
+        activate(state.active < 0 ? (step > 0 ? 0 : all.length - 1) : (state.active + step + all.length) % all.length);
+      } else if (event.key === "Enter" && !panel.hidden && state.active >= 0 && all[state.active]) {
+        event.preventDefault();
+        location.href = all[state.active].dataset.href;
       }
     });
-    panel.addEventListener("keydown", function (event) {
-      var links = Array.prototype.slice.call(panel.querySelectorAll("a"));
-      var index = links.indexOf(document.activeElement);
-      if (event.key === "ArrowDown" && index < links.length - 1) { event.preventDefault(); links[index + 1].focus(); }
-      if (event.key === "ArrowUp") { event.preventDefault(); (index > 0 ? links[index - 1] : input).focus(); }
-      if (event.key === "Escape") { panel.hidden = true; input.focus(); }
-    });
     document.addEventListener("click", function (event) {
-      if (!box.contains(event.target)) panel.hidden = true;
+      if (!box.contains(event.target)) setOpen(false);
     });
     document.addEventListener("keydown", function (event) {
       var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName) || document.activeElement.isContentEditable;

@@ -37,6 +37,8 @@ def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: Any, dev:
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"http://127.0.0.1:{port}/t/A-alpha/index.html")
+    page.evaluate("localStorage.setItem('fold:editorial', 'open')")  # a reader who reads write-ups
+    page.reload()
     assert page.locator(".prose").first.inner_text().count("First text.") == 1
     page.evaluate("window.scrollTo(0, 1500)")
     page.wait_for_timeout(300)  # let the EventSource connect
@@ -102,6 +104,13 @@ def test_each_languages_verdicts_stand_side_by_side(browser: Any, tmp_path: Path
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
     assert page.locator(".entry-status").inner_text().strip() == "Failing: C++ 1/2"
+    # each sample: input and answer, one badge; a failing sample's check is open, a passing one's folded
+    assert page.locator("#sample-1 .sample-verdict").inner_text().strip() == "Accepted all 3 solvers"
+    assert page.locator("#sample-2 .sample-verdict").inner_text().strip() == "Wrong Answer solution.cpp"
+    assert page.locator("#sample-1 details.sample-check").get_attribute("open") is None
+    assert not page.locator("#sample-1 .verdicts").is_visible()
+    assert page.locator("#sample-2 .verdicts").is_visible()
+    page.click("#sample-1 details.sample-check > summary")
     rows = [page.locator(f"#sample-{n} .verdicts li").all_inner_texts() for n in (1, 2)]
     assert [[r.split()[:2] for r in row] for row in rows] == [
         [["solution.py", "Accepted"], ["solution.cpp", "Accepted"], ["solution.java", "Accepted"]],
@@ -131,7 +140,7 @@ def test_math_has_its_own_font_aligned_rows_and_numbers(browser: Any, tmp_path: 
     shutil.copytree(ROOT / "static", tmp_path / "static")
     build_site(make_options(tmp_path, jobs=1))
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.goto((tmp_path / "site/t/A-math/index.html").as_uri())
+    page.goto((tmp_path / "site/t/A-math/index.html").as_uri() + "#editorial")  # the write-up: opened
     page.evaluate("document.fonts.ready")
     assert page.evaluate("document.fonts.check('20px STIX2')"), "the site's math font did not load"
     used = page.evaluate("[...document.fonts].filter(f => f.family.includes('STIX2')).map(f => f.status)")
@@ -161,16 +170,19 @@ def test_a_sample_is_copied_with_one_click(browser: Any, tmp_path: Path) -> None
     page = context.new_page()
     page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
     buttons = page.locator("#sample-1 .io-head .copy")
-    assert buttons.count() == 3 and all(buttons.nth(i).is_visible() for i in range(3))
+    names = [buttons.nth(i).get_attribute("aria-label") for i in range(3)]
+    assert names == ["Copy sample 1 input", "Copy sample 1 output", "Copy sample 1 output of solution.py"]
+    assert [buttons.nth(i).is_visible() for i in range(3)] == [True, True, False]  # the check is folded
     buttons.nth(0).click()
     assert page.evaluate("navigator.clipboard.readText()") == "2 3\n"
     assert buttons.nth(0).inner_text() == "Copied"
+    page.click("#sample-1 details.sample-check > summary")
     buttons.nth(2).click()
     assert page.evaluate("navigator.clipboard.readText()") == "5\n"  # what the solver printed
     context.close()
 
 
-def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser: Any, tmp_path: Path) -> None:
+def test_the_editorial_is_folded_until_opened_and_paper_is_printed_light(browser: Any, tmp_path: Path) -> None:
     from site_builder.build import build_site
     from site_builder.source.config import make_options
 
@@ -183,10 +195,16 @@ def test_the_editorial_folds_and_stays_folded_and_paper_is_printed_light(browser
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = context.new_page()
     page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
+    assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()  # spoilers: folded
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri() + "#editorial")  # a link to it opens it
     assert page.locator(".prose:has-text('The trick is to sort')").is_visible()
     page.click("details.fold > summary")
     assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()
-    page.goto((tmp_path / "site/t/B-y/index.html").as_uri())  # another entry: folded too
+    page.click("details.fold > summary")  # opened by the reader: open on the next entry too
+    page.goto((tmp_path / "site/t/B-y/index.html").as_uri())
+    assert page.evaluate("document.querySelector('details.fold').open") is True
+    page.click("details.fold > summary")  # folded again: folded on the next page
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
     assert page.evaluate("document.querySelector('details.fold').open") is False
     page.emulate_media(media="print")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
@@ -219,7 +237,7 @@ def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path
     for details in page.locator("details").all():
         details.evaluate("d => d.open = true")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert page.locator(".lang-tabs [role=tab]").count() == 3
+    assert page.locator("section[aria-labelledby=code] .code-list li").count() == 2  # one shown, the others listed
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto((tmp_path / "site/nwerc/index.html").as_uri())  # the track's table: the status fits its column
     badge, wrap = page.locator("td .badge-failing").bounding_box(), page.locator(".table-wrap").bounding_box()
@@ -283,3 +301,137 @@ def test_no_archive_file_runs_a_script_on_the_dev_server(browser: Any, tmp_path:
 
 def _fulfill(body: str, kind: str, route: Any) -> None:
     route.fulfill(body=body, content_type=kind, headers={"X-Content-Type-Options": "nosniff"})
+
+
+def test_a_sample_the_statement_places_is_not_repeated_and_names_are_never_cut(browser: Any, tmp_path: Path) -> None:
+    """A statement that places sample 1 itself (\\nextsample): the samples list links to it instead of
+    showing it again, and shows sample 2 whole; on a phone the sample's file names wrap, not cut."""
+    from site_builder.build import build_site
+
+    base = "t/A-add"
+    files = {
+        f"{base}/problem.yaml": "name: Add\n",
+        f"{base}/problem_statement/problem.en.tex": "Add two numbers.\n\n\\nextsample\n\nMore text.\n",
+        f"{base}/data/sample/1.in": "2 3\n",
+        f"{base}/data/sample/1.ans": "5\n",
+        f"{base}/data/sample/2-a-rather-long-sample-name.in": "7 8\n",
+        f"{base}/data/sample/2-a-rather-long-sample-name.ans": "15\n",
+        f"{base}/submissions/accepted/add.py": "print(sum(map(int, input().split())))\n",
+    }
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto((tmp_path / f"site/{base}/index.html").as_uri())
+    assert page.locator("pre.io:text-is('2 3')").count() == 1  # in the statement only
+    assert page.locator("#statement-sample-1 pre.io").first.is_visible()
+    placed = page.locator("#sample-1")
+    assert "Shown in the statement" in placed.inner_text()
+    assert placed.locator("a[href='#statement-sample-1']").count() == 1
+    assert page.locator("#sample-2-a-rather-long-sample-name pre.io").first.inner_text() == "7 8\n"
+    for link in page.locator(".sample .io-head a, .sample-files a").all():  # every name shown whole
+        assert link.evaluate("a => a.scrollWidth <= a.clientWidth + 1"), link.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()
+
+
+def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuild(browser: Any, tmp_path: Path) -> None:
+    """A TikZ picture in a figure with a caption: the page links a file named by its content (no
+    ``data:`` URL in the page), with its size, loaded lazily, its caption as its alternative text;
+    a build that keeps the page keeps the file."""
+    from site_builder.build import build_site
+
+    tex = (
+        "\\begin{figure}\n\\begin{tikzpicture}\\draw (0,0) -- (2,1);\\end{tikzpicture}\n"
+        "\\caption{A line from the origin to the tower}\n\\end{figure}\n"
+    )
+    write_tree(tmp_path / "archive", {"t/A-x/solution.tex": f"\\section{{Idea}}\n{tex}"})
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    for _ in range(2):
+        build_site(make_options(tmp_path, jobs=1))
+        html = (tmp_path / "site/t/A-x/index.html").read_text()
+        assert "data:image/svg+xml" not in html
+        figures = list((tmp_path / "site/figures").glob("*.svg"))
+        assert len(figures) == 1 and f'src="../../figures/{figures[0].name}"' in html
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / "site/t/A-x/index.html").as_uri() + "#editorial")
+    image = page.locator("figure img")
+    assert image.get_attribute("alt") == "A line from the origin to the tower"
+    assert image.get_attribute("loading") == "lazy" and int(image.get_attribute("width") or 0) > 0
+    assert int(image.get_attribute("height") or 0) > 0
+    image.scroll_into_view_if_needed()
+    page.wait_for_function("document.querySelector('figure img').naturalWidth > 0", timeout=5_000)
+    page.close()
+
+
+def test_paper_gets_the_statement_and_whole_samples_and_the_code_only_with_the_editorial(
+    browser: Any, tmp_path: Path
+) -> None:
+    from site_builder.build import build_site
+
+    files = {"t/A-add/solution.py": "print(sum(map(int, input().split())))\n", "t/A-add/samples/1.in": "2 3\n"}
+    files |= {"t/A-add/samples/1.ans": "5\n", "t/A-add/solution.md": "# Add\n\nThe trick: add them.\n"}
+    files |= {"t/A-add/statement.md": "# Add\n\nAdd two numbers.\n", "t/A-add/helper.py": "x = 1\n"}
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / "site/t/A-add/index.html").as_uri())
+    page.emulate_media(media="print")
+
+    def shown(selector: str) -> bool:
+        return bool(page.evaluate(f"[...document.querySelectorAll('{selector}')].some(e => e.offsetParent !== null)"))
+
+    assert shown("#statement") and shown(".sample pre.io")
+    assert not shown("button") and not shown("#editorial") and not shown("#code") and not shown("#files")
+    assert page.evaluate("getComputedStyle(document.querySelector('.sample')).breakInside") == "avoid"
+    page.evaluate("document.querySelector('details.fold').open = true")
+    assert shown("#editorial") and shown("#code")
+    page.close()
+
+
+def test_the_entry_page_shows_one_solution_per_language_and_links_the_others_by_line(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Two accepted Python solutions and a C++ one: the page shows one per language (the shorter
+    Python one) and lists the other with its verdict, on a page of its own whose lines can be
+    linked; source files are links."""
+    from site_builder.build import build_site
+
+    add = "a, b = map(int, input().split())\nprint(a + b)\n"
+    cpp = "#include <iostream>\nint main() { long a, b; std::cin >> a >> b; std::cout << a + b << '\\n'; }\n"
+    base = "t/A-add"
+    files = {
+        f"{base}/problem.yaml": "name: Add\n",
+        f"{base}/problem_statement/problem.en.md": "Add two numbers.\n",
+        f"{base}/data/sample/1.in": "2 3\n",
+        f"{base}/data/sample/1.ans": "5\n",
+        f"{base}/submissions/accepted/a_first.py": "# the long way round\n" * 3 + add,
+        f"{base}/submissions/accepted/b_second.py": add.replace("a + b", "b + a"),
+        f"{base}/submissions/accepted/c_third.cpp": cpp,
+    }
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / f"site/{base}/index.html").as_uri())
+    shown = page.locator("section[aria-labelledby=code] .code-file .file-name").all_inner_texts()
+    assert sorted(shown) == ["submissions/accepted/b_second.py", "submissions/accepted/c_third.cpp"]  # the shortest
+    others = page.locator("section[aria-labelledby=code] .code-list li")
+    assert others.count() == 1 and "a_first.py" in others.inner_text() and "Accepted" in others.inner_text()
+    assert page.locator("section[aria-labelledby=sources] .code-list a").count() >= 1  # links, not code
+    assert page.locator("section[aria-labelledby=sources] .code-file").count() == 0
+    others.locator("a").click()
+    page.wait_for_url("**/code-submissions-accepted-a-first-py.html")
+    assert page.locator("h1").inner_text() == "submissions/accepted/a_first.py"
+    assert "Accepted" in page.locator(".code-verdicts").inner_text()
+    url = page.url
+    page.goto("about:blank")
+    page.goto(url + "#submissions-accepted-a_first-py-L2")
+    top = page.locator("#submissions-accepted-a_first-py-L2").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 900
+    page.close()

@@ -359,7 +359,7 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
         ' xmlns="http://www.w3.org/2000/svg", so browsers do not draw it',
     ]
     published = sorted(p.relative_to(site / "t/A-x").as_posix() for p in (site / "t/A-x").rglob("*"))
-    assert published == ["evil.svg", "index.html", "solution.md"]
+    assert published == ["code-solution-md.html", "evil.svg", "index.html", "solution.md"]  # and our page of its source
     svg = (site / "t/A-x/evil.svg").read_text()
     assert unsafe_part(svg) == ""
     assert not re.search(r"script|onload|foreignObject|evil\.example|javascript|xml-stylesheet|\\", svg, re.I)
@@ -603,14 +603,16 @@ def test_only_what_hosts_serve_as_inert_is_published(tmp_path: Path, make_archiv
     assert report.published
     withheld = sorted(d.path.split(f"{base}/", 1)[1] for d in report.diagnostics if "not published" in d.message)
     assert withheld == sorted(name.split(f"{base}/", 1)[1] for name in active)
-    published = sorted(p.relative_to(site / base).as_posix() for p in (site / base).rglob("*") if p.is_file())
+    ours = {p for p in (site / base).glob("code-*.html") if '<main id="main" class="page">' in p.read_text()}
+    files = [p for p in (site / base).rglob("*") if p.is_file() and p not in ours]  # but the code pages we made
+    published = sorted(p.relative_to(site / base).as_posix() for p in files)
     expected = sorted(name.split(f"{base}/", 1)[1] for name in {**ordinary, f"{base}/solution.md": ""})
     assert published == sorted([*expected, "index.html"])
     page = (site / base / "index.html").read_text(encoding="utf-8")
     for name in active:
         assert f"{name.rsplit('/', 1)[1]} (not published)" in page
-    for path in (site / base).rglob("*"):
-        if path.is_file() and path.name != "index.html":
+    for path in files:
+        if path.name != "index.html":
             kind = content_type(path)
             assert not re.search(r"html|xml", kind), (path.name, kind)
     for suffix in ISSUE_34_SUFFIXES:  # (as the dev server would serve them, were they there)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import ArchiveMaker, options_for
@@ -181,3 +182,57 @@ def test_edit_links_of_an_archive_at_its_repository_s_top_name_its_folders_from_
     assert options.archive == repo.resolve()
     build_site(options)
     assert 'href="https://example.org/repo/edit/main/t/A-x/solution.py"' in (repo / "site/t/A-x/index.html").read_text()
+
+
+def test_an_imported_collection_names_its_contests_and_shows_no_empty_column(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """Packages in round folders, with a ``source`` or none, no labels, tags or ratings: titles and
+    headings name the contest, the table has a source column and no empty one, and no Tags link."""
+    package = "name: {}\n"
+    archive = make_archive(
+        {
+            "icpc/round-102/chairs/problem.yaml": package.format("Chair Dance") + "source: Spring Regional 2023\n",
+            "icpc/round-102/chairs/problem_statement/problem.en.md": "Dance.\n",
+            "icpc/round-102/tiles/problem.yaml": package.format("Tiles") + "source: Spring Regional 2023\n",
+            "icpc/round-102/tiles/problem_statement/problem.en.md": "Tile.\n",
+            "icpc/round-103/walk/problem.yaml": package.format("Walk"),
+            "icpc/round-103/walk/problem_statement/problem.en.md": "Walk.\n",
+        }
+    )
+    out = tmp_path / "site"
+    build_site(options_for(archive, out, verify=False))
+    track = (out / "icpc/index.html").read_text()
+    headers = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', track)
+    assert "Source" in headers and not {"#", "Tags", "Rating"} & set(headers)
+    assert set(re.findall(r'<h2 id="group-\d+">([^<]*)</h2>', track)) == {"Spring Regional 2023", "Round 103"}
+    assert 'data-filter="tag" hidden' in track and 'type="hidden" data-filter="min"' in track
+    assert 'href="../tags/index.html"' not in track  # no tags anywhere: no Tags page in the navigation
+    chairs = (out / "icpc/round-102/chairs/index.html").read_text()
+    walk = (out / "icpc/round-103/walk/index.html").read_text()
+    assert "<title>Spring Regional 2023 \u00b7 Chair Dance \u00b7" in chairs
+    assert "<title>ICPC Round 103 \u00b7 Walk \u00b7" in walk and "<li>Round 103</li>" in walk
+
+
+def test_tag_counts_read_as_counts_and_the_footer_claims_no_more_than_was_done(built: Path) -> None:
+    tags = (built / "tags/index.html").read_text()
+    assert re.search(
+        r'<span class="count"><span class="visually-hidden">, </span>\d+<span class="visually-hidden"> entr', tags
+    )
+    footer = (built / "index.html").read_text().split('<footer class="site-footer">')[1]
+    assert "Every solution" not in footer and "where they can be" in footer  # not every solution runs
+
+
+def test_a_contest_goes_by_the_short_name_its_source_gives() -> None:
+    from dataclasses import replace
+
+    from test_search import _entry
+
+    from site_builder.publish.pages import contest
+
+    entry = _entry("icpc/round-102/x", "")
+    assert contest("ICPC", replace(entry, groups=("round-102",))) == "ICPC Round 102"
+    assert contest("ICPC", replace(entry, groups=("2024",), year=2024)) == "ICPC 2024"
+    named = replace(entry, source="Northwestern Europe Regional Contest (NWERC) 2022")
+    assert contest("ICPC", named) == "NWERC 2022"
+    assert contest("ICPC", replace(entry, source="Spring Cup (online)")) == "Spring Cup (online)"

@@ -67,10 +67,26 @@ def test_search_finds_an_entry_by_a_word_from_its_write_up(page: Any, site_url: 
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "search-input"
     page.keyboard.type("Tarjan")  # appears only in the Flood Season write-up
-    page.wait_for_selector(".search-results li a", timeout=15_000)
+    page.wait_for_selector(".search-results [role=option]", timeout=15_000)
     titles = [a.inner_text() for a in page.query_selector_all(".search-results .result-title")]
     assert titles and "Flood Season" in titles[0]
-    page.click(".search-results li a")
+    first = page.locator(".search-results [role=option]").first
+    assert first.locator(".result-where").inner_text() == "Matches in the editorial"  # not quoted: a spoiler
+    assert "tarjan" not in first.locator(".result-excerpt").inner_text().lower()
+    # a combobox: the arrow key chooses, Escape closes the list and keeps the query, Enter opens
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("#search-input", "aria-activedescendant") == "search-option-0"
+    assert page.get_attribute("#search-input", "aria-expanded") == "true"
+    page.keyboard.press("Escape")
+    assert page.locator(".search-results").is_hidden()
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    assert page.input_value("#search-input") == "Tarjan"
+    page.wait_for_timeout(300)
+    assert page.locator(".search-results").is_hidden()  # and it stays closed
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector(".search-results [role=option]", timeout=15_000)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
     page.wait_for_url("**/icpc/2024/B-flood-season/index.html")
 
 
@@ -83,7 +99,7 @@ def test_a_query_that_matches_nothing_finds_nothing_and_the_results_fit_a_phone(
     tab.wait_for_selector(".search-results .search-note", timeout=15_000)
     assert tab.inner_text(".search-results").strip() == "No entry matches \u201cxyzzy\u201d."
     tab.fill("#search-input", "Tarjan")
-    tab.wait_for_selector(".search-results li a", timeout=15_000)
+    tab.wait_for_selector(".search-results [role=option]", timeout=15_000)
     box = tab.locator(".search-results").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     context.close()
@@ -298,7 +314,7 @@ def test_on_a_phone_the_title_limits_and_statement_come_first_and_the_feed_is_li
     context = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
     tab = context.new_page()
     tab.goto(site_url + ENTRY)
-    limits = tab.locator("ul.limits")
+    limits = tab.locator("dl.judge-box")
     assert limits.is_visible()
     assert "Time limit" in limits.inner_text() and "Answers" in limits.inner_text()
     title_box, limits_box = tab.locator("h1").bounding_box(), limits.bounding_box()

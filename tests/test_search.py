@@ -161,3 +161,27 @@ def test_a_record_has_a_summary_once() -> None:
     given = replace(_entry("t/B-given", writeup), summary_html="Boxes in boxes.", summary_text="Boxes in boxes.")
     assert search.search_record(taken, "T").text == f"graphs\n{writeup}"  # taken from the write-up: in it already
     assert search.search_record(given, "T").text == f"graphs\nBoxes in boxes.\n{writeup}"
+
+
+def test_a_record_keeps_the_write_up_apart_and_indexes_authors_sources_and_tag_names() -> None:
+    entry = replace(
+        _entry("t/A-x", "Count the towers.\fUse the Chinese remainder theorem."),
+        tags=("chinese-remainder-theorem", "prefix-function", "dfs-and-similar"),
+        source="Spring Cup 2024",
+        credits=(("Author", ("Ada Lovelace",)), ("Tester", ("Alan Turing", "Ada Lovelace"))),
+    )
+    record = search.search_record(entry, "T")
+    assert "Chinese remainder theorem" not in record.text and record.editorial == "Use the Chinese remainder theorem."
+    for word in ("crt", "kmp", "knuth-morris-pratt", "depth-first search", "Spring Cup 2024", "Ada Lovelace"):
+        assert word in record.text, word
+    assert "Alan Turing" in record.text
+    assert record.text.count("Ada Lovelace") == 1
+    assert "Count the towers." in record.text
+    # Pagefind gets the write-up last, and where it starts: a result matched only there says so
+    content = search._content(record) + search._editorial(record)
+    assert content[len(search._content(record)) + 1 :] == "Use the Chinese remainder theorem."
+
+
+def test_a_tag_is_not_given_a_synonym_it_holds_already() -> None:
+    assert search.tag_synonyms(("kmp",)) == "knuth-morris-pratt prefix function"
+    assert search.tag_synonyms(("greedy", "bitmasks")) == ""  # "bit" is a word of its own, not a prefix

@@ -125,7 +125,8 @@ def test_edit_sends_a_reload_and_serves_the_new_page(server: DevServer) -> None:
     assert int(events.next()) > int(events.first)
     status, page = get(server, "/t/2024/A-alpha/index.html")
     assert "The second version" in page and "site-builder-overlay" not in page
-    assert server.last is not None and server.last.written == 1, "nothing lists the text: only its own page changes"
+    # nothing lists the text: only its own page changes, and the page of its source file (code-solution-tex.html)
+    assert server.last is not None and server.last.written == 2
     on_disk = (server.options.out / "t/2024/A-alpha/index.html").read_text()
     assert RELOAD_PATH not in on_disk, "the reload script must never be written into the site"
 
@@ -381,7 +382,8 @@ def test_starting_on_a_current_site_keeps_its_pages(tmp_path: Path) -> None:
         events = Events(dev)
         edit(options.archive / "t/A-one/solution.md", "## Idea\n\nOne, edited.\n")
         events.next()
-        assert "One, edited." in get(dev, "/t/A-one/index.html")[1] and dev.last.written == 1
+        assert "One, edited." in get(dev, "/t/A-one/index.html")[1] and dev.last.written == 2  # and its source's page
+        assert "One, edited." in get(dev, "/t/A-one/code-solution-md.html")[1]
     finally:
         dev.stop()
 

@@ -76,6 +76,11 @@ def track_title(config: SiteConfig, name: str) -> str:
     info = config.tracks.get(name)
     if info:
         return info.title
+    return humanised(name)
+
+
+def humanised(name: str) -> str:
+    """A folder's name as a contest is named: ``round-102`` is "Round 102", ``nwerc-2023`` "NWERC 2023"."""
     words = name.replace("_", " ").replace("-", " ").split()
     acronym = [w.isalpha() and (len(w) <= 4 or w.lower() in CONTESTS) for w in words]
     return " ".join(w.upper() if a else w.capitalize() for w, a in zip(words, acronym, strict=True)) or name

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
+import re
 import traceback
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -18,10 +21,10 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
-from ..model import Entry, Site, Track
+from ..model import CodeFile, Document, Entry, Site, SolverRun, Track
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
-from .catalog import neighbours
+from .catalog import humanised, neighbours
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
 RECENT = 10
@@ -92,16 +95,79 @@ def files_summary(entry: Entry) -> str:
     return "\u00a0· ".join(dict.fromkeys(parts))
 
 
+def code_url(entry: Entry, name: str) -> str:
+    """The page of one of an entry's code files: ``<entry>/code-<file, slugged>.html``."""
+    return f"{entry.slug or entry.path}/{code_page(name)}"
+
+
+def code_page(name: str) -> str:
+    """A code file's page, as the entry's page links it (beside it)."""
+    return f"code-{slugify(name)}.html"
+
+
+def featured_solvers(entry: Entry) -> list[CodeFile]:
+    """The solutions the entry page shows, one per language: the reference one (``solution.<ext>``,
+    the archive's own), else the shortest that every run accepted (or, with none accepted, the
+    shortest): a package's 3,000-line transcription does not make its page megabytes long."""
+    runs = {r.solver: r for r in entry.runs}
+
+    def rank(code: CodeFile) -> tuple[bool, bool, int]:
+        reference = code.name.rsplit("/", 1)[-1].startswith("solution.")
+        return (not reference, not _accepted(runs.get(code.name)), code.lines)
+
+    chosen: dict[str, CodeFile] = {}
+    for code in entry.solvers:
+        held = chosen.get(code.language)
+        if held is None or rank(code) < rank(held):
+            chosen[code.language] = code
+    return [c for c in entry.solvers if chosen.get(c.language) is c]
+
+
+def _accepted(run: SolverRun | None) -> bool:
+    return run is not None and run.verdicts != () and not run.failures and not run.note
+
+
+def code_pages(entry: Entry) -> list[tuple[str, str]]:
+    """The pages of the entry's code files that its page only links to: every solution but the
+    featured ones, and every other source file. As (url, file name) pairs."""
+    featured = {c.name for c in featured_solvers(entry)}
+    names = [c.name for c in entry.solvers if c.name not in featured] + [c.name for c in entry.sources]
+    return [(code_url(entry, name), name) for name in names]
+
+
+def default_memory(entry: Entry) -> int | None:
+    """The memory limit, in MiB, a problem package has when its ``problem.yaml`` sets none: 1024 in the
+    legacy (Kattis) format, 2048 in the versions since 2023-07; None for a folder that is no package."""
+    if not entry.package:
+        return None
+    return 1024 if entry.package == "legacy" else 2048
+
+
 def entry_heading(site: Site, entry: Entry) -> str:
     """ "ICPC 2022 · X. Quartets": the track (and year), then label and title."""
     return heading(next((t.title for t in site.tracks if t.id == entry.track), entry.track), entry)
 
 
 def heading(track: str, entry: Entry) -> str:
-    """``entry_heading`` with the track's title given."""
-    left = f"{track} {entry.year}" if entry.year else track
+    """``entry_heading`` with the track's title given: the contest as the package names it (its
+    ``source``), else the track, year and folders ("Codeforces Round 102 · D. Terrace Staircase")."""
     right = f"{entry.label}. {entry.title}" if entry.label else entry.title
-    return f"{left} \u00b7 {right}"
+    return f"{contest(track, entry)} \u00b7 {right}"
+
+
+def contest(track: str, entry: Entry) -> str:
+    """The contest an entry is from, in words: its ``source``, else its track, year and group folders."""
+    if entry.source:  # "Northwestern Europe Regional Contest (NWERC) 2022" by the name it goes by: "NWERC 2022"
+        short = re.fullmatch(r".*\(([A-Z][A-Za-z0-9]{1,9})\)\s*(\d{4})?", entry.source.strip())
+        return " ".join(p for p in (short.group(1), short.group(2)) if p) if short else entry.source
+    parts = [track, str(entry.year)] if entry.year else [track]
+    parts += [humanised(g) for g in entry.groups if g != str(entry.year)]
+    return " ".join(parts)
+
+
+def group_title(name: str) -> str:
+    """A group's folders in words: ``round-102`` is "Round 102", ``2024/day-1`` "2024 · Day 1"."""
+    return " \u00b7 ".join(humanised(part) for part in name.split("/") if part)
 
 
 def repository_path(entry: Entry) -> str:
@@ -124,8 +190,13 @@ def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
     return groups
 
 
+FIGURES = "figures"  # the site's folder of drawn figures, each named by its content
+
+
 class PageRenderer:
-    """Owns the Jinja environment; every ``render_*`` returns ``Output`` values."""
+    """Owns the Jinja environment; every ``render_*`` returns ``Output`` values. An entry page's drawn
+    figures (TikZ pictures, PDF figures: SVG, sanitized when drawn) become files of their own under
+    ``figures/``, named by their digest; ``figures_of`` hands over those of the last pages rendered."""
 
     def __init__(self, folders: list[tuple[Path, str]], cache: Path | None = None, sandboxed: bool = False) -> None:
         """``folders``: where templates are looked up, in order, each with how messages name it; the
@@ -155,12 +226,25 @@ class PageRenderer:
         self.env.filters["transcript"] = lambda text: Markup(transcript_html(text))
         self.env.filters["file_groups"] = file_groups
         self.env.filters["for_readers"] = for_readers
+        self.env.filters["sample_anchors"] = lambda text: Markup(sample_anchors(text))
+        self.env.globals["samples_in_statement"] = samples_in_statement
+        self.env.globals["default_memory"] = default_memory
+        self.env.globals["featured_solvers"] = featured_solvers
+        self.env.globals["code_page"] = code_page
+        self.env.filters["group_title"] = group_title
+        self.env.tests["startingwith"] = lambda text, prefix: str(text).startswith(prefix)
         self.env.globals["language_name"] = language_name
         self.env.globals["entry_url"] = entry_url
         self.env.globals["human_language"] = human_language
         self.env.globals["files_summary"] = files_summary
         self.process = PageProcess(self._render_bytes) if sandboxed else None
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
+        self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
+        self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
+
+    def figures_of(self, path: str) -> list[Output]:
+        """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
+        return self.figures.pop(path, [])
 
     def plan(self, site: Site, complete: Callable[[Entry], Entry] = lambda e: e) -> dict[str, Callable[[], Output]]:
         """Every output of the site by path, each rendered only when called. ``complete`` gives the
@@ -183,6 +267,8 @@ class PageRenderer:
             )
         for entry in site.entries:
             plan[entry_url(entry)] = partial(self._render_complete, site, entry, links[entry.path], complete)
+            for url, name in code_pages(entry):
+                plan[url] = partial(self._render_code, site, entry, name, complete)
         return plan
 
     def entry_inputs(self, site: Site) -> dict[str, tuple[str, str]]:
@@ -197,6 +283,8 @@ class PageRenderer:
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
             found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
+            for url, name in code_pages(entry):
+                found[url] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), name)))
         return found
 
     def render_site(self, site: Site) -> list[Output]:
@@ -220,11 +308,39 @@ class PageRenderer:
     def _render_complete(
         self, site: Site, entry: Entry, around: tuple[Entry | None, Entry | None], complete: Callable[[Entry], Entry]
     ) -> Output:
-        return self.render_entry(site, complete(entry), *around)
+        return self.render_entry(site, self._whole(entry, complete), *around)
+
+    def _whole(self, entry: Entry, complete: Callable[[Entry], Entry]) -> Entry:
+        """The whole entry, kept for the code pages that follow its page in the plan (for this very card:
+        an edited entry is a new one)."""
+        if self.completed is None or self.completed[0] is not entry:
+            self.completed = (entry, complete(entry))
+        return self.completed[1]
+
+    def _render_code(self, site: Site, entry: Entry, name: str, complete: Callable[[Entry], Entry]) -> Output:
+        whole = self._whole(entry, complete)
+        code = next(c for c in (*whole.solvers, *whole.sources) if c.name == name)
+        track = next(t for t in site.tracks if t.id == entry.track)
+        edit_base = f"{site.repo_url}/edit/{site.repo_branch}/{repository_path(whole)}" if site.repo_url else ""
+        url = code_url(entry, name)
+        return self.page(
+            "code.html",
+            url,
+            site,
+            entry=whole,
+            code=code,
+            track=track,
+            heading=entry_heading(site, whole),
+            run=next((r for r in whole.runs if r.solver == name), None),
+            edit_base=edit_base,
+        )
 
     def render_entry(self, site: Site, entry: Entry, prev: Entry | None, nxt: Entry | None) -> Output:
         if not entry.complete:
             raise ValueError(f"{entry.path}: a card holds no HTML to render the entry's page from")
+        path = entry_url(entry)
+        entry, figures = figures_as_files(entry, root_of(path))
+        self.figures[path] = figures
         track = next(t for t in site.tracks if t.id == entry.track)
         return self.page(
             "entry.html",
@@ -402,6 +518,82 @@ def file_groups(files: tuple[str, ...]) -> list[tuple[str, list[str]]]:
         groups.setdefault(title, []).append(name)
     order = ["Problem files", *dict.fromkeys(t for t, _ in FILE_GROUPS), "Other files"]
     return [(title, groups[title]) for title in order if title in groups]
+
+
+# How a statement shows a sample it places itself (render/document.py's ``statement_sample``).
+_PLACED_SAMPLE = re.compile(r'<div class="statement-sample"><p class="sample-title">Sample ([^<]*)</p>')
+
+
+def samples_in_statement(entry: Entry) -> set[str]:
+    """The names of the samples the statement shows itself: the page's samples list does not repeat them."""
+    if entry.statement is None:
+        return set()
+    return {html.unescape(m.group(1)) for m in _PLACED_SAMPLE.finditer(entry.statement.html)}
+
+
+def sample_anchors(text: str) -> str:
+    """The statement's HTML with an id on each sample it places, for the samples list to link to."""
+    return _PLACED_SAMPLE.sub(
+        lambda m: (
+            f'<div class="statement-sample" id="statement-sample-{slugify(html.unescape(m.group(1)))}">'
+            f'<p class="sample-title">Sample {m.group(1)}</p>'
+        ),
+        text,
+    )
+
+
+_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)"')
+_FIGURE = re.compile(r"<figure\b[^>]*>.*?</figure>", re.S)
+_CAPTION_TEXT = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
+
+
+def figures_as_files(entry: Entry, root: str) -> tuple[Entry, list[Output]]:
+    """The entry with each drawn figure of its documents (inlined as a ``data:`` URL when drawn) linked
+    from a file of its own (``figures/<digest>.svg``: cached by browsers, loaded when scrolled to), its
+    caption as its text; and those files."""
+    files: dict[str, Output] = {}
+
+    def linked(document: Document | None) -> Document | None:
+        if document is None or "data:image/svg+xml;base64," not in document.html:
+            return document
+        return replace(document, html=_captions_as_alt(_link_figures(document.html, root, files)))
+
+    changed = replace(
+        entry,
+        statement=linked(entry.statement),
+        solution=linked(entry.solution),
+        translations=tuple(d for d in (linked(t) for t in entry.translations) if d is not None),
+    )
+    return changed, list(files.values())
+
+
+def _link_figures(text: str, root: str, files: dict[str, Output]) -> str:
+    """Only the drawings ``render/pictures.py`` made (and sanitized) are matched: by their alt text."""
+
+    def link(m: re.Match[str]) -> str:
+        data = base64.b64decode(m.group(1))
+        name = f"{FIGURES}/{hashlib.sha256(data).hexdigest()[:24]}.svg"
+        files.setdefault(name, Output(name, data))
+        return m.group(0).replace(f"data:image/svg+xml;base64,{m.group(1)}", root + name)
+
+    return _DRAWN.sub(link, text)
+
+
+def _captions_as_alt(text: str) -> str:
+    """A drawn figure in a ``<figure>`` with a caption gets the caption's words as its alternative
+    text, not "PDF figure" (drawings are filled in after the document gave its images their captions)."""
+
+    def one(m: re.Match[str]) -> str:
+        caption = _CAPTION_TEXT.search(m.group(0))
+        if not caption:
+            return m.group(0)
+        words = re.sub(r'<span class="caption-label">.*?</span>\s*|<[^>]+>', "", caption.group(1))
+        alt = html.escape(" ".join(html.unescape(words).split()), quote=True)
+        if not alt:
+            return m.group(0)
+        return re.sub(r'alt="(?:PDF figure|TikZ picture)"', lambda _: f'alt="{alt}"', m.group(0), count=1)
+
+    return _FIGURE.sub(one, text)
 
 
 def for_readers(diagnostic: Diagnostic, entry: Entry) -> str:

@@ -15,6 +15,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -40,7 +41,31 @@ TESTED_PAGEFIND = ("1.5",)
 class Record:
     url: str  # relative to the site root, e.g. "icpc/2022/X-quartets/index.html"
     title: str
-    text: str
+    text: str  # what a reader may see before solving: tags, source, authors, summary, statement
+    editorial: str = ""  # the write-up: searched, but a result says when only it matched
+
+
+# Names readers search for that a tag spells out, or the other way round: each group of words is
+# indexed whole wherever a tag holds one of them ("kmp" finds a "Knuth-Morris-Pratt" tag).
+TAG_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("kmp", "knuth-morris-pratt", "prefix function"),
+    ("crt", "chinese remainder theorem"),
+    ("fft", "fast fourier transform", "ntt"),
+    ("dp", "dynamic programming"),
+    ("bfs", "breadth-first search"),
+    ("dfs", "depth-first search"),
+    ("lca", "lowest common ancestor"),
+    ("mst", "minimum spanning tree"),
+    ("scc", "strongly connected components"),
+    ("gcd", "greatest common divisor"),
+    ("2-sat", "2sat", "two satisfiability"),
+    ("dsu", "union-find", "union find", "disjoint set union"),
+    ("bit", "fenwick tree", "binary indexed tree"),
+    ("segment tree", "segtree"),
+    ("suffix array", "sa"),
+    ("geometry", "computational geometry"),
+    ("max flow", "maxflow", "network flow", "flow"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +88,25 @@ def search_records(site: Site) -> list[Record]:
 
 def search_record(entry: Entry, track_title: str) -> Record:
     """The entry's heading (track, year, label and title), then its searchable text: the words
-    the page shows, each once (a summary taken from the write-up is in the write-up's text)."""
+    the page shows, each once (a summary taken from the write-up is in the write-up's text), with
+    the names its tags go by; the write-up apart (``Entry.search_text`` has it after a form feed)."""
     summary = entry.summary_text if entry.summary_html else None
-    parts = [" ".join(entry.tags), entry.source or "", summary or "", entry.search_text]
-    return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p))
+    statement, _, editorial = entry.search_text.partition("\f")
+    people = sorted({name for _, names in entry.credits for name in names})
+    parts = [" ".join(entry.tags), tag_synonyms(entry.tags), entry.source or "", ", ".join(people), summary or ""]
+    parts.append(statement)
+    return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p), editorial.strip())
+
+
+def tag_synonyms(tags: tuple[str, ...]) -> str:
+    """The other names of these tags (``TAG_SYNONYMS``), that the tags do not hold already."""
+    said = " ".join(tags).lower().replace("-", " ")  # "chinese-remainder-theorem" holds "chinese remainder theorem"
+    found = [word for group in TAG_SYNONYMS if any(_holds(said, w) for w in group) for word in group]
+    return " ".join(w for w in dict.fromkeys(found) if not _holds(said, w))
+
+
+def _holds(text: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word.replace('-', ' '))}(?!\w)", text) is not None
 
 
 class SearchFeed:
@@ -158,8 +198,8 @@ def _search_index(
         return SearchIndex(())
     if not pagefind_available():
         return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
-    payload = json.dumps([[r.url, r.title, r.text] for r in records], sort_keys=True).encode()
-    key = "search-v4-" + hashlib.sha256(payload).hexdigest()
+    payload = json.dumps([[r.url, r.title, r.text, r.editorial] for r in records], sort_keys=True).encode()
+    key = "search-v5-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
         return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
@@ -222,9 +262,10 @@ class PagefindSession:
                 "type": "AddRecord",
                 "index_id": self.index,
                 "url": "/" + record.url,
-                "content": _content(record),
+                "content": _content(record) + _editorial(record),
                 "language": "en",
-                "meta": {"title": record.title},
+                # where the write-up starts in the content: a result matched only there says so
+                "meta": {"title": record.title, "editorial": str(len(_content(record)) + 1)},
             }
         )
 
@@ -294,6 +335,11 @@ class PagefindSession:
         finally:
             with self.arrived:
                 self.arrived.notify_all()  # the service ended: wake whoever waits
+
+
+def _editorial(record: Record) -> str:
+    """The write-up, after the rest of the record's content (see ``_content``)."""
+    return " " + _content(Record(record.url, "", record.editorial)) if record.editorial else ""
 
 
 def _content(record: Record) -> str:

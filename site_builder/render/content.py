@@ -79,7 +79,8 @@ def render_entry(source: EntrySource) -> Entry:
         display_path=source.display_path(),
         diagnostics=tuple(dict.fromkeys(diagnostics)),  # one per line and message, as the terminal prints them
         has_python=any(highlight.language_for(n) == "python" for n in layout.solvers),
-        search_text="\n".join(plain_text(d.html, list(d.math)) for d in (statement, solution) if d is not None),
+        # the statement, a form feed, the write-up: search tells a match in the write-up apart
+        search_text="\f".join(plain_text(d.html, list(d.math)) if d else "" for d in (statement, solution)),
         slug=source.slug or source.path,
         translations=tuple(statements[1:]),
         credits=meta.credits,

@@ -13,7 +13,7 @@ from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
 from ..publish.downloads import sample_archives
-from ..publish.pages import entry_url
+from ..publish.pages import code_pages, entry_url
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
 from ..source.archive import is_problem_dir, load_entry, reserved_folder, unique_slugs, url_slug, walk_order
@@ -149,10 +149,14 @@ class LiveBuilder(Builder):
         else:
             wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
             wanted |= {entry_url(e) for e in own_pages}
+            wanted |= {url for e in own_pages for url, _ in code_pages(e)}
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs = [plan[path]() for path in sorted(wanted)]
+        outputs = []
+        for path in sorted(wanted):
+            outputs.append(plan[path]())
+            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
             written = output.write_in_place(self.options.out, outputs, self.published)
@@ -162,7 +166,7 @@ class LiveBuilder(Builder):
             made = [*plan, *(d.path for d in downloads)]
             raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
             urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
-            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads})
+            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads} | set(plan))  # code pages too
             written += output.write_in_place(self.options.out, downloads, self.published)
         self.site = site
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])

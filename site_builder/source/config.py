@@ -39,7 +39,7 @@ SITE_KEYS = (
 PUBLISH_DATA = ("samples", "all", "none")
 
 
-FOOTER = "Every solution on this site was run on its samples when the site was built."
+FOOTER = "Solutions are run on their samples when the site is built, where they can be: each entry shows its verdicts."
 
 
 @dataclass(frozen=True, slots=True)
