@@ -76,6 +76,7 @@ def _number(value: Any) -> bool:
 
 # The process that renders the pages
 
+REPEAT_SECONDS = 1.0  # after the deadline, how often it is raised again
 GRACE_SECONDS = 5.0  # after the page's deadline, for the process to say so itself, before it is killed
 _HEADER = struct.Struct("<Q")
 _PIPE_BYTES = 1 << 20  # Linux's most for a pipe (/proc/sys/fs/pipe-max-size), unless raised
@@ -225,8 +226,11 @@ def _serve(render: Callable[..., bytes], shared: tuple[object, ...], commands: i
             os._exit(0)
         try:
             state["rendering"] = True
-            # After the deadline, again every 50 ms: a template cannot catch its way past it.
-            signal.setitimer(signal.ITIMER_REAL, PAGE_SECONDS, 0.05)
+            # After the deadline, again every second: code that catches it cannot get past it (the
+            # builder ends the process GRACE_SECONDS after the deadline). Not sooner: Jinja needs a
+            # moment to point the first one's traceback at the template's line, and a second one
+            # raised there would name no line (it did, every 50 ms, on a loaded machine).
+            signal.setitimer(signal.ITIMER_REAL, PAGE_SECONDS, REPEAT_SECONDS)
             unpickler = pickle.Unpickler(io.BytesIO(data))
             unpickler.persistent_load = shared.__getitem__  # type: ignore[method-assign]
             page = render(*unpickler.load())
