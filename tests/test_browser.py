@@ -225,7 +225,10 @@ def test_a_package_s_long_names_do_not_widen_a_phone_page(browser: Any, tmp_path
         f"{base}/problem_statement/problem.en.md": "Print the sum of two numbers.\n",
         f"{base}/data/sample/1.in": "2 3\n",
         f"{base}/data/sample/1.ans": "5\n",
-        f"{base}/output_validators/the_output_validator_folder/the_output_validator_source.py": "import sys\n",
+        # A validator that rejects every answer (exit code 43): each solver fails on the sample.
+        f"{base}/output_validators/the_output_validator_folder/the_output_validator_source.py": (
+            "import sys\nsys.exit(43)\n"
+        ),
     }
     for n in range(3):
         files[f"{base}/submissions/accepted/{long}_{n}.py"] = "a, b = map(int, input().split())\nprint(a - b)\n"

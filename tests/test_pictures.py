@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import re
 import shutil
 from pathlib import Path
@@ -104,10 +103,21 @@ def test_a_built_page_shows_the_drawing_and_the_failing_picture_is_named(
     report = build_site(options_for(archive, tmp_path / "site", verify=False))
     found = [(d.path.rsplit("/", 1)[-1], d.line, d.message) for d in report.diagnostics if "TikZ" in d.message]
     assert found == [("solution.tex", 11, "TikZ picture TeX failed: Undefined control sequence.")]
-    page = (tmp_path / "site" / "t" / "one" / "index.html").read_text("utf-8")
-    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)
-    svg = base64.b64decode(data).decode("utf-8")
+    page = tmp_path / "site" / "t" / "one" / "index.html"
+    ((svg, _),) = figures(page)
     assert "<path" in svg and "<script" not in svg
+
+
+def figures(page: Path) -> list[tuple[str, str]]:
+    """The figures a page shows as files of the site's ``figures/`` (never inline): (their SVG text, the tag)."""
+    text = page.read_text("utf-8")
+    assert "data:image/svg+xml" not in text
+    found = []
+    for tag in re.findall(r"<img [^>]*>", text):
+        source = re.search(r'src="([^"]+)"', tag)
+        if source and "/figures/" in source.group(1):
+            found.append(((page.parent / source.group(1)).resolve().read_text("utf-8"), tag))
+    return found
 
 
 def tiny_png(width: int = 3, height: int = 2) -> bytes:
@@ -132,9 +142,7 @@ def test_an_image_inside_a_picture_is_drawn_into_it(tmp_path: Path, make_archive
     archive = make_archive(files)
     report = build_site(options_for(archive, tmp_path / "site", verify=False))
     assert [d.message for d in report.diagnostics if "TikZ" in d.message] == []
-    page = (tmp_path / "site" / "t" / "one" / "index.html").read_text("utf-8")
-    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)
-    svg = base64.b64decode(data).decode("utf-8")
+    ((svg, _),) = figures(tmp_path / "site" / "t" / "one" / "index.html")
     assert re.search(r'<image [^>]*href="data:image/png;base64,', svg), svg[:2000]
 
 
@@ -197,9 +205,9 @@ def test_pdf_figures_are_converted_and_a_broken_one_is_a_link_and_a_warning(
     assert len(found) == 1 and found[0][:2] == ("solution.tex", 4), found
     assert found[0][2].startswith("PDF figure pdftocairo failed on broken.pdf")
     page = (tmp_path / "site" / "t" / "one" / "index.html").read_text("utf-8")
-    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)" alt="PDF figure"[^>]*style="width: 5cm"', page)
-    svg = base64.b64decode(data).decode("utf-8")
+    ((svg, tag),) = figures(tmp_path / "site" / "t" / "one" / "index.html")
     assert "<path" in svg and "script" not in svg
+    assert 'style="width: 5cm"' in tag and 'loading="lazy"' in tag
     assert '<a class="pdf-figure" href="broken.pdf">[figure: broken.pdf]</a>' in page
     markdown_page = (tmp_path / "site" / "t" / "two" / "index.html").read_text("utf-8")
     assert 'alt="PDF figure"' in markdown_page
