@@ -226,6 +226,17 @@ class CodeFile(Compact):
 CHECKER_NOT_BUILT = "not judged: the checker does not build"
 
 PACKAGE_NAMES = {"polygon": "Polygon package", "cms": "CMS task"}
+
+
+def format_memory(package: str | None) -> int | None:
+    """The memory limit (MiB) a problem package has when it sets none, as its format says: 1024 in the
+    legacy (Kattis) format, 2048 in the versions since 2023-07; None for a folder that is no package,
+    and for Polygon and CMS, whose packages always state theirs."""
+    if not package or package in PACKAGE_NAMES:
+        return None
+    return 1024 if package == "legacy" else 2048
+
+
 VERDICT_NAMES = {
     "AC": "Accepted",
     "WA": "Wrong Answer",

@@ -170,10 +170,9 @@ def test_the_checker_the_limits_the_sample_and_the_code_change_the_key(monkeypat
     assert key(
         meta=dataclasses.replace(META, time_limit=None), options=dataclasses.replace(OPTIONS, time_limit=9)
     ) != key(meta=dataclasses.replace(META, time_limit=None))
-    assert key(meta=dataclasses.replace(META, memory_limit=None)) != base  # the build's default then
-    assert key(
-        meta=dataclasses.replace(META, memory_limit=None), options=dataclasses.replace(OPTIONS, memory=512 << 20)
-    ) != key(meta=dataclasses.replace(META, memory_limit=None))
+    assert key(meta=dataclasses.replace(META, memory_limit=None)) != base  # the format's default then
+    unset = dataclasses.replace(META, memory_limit=None, package=None)  # no package: the build's default
+    assert key(meta=unset, options=dataclasses.replace(OPTIONS, memory=512 << 20)) != key(meta=unset)
     assert key(sample=dataclasses.replace(SAMPLE, answer=None)) != base
     assert key(validator=None) != base
     monkeypatch.setattr(jobs, "_code_fingerprint", lambda: "other code")

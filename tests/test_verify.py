@@ -888,6 +888,10 @@ def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
             f"{folder}/data/sample/1.in": "\n",
             f"{folder}/data/sample/1.ans": "1536 1536\n",
             f"{folder}/submissions/accepted/limits.py": solver,
+            "t/M-format/problem.yaml": "problem_format_version: 2025-09\nname: Format's default\n",
+            "t/M-format/data/sample/1.in": "\n",
+            "t/M-format/data/sample/1.ans": "2048 2048\n",
+            "t/M-format/submissions/accepted/limits.py": solver,
         }
         | entry("default", solver, "1024 1024\n")
     )
@@ -895,5 +899,6 @@ def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
     verdicts = {path: runs[0].verdicts[0] for path, runs in report.runs.items()}
     assert {path: (v.code, v.output) for path, v in verdicts.items()} == {
         folder: ("AC", "1536 1536\n"),
-        "t/A-default": ("AC", "1024 1024\n"),
+        "t/M-format": ("AC", "2048 2048\n"),  # the format's default, which the page shows
+        "t/A-default": ("AC", "1024 1024\n"),  # no package: the build's own
     }

@@ -21,7 +21,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
-from ..model import CodeFile, Document, Entry, Site, SolverRun, Track
+from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory
 from ..render.document import slugify, transcript_html
 from ..source.languages import language_name
 from .catalog import humanised, neighbours
@@ -138,9 +138,7 @@ def code_pages(entry: Entry) -> list[tuple[str, str]]:
 def default_memory(entry: Entry) -> int | None:
     """The memory limit, in MiB, a problem package has when its ``problem.yaml`` sets none: 1024 in the
     legacy (Kattis) format, 2048 in the versions since 2023-07; None for a folder that is no package."""
-    if not entry.package:
-        return None
-    return 1024 if entry.package == "legacy" else 2048
+    return format_memory(entry.package)
 
 
 def entry_heading(site: Site, entry: Entry) -> str:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import Diagnostic
-from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, SolverRun, Verdict
+from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, SolverRun, Verdict, format_memory
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
 from ..source.languages import TABLE, judge_language, judge_languages, suffix
@@ -366,9 +366,9 @@ MAX_MEMORY = 4096 * sandbox.MiB  # the most a package's memory limit gives a run
 
 
 def run_memory(source: EntrySource, options: VerifyOptions) -> int:
-    """The memory (address space, bytes) a run of this entry gets: the package's memory limit, as a
-    judge gives it (up to ``MAX_MEMORY``), else the build's."""
-    limit = source.meta.memory_limit
+    """The memory (address space, bytes) a run of this entry gets: the package's memory limit, or its
+    format's default, as a judge gives it (up to ``MAX_MEMORY``); else the build's."""
+    limit = source.meta.memory_limit or format_memory(source.meta.package)
     return min(limit * sandbox.MiB, MAX_MEMORY) if limit else options.memory
 
 
