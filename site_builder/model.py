@@ -462,6 +462,7 @@ class Site(Compact):
     tags: tuple[Tag, ...]
     entries: tuple[Entry, ...] = field(default=())
     footer: str = ""
+    judge_url: str = ""  # site.yaml's pattern of a problem's page on a judge
 
 
 def _bare(document: Document) -> Document:

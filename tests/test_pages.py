@@ -236,3 +236,28 @@ def test_a_contest_goes_by_the_short_name_its_source_gives() -> None:
     named = replace(entry, source="Northwestern Europe Regional Contest (NWERC) 2022")
     assert contest("ICPC", named) == "NWERC 2022"
     assert contest("ICPC", replace(entry, source="Spring Cup (online)")) == "Spring Cup (online)"
+
+
+def test_judge_url_links_each_problem_to_its_page_on_a_judge(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """``judge_url`` in site.yaml: the info box links each entry to the judge, its folder (or path) escaped."""
+    import pytest
+
+    from site_builder.errors import ConfigError
+
+    files: dict[str, str | bytes] = {
+        "site.yaml": "judge_url: https://open.kattis.com/problems/{folder}?from={path}\n",
+        "icpc/2024/A-chair-dance/solution.md": "# Chair dance\n\nText.\n",
+        "icpc/2024/A-chair-dance/solution.py": "print(1)\n",
+    }
+    out = tmp_path / "site"
+    build_site(options_for(make_archive(files), out, verify=False))
+    page = (out / "icpc/2024/A-chair-dance/index.html").read_text()
+    link = 'href="https://open.kattis.com/problems/A-chair-dance?from=icpc/2024/A-chair-dance" rel="external"'
+    assert f"{link}>Submit on open.kattis.com</a>" in page
+    for bad, why in [
+        ("https://open.kattis.com/problems/", "must name the problem with {folder} or {path}"),
+        ("javascript:alert(1)//{folder}", "must be an http or https URL with a host"),
+    ]:
+        archive = make_archive({**files, "site.yaml": f"judge_url: '{bad}'\n"})
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            build_site(options_for(archive, tmp_path / "other", verify=False))

@@ -58,6 +58,7 @@ def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> 
             tags=_tags(ordered),
             entries=ordered,
             footer=config.footer,
+            judge_url=config.judge_url,
         ),
         problems,
     )

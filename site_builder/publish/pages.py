@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import jinja2
 from markupsafe import Markup
@@ -139,6 +139,15 @@ def default_memory(entry: Entry) -> int | None:
     """The memory limit, in MiB, a problem package has when its ``problem.yaml`` sets none: 1024 in the
     legacy (Kattis) format, 2048 in the versions since 2023-07; None for a folder that is no package."""
     return format_memory(entry.package)
+
+
+def judge_link(pattern: str, entry: Entry) -> str:
+    """The entry's problem on a judge, by ``site.yaml``'s ``judge_url`` ("" without one): ``{folder}``
+    is the entry's folder name, ``{path}`` its path in the archive, each escaped for a URL."""
+    if not pattern:
+        return ""
+    folder = entry.path.rsplit("/", 1)[-1]
+    return pattern.replace("{folder}", quote(folder, safe="")).replace("{path}", quote(entry.path, safe="/"))
 
 
 def entry_heading(site: Site, entry: Entry) -> str:
@@ -276,7 +285,9 @@ class PageRenderer:
         same templates and code."""
         links = neighbours(site)
         tracks = tuple((t.id, t.slug, t.title) for t in site.tracks)
-        shared = repr((site.title, site.description, site.base_url, site.repo_url, site.repo_branch, tracks))
+        shared = repr(
+            (site.title, site.description, site.base_url, site.repo_url, site.repo_branch, site.judge_url, tracks)
+        )
         found = {}
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
@@ -351,6 +362,7 @@ class PageRenderer:
             next=nxt,
             edit_base=f"{site.repo_url}/edit/{site.repo_branch}/{repository_path(entry)}" if site.repo_url else "",
             tree_base=f"{site.repo_url}/tree/{site.repo_branch}/{repository_path(entry)}" if site.repo_url else "",
+            judge_link=judge_link(site.judge_url, entry),
         )
 
     def page(self, template: str, path: str, site: Site, **values: Any) -> Output:

@@ -25,6 +25,7 @@ SITE_KEYS = (
     "repo_branch",
     "footer",
     "overrides",
+    "judge_url",
     "time_limit",
     "tracks",
     "cpp_standard",
@@ -38,6 +39,9 @@ SITE_KEYS = (
 # and in each entry's samples.zip).
 PUBLISH_DATA = ("samples", "all", "none")
 
+
+# What a judge_url pattern may name: the entry's folder ("A-chair-dance") or its path in the archive.
+JUDGE_PLACES = ("{folder}", "{path}")
 
 FOOTER = "Solutions are run on their samples when the site is built, where they can be: each entry shows its verdicts."
 
@@ -53,6 +57,7 @@ class SiteConfig:
     repo_branch: str = "main"
     footer: str = FOOTER  # the line at the foot of every page (plain text)
     overrides: str = ""  # the folder of template and static overrides, relative to site.yaml ("": overrides/)
+    judge_url: str = ""  # each problem on a judge: a URL with {folder} or {path} ("": no such link)
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
@@ -128,10 +133,15 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
     for key in data:
         if key not in SITE_KEYS:
             raise ConfigError(path, lines.get(key), f"unknown key {key!r}{_hint(key, SITE_KEYS)}")
-    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:7] if key in data}
-    for key in ("base_url", "repo_url"):
+    values = {key: _string(data, key, path, lines) for key in SITE_KEYS[:8] if key in data}
+    for key in ("base_url", "repo_url", "judge_url"):
         if values.get(key) and (problem := url_problem(values[key])):
             raise ConfigError(path, lines.get(key), f"{key} {problem}, not {values[key]!r}")
+    judge = values.get("judge_url", "")
+    if judge and not any(place in judge for place in JUDGE_PLACES):
+        raise ConfigError(
+            path, lines.get("judge_url"), f"judge_url must name the problem with {{folder}} or {{path}}, not {judge!r}"
+        )
     named = values.get("overrides", "")
     if named and (PurePosixPath(named).is_absolute() or ".." in PurePosixPath(named).parts or "\\" in named):
         raise ConfigError(path, lines.get("overrides"), f"overrides must be a folder inside the archive, not {named!r}")
