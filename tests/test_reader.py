@@ -327,3 +327,26 @@ def test_on_a_phone_the_title_limits_and_statement_come_first_and_the_feed_is_li
     title = tab.evaluate("document.querySelector('h1').textContent").strip()
     assert title.split(". ", 1)[-1][:12] in response.body().decode()
     context.close()
+
+
+def test_the_math_font_is_fetched_only_by_pages_with_math(browser: Any, site_url: str, built: Path) -> None:
+    """Fast first paint: the math font (font-display: swap) is not requested by a page without math."""
+    context = browser.new_context()
+    try:
+        fetched: dict[str, list[str]] = {}
+        for name, path in (("entry", ENTRY), ("tags", "tags/index.html")):
+            tab = context.new_page()
+            urls: list[str] = []
+            tab.on("request", lambda request, urls=urls: urls.append(request.url))
+            tab.goto(site_url + path)
+            tab.wait_for_load_state("networkidle")
+            assert tab.locator("math").count() > 0 if name == "entry" else tab.locator("math").count() == 0
+            fetched[name] = [u for u in urls if u.endswith(".woff2")]
+            tab.close()
+    finally:
+        context.close()
+    assert "STIXTwoMath.woff2" in [u.rsplit("/", 1)[-1] for u in fetched["entry"]]
+    assert fetched["tags"] == []
+    for sheet in ("style.css", "temml.css"):  # each math font: text shown at once, the font swapped in
+        text = (built / "static" / sheet).read_text()
+        assert text.count("@font-face") == text.count("font-display: swap") >= 1, sheet
