@@ -383,3 +383,44 @@ def test_the_compilers_version_the_standard_and_this_code_change_where_a_program
     version = "g++ 14"
     monkeypatch.setattr(compiler, "_CODE", "other code")
     assert Compiler(tmp_path).program(PROGRAM) != base
+
+
+# An entry verified before with the same inputs is recalled whole, by its entry key: what verifying it reads.
+READ = dataclasses.replace(
+    ENTRY,
+    files=tuple(
+        SourceFile(name, "text", 4, f"digest of {name}", "")
+        for name in ("solution.py", "output_validator/v.py", "samples/1.in", "samples/1.ans", "include/x.h")
+    ),
+)
+NOT_VERIFIED: dict[tuple[type, str], str] = {
+    **{
+        (EntrySource, name): "where the entry is listed, and how its page shows it"
+        for name in ("archive_prefix", "track", "groups", "folder_label", "folder_title", "folder_year", "updated")
+    },
+    (EntrySource, "diagnostics"): "notes on the page",
+    **{(Diagnostic, f.name): "a note on the page" for f in dataclasses.fields(Diagnostic)},
+    (EntrySource, "slug"): "the folder of its page",
+    (EntrySource, "withheld"): "which files the site publishes",
+    **{(c, f): r for (c, f), r in NOT_RENDERED.items() if c in (SourceFile, Sample)},
+}
+
+
+def entry_key(source: EntrySource) -> str:
+    verifier = jobs.Verifier.__new__(jobs.Verifier)
+    verifier.settings = "interpreter, limits, tools"
+    return verifier._entry_key(source)
+
+
+def test_every_input_of_an_entrys_verification_changes_its_entry_key() -> None:
+    kept, keyed = unkeyed(READ, entry_key, NOT_VERIFIED)
+    assert kept == [], "these change what verifying the entry reads, but a verification made before is recalled"
+    assert keyed == [], "NOT_VERIFIED lists these, but they change the key: take them out of the list"
+
+
+def test_an_entrys_statement_and_write_up_keep_its_entry_key() -> None:
+    """An author editing the write-up keeps the entry's verification."""
+    edited = [SourceFile(name, "new text", 8, "new digest", "") for name in ("solution.tex", "statement.tex")]
+    more = dataclasses.replace(READ, files=(*READ.files, *edited))
+    assert entry_key(more) == entry_key(READ)
+    assert entry_key(dataclasses.replace(more, files=(*READ.files, edited[0]))) == entry_key(READ)

@@ -9,6 +9,7 @@ of the tests as they are now.
 
     python tests/mutate/run.py                      # every module below
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
+    python tests/mutate/run.py verify/jobs.py:_jobs,_entry_key   # only these functions or methods of it
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
 explains; it exits 1 when a survivor is not explained there.
@@ -16,6 +17,7 @@ explains; it exits 1 when a survivor is not explained there.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -52,7 +54,15 @@ MODULES: dict[str, tuple[str, ...]] = {
 DESELECTED = ("tests/test_compare.py::test_every_flag_gives_kattis_verdict_on_generated_pairs",)
 COPIED = ("templates", "static", "archive", "package.json", "package-lock.json")
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
-STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout"}
+STATUS: dict[int | None, str] = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no tests",
+    33: "no tests",
+    34: "skipped",
+    36: "timeout",
+}
 STATUS |= {37: "caught by type check", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout"}
 STATUS |= {-11: "segfault", -9: "segfault", None: "not checked"}
 
@@ -98,22 +108,35 @@ def prepare(module: str, tests: tuple[str, ...]) -> Path:
     return work
 
 
-def run_module(module: str, tests: tuple[str, ...]) -> Score:
+def selected(module: str, functions: tuple[str, ...]) -> list[str]:
+    """mutmut's name patterns for the mutants of ``functions`` (functions, or methods of any class) of
+    ``module``; none (every mutant) when no function is named."""
+    dotted = "site_builder." + module.removesuffix(".py").replace("/", ".")
+    return [p for f in functions for p in (f"{dotted}.x_{f}__mutmut_*", f"{dotted}.xǁ*ǁ{f}__mutmut_*")]
+
+
+def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = ()) -> Score:
     work = prepare(module, tests)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the mutants, not the checkout
     mutmut = Path(sys.executable).with_name("mutmut")
-    print(f"== {module}: mutating, checked by {' '.join(tests)}", flush=True)
+    only = f" (only {', '.join(functions)})" if functions else ""
+    print(f"== {module}{only}: mutating, checked by {' '.join(tests)}", flush=True)
     log = work / "mutmut.log"
+    patterns = selected(module, functions)
     with log.open("w") as out:
         done = subprocess.run(
-            [str(mutmut), "run", "--max-children", str(CHILDREN)], cwd=work, env=env, stdout=out, stderr=out
+            [str(mutmut), "run", "--max-children", str(CHILDREN), *patterns], cwd=work, env=env, stdout=out, stderr=out
         )
     meta = work / "mutants" / "site_builder" / f"{module}.meta"
     if done.returncode != 0 or not meta.is_file():
         tail = log.read_text(errors="replace")[-3000:]
         raise SystemExit(f"{module}: mutmut failed (exit {done.returncode}); see {log}\n{tail}")
     codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
-    statuses = {name: STATUS.get(code, "suspicious") for name, code in codes.items()}
+    statuses = {
+        name: STATUS.get(code, "suspicious")
+        for name, code in codes.items()
+        if not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+    }
     survivors = tuple(sorted((n, s) for n, s in statuses.items() if s not in KILLED))
     killed = sum(1 for s in statuses.values() if s in KILLED)
     return Score(module, killed, len(statuses), survivors)
@@ -134,13 +157,13 @@ def explained_names() -> set[str]:
 
 
 def main(argv: list[str]) -> int:
-    chosen = [a.removeprefix("site_builder/") for a in argv] or list(MODULES)
-    unknown = [m for m in chosen if m not in MODULES]
+    chosen = [a.removeprefix("site_builder/").partition(":") for a in argv] or [(m, "", "") for m in MODULES]
+    unknown = [m for m, _, _ in chosen if m not in MODULES]
     if unknown:
         print(f"not a mutated module: {', '.join(unknown)} (see MODULES in {Path(__file__).name})", file=sys.stderr)
         return 2
     explained = explained_names()
-    scores = [run_module(m, MODULES[m]) for m in chosen]
+    scores = [run_module(m, MODULES[m], tuple(f for f in only.split(",") if f)) for m, _, only in chosen]
     unexplained = 0
     for score in scores:
         if not score.survivors:
