@@ -18,10 +18,22 @@ import pytest
 from site_builder import build
 from site_builder.build import Builder
 from site_builder.errors import Diagnostic
-from site_builder.model import Checker, EntrySource, Layout, Metadata, Sample, SourceFile, TexPicture, Validator
+from site_builder.model import (
+    Checker,
+    EntrySource,
+    Layout,
+    Metadata,
+    Sample,
+    SourceFile,
+    TexPicture,
+    TrackInfo,
+    Validator,
+)
+from site_builder.publish import freshness
 from site_builder.render import math, pictures
 from site_builder.render.math import MathRenderer, snippet_key
 from site_builder.render.pictures import PictureRenderer, PictureResult
+from site_builder.source.config import BuildOptions, SiteConfig, load_site_config, make_options
 from site_builder.source.languages import JudgeLanguage
 from site_builder.verify import compiler, jobs
 from site_builder.verify.compiler import Compiler, Source
@@ -188,6 +200,13 @@ def every_change(value: Any, record: bool = False) -> Iterator[tuple[tuple[type,
             if f.init:
                 for where, new in every_change(getattr(value, f.name)):
                     yield where or (type(value), f.name), dataclasses.replace(value, **{f.name: new})
+    elif isinstance(value, dict):
+        assert value, "give the base object a non-empty dict, so that its values are changed too"
+        last = list(value)[-1]
+        yield None, {**value, last + "x": value[last]}
+        for name, item in value.items():
+            for where, new in every_change(item):
+                yield where, {**value, name: new}
     elif isinstance(value, tuple):
         assert value, "give the base object a non-empty tuple, so that its items are changed too"
         if not record:
@@ -424,3 +443,45 @@ def test_an_entrys_statement_and_write_up_keep_its_entry_key() -> None:
     more = dataclasses.replace(READ, files=(*READ.files, *edited))
     assert entry_key(more) == entry_key(READ)
     assert entry_key(dataclasses.replace(more, files=(*READ.files, edited[0]))) == entry_key(READ)
+
+
+# A published site is kept while the settings key (every input but the archive) and the archive are the same.
+SITE = SiteConfig(
+    title="T", description="d", base_url="https://x.org/", repo_url="https://git.x.org/a", repo_branch="main",
+    footer="f", overrides="o", time_limit=2.0, tracks={"icpc": TrackInfo("ICPC", "contests")}, cpp_standard="c++20",
+    time_margin=(2.0, 1.0), publish_active_files=False, publish_data="samples",
+)  # fmt: skip
+BUILD = BuildOptions(
+    root=Path("/p"), archive=Path("/p/archive"), out=Path("/p/site"), templates=Path("/p/t"), static=Path("/p/s"),
+    cache=Path("/p/.cache"), jobs=2, strict=False, verify=True, rerun=False, interpreter="/usr/bin/python3",
+    base_url="https://y.org/",
+)  # fmt: skip
+NOT_A_SETTING: dict[tuple[type, str], str] = {
+    (BuildOptions, "root"): "where node_modules are found: what is found there is keyed (math's name, libraries)",
+    (BuildOptions, "archive"): "the archive is keyed by its content, wherever it is",
+    (BuildOptions, "templates"): "the theme is keyed by its files' content (the program fingerprint)",
+    (BuildOptions, "static"): "the theme is keyed by its files' content (the program fingerprint)",
+    (BuildOptions, "cache"): "where the caches are",
+    (BuildOptions, "jobs"): "how many work at once",
+    (BuildOptions, "rerun"): "a build with --rerun never keeps the published site",
+    (BuildOptions, "base_url"): "put into the site's configuration, which is keyed (see below)",
+}
+
+
+def settings(config: SiteConfig = SITE, options: BuildOptions = BUILD) -> str:
+    return freshness.settings_key(options, config, "math-temml-1-abc.sqlite", "program")
+
+
+def test_every_setting_a_page_shows_changes_the_settings_key() -> None:
+    kept, keyed = unkeyed(SITE, lambda config: settings(config=config), {})
+    assert kept == [], "these change what site.yaml makes of pages, but a published site is kept"
+    kept, keyed = unkeyed(BUILD, lambda options: settings(options=options), NOT_A_SETTING)
+    assert kept == [], "these change how a build makes pages, but a published site is kept"
+    assert keyed == [], "NOT_A_SETTING lists these, but they change the key: take them out of the list"
+    assert settings() != freshness.settings_key(BUILD, SITE, "math-temml-2-abc.sqlite", "program")
+    assert settings() != freshness.settings_key(BUILD, SITE, "math-temml-1-abc.sqlite", "other program")
+
+
+def test_the_base_url_option_reaches_the_settings_key_through_the_configuration(tmp_path: Path) -> None:
+    options = make_options(tmp_path, archive=tmp_path)
+    assert load_site_config(dataclasses.replace(options, base_url="https://y.org/")).base_url == "https://y.org/"
