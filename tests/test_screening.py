@@ -29,8 +29,10 @@ class Sanitizer:
         return {d: self.outcomes.get(d, Cleaned(Path(f"/c/{d}.svg"))) for d in images}
 
 
-def entry(*names: str, path: str = "t/A-x", slug: str = "t/a-x", digests: dict[str, str] | None = None) -> EntrySource:
-    files = tuple(SourceFile(n, "x", 1, (digests or {}).get(n, f"d-{n}")) for n in names)
+def entry(
+    *names: str, path: str = "t/A-x", slug: str = "t/a-x", digests: dict[str, str] | None = None, text: str = "x"
+) -> EntrySource:
+    files = tuple(SourceFile(n, text, 1, (digests or {}).get(n, f"d-{n}")) for n in names)
     return EntrySource(
         path, "archive", "t", (), None, "x", None, Metadata(), files, (), "2020-01-01", (EARLIER,), slug=slug
     )
@@ -127,6 +129,15 @@ def test_a_page_a_browser_would_run_is_withheld_unless_the_site_says_so() -> Non
     assert source.diagnostics == (EARLIER, note)
     (source,), _, _ = screened(entry("page.html", "readme.txt"), active=True)
     assert source.withheld == () and source.diagnostics == (EARLIER,)
+
+
+def test_source_code_typed_as_xml_is_withheld_by_its_text() -> None:
+    """A host serves ``.rs`` as an XML type: Rust source is inert (XML parsing stops at its first
+    character), a file that starts as an XML document is not."""
+    (source,), _, _ = screened(entry("main.rs", text="fn main() {}\n"))
+    assert source.withheld == ()
+    (source,), _, _ = screened(entry("main.rs", text="<html><script>alert(1)</script></html>"))
+    assert source.withheld == (("main.rs", ACTIVE_REASON),)
 
 
 def test_test_data_is_withheld_as_test_data_even_when_a_browser_would_run_it() -> None:

@@ -33,7 +33,7 @@ class Screened:
 
 
 def is_svg(name: str) -> bool:
-    return _suffix(name) == ".svg"
+    return name.lower().endswith(".svg")
 
 
 def unpublished_data(name: str, publish_data: str) -> bool:
@@ -79,8 +79,3 @@ def screen(
             source = replace(source, withheld=tuple(withheld), diagnostics=diagnostics)
         screened.append(source)
     return Screened(screened, sanitized)
-
-
-def _suffix(name: str) -> str:
-    base = name.rsplit("/", 1)[-1].lower()
-    return base[base.rindex(".") :] if "." in base else ""
