@@ -10,6 +10,7 @@ of the tests as they are now.
     python tests/mutate/run.py                      # every module below
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
     python tests/mutate/run.py verify/jobs.py:_jobs,_entry_key   # only these functions or methods of it
+    python tests/mutate/run.py verify/jobs.py:_jobs --tests=tests/test_cache_keys.py   # checked by these only
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
 explains; it exits 1 when a survivor is not explained there.
@@ -49,7 +50,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "publish/freshness.py": ("tests/test_archive.py", "tests/test_build.py"),
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
-    "store.py": ("tests/test_verify.py", "tests/test_build.py"),
+    "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     "sandbox/launcher.py": ("tests/test_capabilities.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
     "sandbox/isolation.py": ("tests/test_capabilities.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
     "sandbox/seccomp.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
@@ -163,13 +164,15 @@ def explained_names() -> set[str]:
 
 
 def main(argv: list[str]) -> int:
+    tests = tuple(a.removeprefix("--tests=") for a in argv if a.startswith("--tests="))
+    argv = [a for a in argv if not a.startswith("--tests=")]
     chosen = [a.removeprefix("site_builder/").partition(":") for a in argv] or [(m, "", "") for m in MODULES]
     unknown = [m for m, _, _ in chosen if m not in MODULES]
     if unknown:
         print(f"not a mutated module: {', '.join(unknown)} (see MODULES in {Path(__file__).name})", file=sys.stderr)
         return 2
     explained = explained_names()
-    scores = [run_module(m, MODULES[m], tuple(f for f in only.split(",") if f)) for m, _, only in chosen]
+    scores = [run_module(m, tests or MODULES[m], tuple(f for f in only.split(",") if f)) for m, _, only in chosen]
     unexplained = 0
     for score in scores:
         if not score.survivors:
