@@ -47,7 +47,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_hostile.py::test_the_check_after_sanitizing_trusts_nothing",
         "tests/test_hostile.py::test_active_files_are_withheld_and_svg_images_sanitized",
     ),
-    "publish/freshness.py": ("tests/test_archive.py", "tests/test_build.py"),
+    "publish/freshness.py": (
+        "tests/test_freshness.py",
+        "tests/test_cache_keys.py",
+        "tests/test_build.py::test_a_settled_archive_is_checked_by_its_stamp_without_being_read",
+    ),
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
