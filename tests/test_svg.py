@@ -129,3 +129,85 @@ def test_a_failed_sanitizer_says_why(
     monkeypatch.setattr(svg.sandbox, "run", run)
     (outcome,) = sanitizer.clean_texts(["x"]).values()
     assert (outcome.path, outcome.problem) == (None, f"the SVG sanitizer failed: {why}")
+
+
+def test_images_are_sanitized_in_batches_of_at_most_the_batch_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(svg, "BATCH_BYTES", 10)
+    sizes = {"a": 4, "b": 6, "c": 4, "d": 6, "e": 11, "f": 1}
+    todo = {key: (f"digest {key}", "x" * size) for key, size in sizes.items()}
+    assert [list(batch) for batch in svg._batches(todo)] == [["a", "b"], ["c", "d"], ["e"], ["f"]]
+    assert svg._batches({}) == []
+
+
+@pytest.mark.parametrize(("line", "kept"), [(1, 1), (7, 7), (0, 0), (-3, 0), ("3", 0), (None, 0)])
+def test_an_error_s_line_is_kept_only_if_it_is_one(line: object, kept: int) -> None:
+    data, cleaned = svg._outcome({"error": "not an SVG", "line": line})
+    assert data is None and (cleaned.path, cleaned.problem, cleaned.line) == (None, "not an SVG", kept)
+
+
+def test_without_node_or_the_libraries_images_are_withheld_saying_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(svg, "find_node_modules", lambda root, names: None)
+    without = svg.SvgSanitizer(tmp_path, tmp_path / "cache")
+    (outcome,) = without.clean_texts([SAFE]).values()
+    assert (outcome.path, outcome.problem) == (
+        None, "cannot be checked for scripts: DOMPurify and jsdom are not installed (run `npm ci`)"
+    )  # fmt: skip
+    monkeypatch.setattr(svg.shutil, "which", lambda name: None)
+    (outcome,) = svg.SvgSanitizer(tmp_path, tmp_path / "cache").clean_texts([SAFE]).values()
+    assert outcome.problem == "cannot be checked for scripts: Node.js is not installed"
+
+
+def test_a_new_dompurify_or_jsdom_sanitizes_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    modules = tmp_path / "node_modules"
+    for name in svg.LIBRARIES:
+        (modules / name).mkdir(parents=True)
+        (modules / name / "package.json").write_text('{"version": "1.0.0"}')
+    monkeypatch.setattr(svg, "find_node_modules", lambda root, names: modules)
+    monkeypatch.setattr(svg, "interpreter_folders", lambda node: ())
+    worker = EchoWorker()
+    monkeypatch.setattr(svg.sandbox, "run", worker)
+
+    def sanitized() -> None:
+        made = svg.SvgSanitizer(tmp_path, tmp_path / "cache")
+        made.node = "/usr/bin/node"
+        (outcome,) = made.clean_texts([SAFE]).values()
+        assert outcome.path is not None
+
+    sanitized()
+    sanitized()
+    assert len(worker.given) == 1, "the same libraries: from the cache"
+    for name in svg.LIBRARIES:
+        (modules / name / "package.json").write_text('{"version": "1.0.1"}')
+        sanitized()
+    assert len(worker.given) == 3
+
+
+def test_node_installed_outside_usr_is_shown_in_the_sandbox_where_it_is(
+    sanitizer: svg.SvgSanitizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[object] = []
+
+    def run(argv: list[str], stdin: bytes, limits: object, **kwargs: object) -> RunResult:
+        seen.append(kwargs["toolchain"])
+        return RunResult(0, None, 0.1, 0.1, json.dumps([{"svg": SAFE}]).encode(), "", False, False)
+
+    monkeypatch.setattr(svg.sandbox, "run", run)
+    monkeypatch.setattr(svg, "interpreter_folders", lambda node: (Path("/opt/node-22"),))
+    sanitizer.clean_texts([SAFE])
+    (toolchain,) = seen
+    assert ("/opt/node-22", "/opt/node-22") in toolchain.binds  # type: ignore[attr-defined]
+
+
+def test_an_image_that_cannot_be_kept_in_the_cache_is_withheld_saying_why(
+    sanitizer: svg.SvgSanitizer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(svg.sandbox, "run", EchoWorker())
+    sanitizer.folder = tmp_path / "a file"
+    sanitizer.folder.write_text("not a folder")
+    (outcome,) = sanitizer.clean_texts([SAFE]).values()
+    assert (outcome.path, outcome.problem) == (
+        None,
+        f"cannot keep the sanitized image in {tmp_path / 'a file'}: File exists",
+    )
