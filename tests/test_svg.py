@@ -211,3 +211,26 @@ def test_an_image_that_cannot_be_kept_in_the_cache_is_withheld_saying_why(
         None,
         f"cannot keep the sanitized image in {tmp_path / 'a file'}: File exists",
     )
+
+
+def test_what_the_sanitizer_says_it_removed_is_kept_only_as_a_list_of_names() -> None:
+    assert svg._outcome({"svg": SAFE, "removed": ["script", 3]})[1].removed == ("script", "3")
+    assert svg._outcome({"svg": SAFE, "removed": "script"})[1].removed == ()
+    assert svg._outcome({"svg": SAFE})[1].removed == ()
+
+
+def test_an_element_in_a_namespace_with_a_space_is_refused() -> None:
+    """expat names an element "namespace local" and refuses a namespace holding that space, so that
+    nothing can pass as an SVG element by its namespace's name."""
+    fake = '<svg xmlns="http://www.w3.org/2000/svg"><a:script xmlns:a="http://www.w3.org/2000/svg x"/></svg>'
+    assert svg.unsafe_part(fake).startswith("not well-formed")
+
+
+def test_only_the_text_of_style_elements_is_read_as_css() -> None:
+    text = "<text>@import url(http://x) \\75 rl(y)</text><g><style>a{fill:red}</style></g><text>src(z)</text>"
+    assert svg.unsafe_part(f'<svg xmlns="{svg.SVG_NS}">{text}<style>b{{}}</style></svg>') == ""
+
+
+def test_css_after_a_style_inside_a_style_is_read_too() -> None:
+    nested = f'<svg xmlns="{svg.SVG_NS}"><style>a{{}}<style>b{{}}</style>@import "http://x/";</style></svg>'
+    assert svg.unsafe_part(nested) == "<style> loading from elsewhere"
