@@ -1,7 +1,10 @@
-"""Macro expansion: parameters of definitions made inside a definition."""
+"""Macro expansion (render/latex/macros.py): definitions, calls and their arguments, and what is copied as it is."""
 
 from __future__ import annotations
 
+import pytest
+
+from site_builder.errors import LatexError
 from site_builder.render.latex.macros import Macros, expand_macros
 
 
@@ -9,3 +12,94 @@ def test_a_doubled_hash_in_a_body_is_a_parameter_of_the_definition_inside() -> N
     source = "\\newcommand{\\outer}[1]{\\newcommand{\\inner}[1]{#1-##1}}\\outer{a}\\inner{b}"
     assert expand_macros(source, "p.tex", Macros()).replace("{}", "") == "a-b"
     assert expand_macros("\\def\\x#1{<#1##>}\\x{q}", "p.tex", Macros()).replace("{}", "") == "<q#>"
+
+
+def expanded(source: str, inputs: dict[str, str] | None = None, macros: Macros | None = None) -> str:
+    return expand_macros(source, "t/x/solution.tex", macros or Macros(), inputs)
+
+
+X = "\\newcommand{\\x}{X}"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        (X + "\\verb|\\x| \\x", "{}\\verb|\\x| X"),
+        (X + "\\verb*+\\x+\\x", "{}\\verb*+\\x+X"),
+        (X + "\\verb|\\x", "{}\\verb|\\x"),  # never closed: to the end, as it is
+        (X + "\\verb", "{}\\verb"),
+        (X + "\\begin{verbatim}\\x\\end{verbatim}\\x", "{}\\begin{verbatim}\\x\\end{verbatim}X"),
+        (X + "\\begin {verbatim}\\x\n\\end{verbatim} \\x", "{}\\begin {verbatim}\\x\n\\end{verbatim} X"),
+        (X + "\\begin{verbatim}\\x", "{}\\begin{verbatim}\\x"),
+        (X + "% \\x\n\\x", "{}% \\x\nX"),
+        (X + "\\x% \\x", "{}X% \\x"),
+    ],
+)
+def test_verbatim_text_and_comments_are_copied_unexpanded(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g\\f \\g{a}", "{}{} (a)"),  # the meaning of \f, its parameter too
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g = \\f\\g{a}", "{}{}(a)"),
+        ("\\let\\g\\relax\\g", "{}\\relax"),  # an undefined (primitive) target: \g stands for it
+        ("\\let\\g", "\\let\\g"),  # no target: left to TeX as it is
+    ],
+)
+def test_let_gives_a_name_the_meaning_its_target_has_now(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\f}[2]{#2#1}\\f ab", "{}ba"),  # undelimited arguments: one character each
+        ("\\newcommand{\\f}[2]{#2#1}\\f\\alpha b", "{}b\\alpha"),  # or one control sequence
+        ("\\newcommand{\\f}[2]{#2#1}\\f{a}\n{b}", "{}ba%\n{}"),  # the call's line kept
+        ("\\newcommand{\\g}[2][d]{#1/#2}\\g{x} \\g[y]{x} \\g [z] {x}", "{}d/x y/x z/x"),
+        ("\\newcommand{\\f}[1]{#1#2}\\f{a}", "{}a"),  # a parameter the macro does not have is empty
+    ],
+)
+def test_arguments_are_read_as_tex_reads_them(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("\\newcommand{\\f}[1]{#1}\n\\f", "t/x/solution.tex:2: \\f is missing an argument"),
+        ("\\newcommand{\\f}[1]{#1}\\f{a", "t/x/solution.tex:1: unbalanced '{' in an argument of \\f"),
+        ("\\newcommand{\\g}[1][d{#1}\\g", "t/x/solution.tex:1: '[' of a definition is never closed"),
+        ("\n\\newcommand{\\g}[1]{", "t/x/solution.tex:2: unbalanced '{': the definition is never closed"),
+    ],
+)
+def test_a_call_or_definition_that_never_ends_is_an_error_at_its_line(source: str, error: str) -> None:
+    with pytest.raises(LatexError) as info:
+        expanded(source)
+    assert str(info.value) == error
+
+
+def test_what_a_picture_needs_of_the_preamble_is_kept_in_place_and_noted() -> None:
+    source = "\\usetikzlibrary{arrows}\\definecolor{c}{rgb}{1,0,0}\\tikzset{a/.style={b}} x"
+    macros = Macros()
+    assert expanded(source, macros=macros) == source
+    assert macros.sources == ["\\usetikzlibrary{arrows}", "\\definecolor{c}{rgb}{1,0,0}", "\\tikzset{a/.style={b}}"]
+
+
+def test_an_input_file_s_definitions_are_read_once_where_it_is_input() -> None:
+    macros = Macros()
+    inputs = {"macros.tex": "\\newcommand\\m{M}"}
+    assert (
+        expanded("\\m\\input{macros}\\m \\input{macros.tex}\\m", inputs, macros)
+        == "\\m\\input{macros}M\\input{macros.tex}M"
+    )
+    assert macros.sources == ["\\newcommand\\m{M}"] and macros.inputs_read == {"macros.tex"}
+    assert expanded("\\input{other}\\m", inputs) == "\\input{other}\\m"
+
+
+def test_an_error_in_an_input_file_names_that_file_and_its_line() -> None:
+    with pytest.raises(LatexError) as info:
+        expanded("\\def\\a{b}\n\\input{bad}", {"bad.tex": "x\n\\newcommand{\\q}{"})
+    assert str(info.value) == "t/x/bad.tex:2: unbalanced '{': the definition is never closed"
