@@ -485,3 +485,39 @@ def test_every_setting_a_page_shows_changes_the_settings_key() -> None:
 def test_the_base_url_option_reaches_the_settings_key_through_the_configuration(tmp_path: Path) -> None:
     options = make_options(tmp_path, archive=tmp_path)
     assert load_site_config(dataclasses.replace(options, base_url="https://y.org/")).base_url == "https://y.org/"
+
+
+def job(**change: Any) -> jobs.Job:
+    (made,) = jobs._jobs(
+        source(change.get("meta", META)),
+        change.get("solver", SOLVER),
+        Path("/archive"),
+        change.get("validator", VALIDATOR),
+        change.get("options", OPTIONS),
+    )
+    return made
+
+
+def test_the_interpreter_is_keyed_only_where_it_runs_something() -> None:
+    """Python solvers and validators run on the build's interpreter; a C++ solver judged by the
+    default comparison does not, and keeps its verdicts when the interpreter changes."""
+    other = dataclasses.replace(OPTIONS, interpreter="/opt/python3.13")
+    cpp = dataclasses.replace(SOLVER, language="cpp", argv=("./program",))
+    assert key(solver=cpp, validator=None) == key(solver=cpp, validator=None, options=other)
+    assert key(solver=cpp) != key(solver=cpp, options=other)
+    assert key(validator=None) != key(validator=None, options=other)
+
+
+def test_a_solver_that_is_not_compiled_is_keyed_too() -> None:
+    interpreted = dataclasses.replace(SOLVER, program=None)
+    assert key(solver=interpreted) != key()
+
+
+def test_a_job_is_judged_by_the_problems_time_limit_or_the_builds() -> None:
+    assert job().time_limit == META.time_limit
+    assert job(meta=dataclasses.replace(META, time_limit=None)).time_limit == OPTIONS.time_limit
+
+
+def test_an_entry_without_a_validator_has_an_entry_key() -> None:
+    without = dataclasses.replace(READ, layout=dataclasses.replace(READ.layout, validator=None))
+    assert entry_key(without) != entry_key(READ)
