@@ -8,6 +8,7 @@ with the reason it cannot change a verdict.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -33,6 +34,7 @@ from site_builder.publish import freshness
 from site_builder.render import math, pictures
 from site_builder.render.math import MathRenderer, snippet_key
 from site_builder.render.pictures import PictureRenderer, PictureResult
+from site_builder.sandbox.runner import Limits
 from site_builder.source.config import BuildOptions, SiteConfig, load_site_config, make_options
 from site_builder.source.languages import JudgeLanguage
 from site_builder.verify import compiler, jobs
@@ -521,3 +523,18 @@ def test_a_job_is_judged_by_the_problems_time_limit_or_the_builds() -> None:
 def test_an_entry_without_a_validator_has_an_entry_key() -> None:
     without = dataclasses.replace(READ, layout=dataclasses.replace(READ.layout, validator=None))
     assert entry_key(without) != entry_key(READ)
+
+
+def test_a_job_runs_what_its_key_was_made_from() -> None:
+    """Each value a job is run and judged with is the one its key was made from."""
+    meta = dataclasses.replace(META, interactive=True, multi_pass=True, validation_passes=5)
+    made = job(meta=meta)
+    wall = jobs.safety_margin(meta.time_limit or 0, *OPTIONS.time_margin)
+    assert (made.entry, made.solver, made.sample, made.archive_dir) == ("t/A-x", SOLVER, SAMPLE, Path("/archive"))
+    assert (made.checker, made.validator, made.limits) == (META.checker, VALIDATOR, Limits(wall, OPTIONS.memory))
+    assert (made.time_limit, made.interactive, made.multi_pass, made.passes) == (META.time_limit, True, True, 5)
+
+
+@pytest.mark.parametrize("parts", [[], [None], ["a", None, 'q"\\\n\u00e9\U0001f600', ""]])
+def test_the_keys_lists_are_json(parts: list[str | None]) -> None:
+    assert jobs._json_list(parts) == json.dumps(parts)
