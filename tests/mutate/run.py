@@ -56,8 +56,20 @@ MODULES: dict[str, tuple[str, ...]] = {
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     "sandbox/launcher.py": ("tests/test_capabilities.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
-    "sandbox/isolation.py": ("tests/test_capabilities.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
-    "sandbox/seccomp.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/isolation.py": (
+        "tests/test_capabilities.py",
+        "tests/test_sandbox.py::test_a_toolchain_under_tmp_is_shown_elsewhere_and_runs",
+        "tests/test_sandbox.py::test_paths_in_the_sandboxs_own_places_are_shown_under_run_host",
+        "tests/test_sandbox.py::test_limits_and_environment_reach_the_program",
+        "tests/test_redteam.py::test_a_solver_reaches_nothing_of_the_host",
+        "tests/test_redteam.py::test_a_run_leaves_nothing_for_the_next_in_the_same_sandbox",
+    ),
+    "sandbox/seccomp.py": (
+        "tests/test_sandbox.py::test_the_seccomp_filter_decides_by_number_and_flags",
+        "tests/test_redteam.py::test_every_family_the_filter_refuses_is_probed",
+        "tests/test_redteam.py::test_the_filter_refuses_what_runs_never_need",
+        "tests/test_redteam.py::test_the_filter_leaves_what_programs_need",
+    ),
     "sandbox/cgroup.py": ("tests/test_sandbox.py",),
     "sandbox/runner.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
