@@ -28,11 +28,14 @@ X = "\\newcommand{\\x}{X}"
         (X + "\\verb*+\\x+\\x", "{}\\verb*+\\x+X"),
         (X + "\\verb|\\x", "{}\\verb|\\x"),  # never closed: to the end, as it is
         (X + "\\verb", "{}\\verb"),
+        (X + "\\verb||\\x", "{}\\verb||X"),  # empty
+        (X + "\\verb%\\x%\\x", "{}\\verb%\\x%X"),  # the closing delimiter is not a comment's start
         (X + "\\begin{verbatim}\\x\\end{verbatim}\\x", "{}\\begin{verbatim}\\x\\end{verbatim}X"),
         (X + "\\begin {verbatim}\\x\n\\end{verbatim} \\x", "{}\\begin {verbatim}\\x\n\\end{verbatim} X"),
         (X + "\\begin{verbatim}\\x", "{}\\begin{verbatim}\\x"),
         (X + "% \\x\n\\x", "{}% \\x\nX"),
         (X + "\\x% \\x", "{}X% \\x"),
+        (X + "% c\n\\x\n% d\n", "{}% c\nX%\n{}% d\n"),  # a comment ends at its line's end
     ],
 )
 def test_verbatim_text_and_comments_are_copied_unexpanded(source: str, result: str) -> None:
@@ -46,6 +49,9 @@ def test_verbatim_text_and_comments_are_copied_unexpanded(source: str, result: s
         ("\\newcommand{\\f}[1]{(#1)}\\let\\g = \\f\\g{a}", "{}{}(a)"),
         ("\\let\\g\\relax\\g", "{}\\relax"),  # an undefined (primitive) target: \g stands for it
         ("\\let\\g", "\\let\\g"),  # no target: left to TeX as it is
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g\\f \\renewcommand{\\f}[1]{[#1]}\\g{a}", "{}{} {}(a)"),  # not its later one
+        ("\\newcommand{\\g}[2][d]{#1/#2}\\let\\h\\g \\h{x} \\h[y]{x}", "{}{} d/x y/x"),  # its optional argument too
+        ("\\newcommand{\\f}[1]{(#1)}\\let{\\g}\\f \\g{a}", "{}\\let{\\g}(\\g){a}"),  # a name in braces is not \\let's
     ],
 )
 def test_let_gives_a_name_the_meaning_its_target_has_now(source: str, result: str) -> None:
@@ -103,3 +109,21 @@ def test_an_error_in_an_input_file_names_that_file_and_its_line() -> None:
     with pytest.raises(LatexError) as info:
         expanded("\\def\\a{b}\n\\input{bad}", {"bad.tex": "x\n\\newcommand{\\q}{"})
     assert str(info.value) == "t/x/bad.tex:2: unbalanced '{': the definition is never closed"
+
+
+def test_a_setup_command_takes_at_most_three_groups_and_none_after_one_that_never_closes() -> None:
+    macros = Macros()
+    assert expanded("\\definecolor{c}{rgb}{1,0,0}{x}", macros=macros) == "\\definecolor{c}{rgb}{1,0,0}{x}"
+    assert macros.sources == ["\\definecolor{c}{rgb}{1,0,0}"]
+    macros = Macros()
+    source = "\\tikzset{a \\usetikzlibrary x \\tikzset{b}"  # the rest is inside the group that never closes
+    assert expanded(source, macros=macros) == source
+    assert macros.sources == ["\\tikzset", "\\usetikzlibrary ", "\\tikzset"]
+
+
+def test_input_files_input_others_up_to_eight_deep() -> None:
+    inputs = {f"f{i}.tex": f"\\newcommand{{\\m{chr(96 + i)}}}{{{i}}}\\input{{f{i + 1}}}" for i in range(1, 11)}
+    macros = Macros()
+    source = "\\input{f1}" + "".join(f"\\m{chr(96 + i)} " for i in range(1, 11))
+    assert expanded(source, inputs, macros) == "\\input{f1}12345678\\mi \\mj "
+    assert sorted(macros.inputs_read) == [f"f{i}.tex" for i in range(1, 9)]
