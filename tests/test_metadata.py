@@ -8,7 +8,7 @@ import pytest
 
 from site_builder.errors import MetadataError
 from site_builder.model import Checker
-from site_builder.source.metadata import parse_metadata
+from site_builder.source.metadata import parse_metadata, positive_number
 from site_builder.source.yamlfile import parse_yaml_mapping
 
 
@@ -174,3 +174,60 @@ def test_yaml_aliases_cannot_expand_without_bound() -> None:
         with pytest.raises(MetadataError, match=r"problem.yaml: the YAML's aliases expand to more than 100,000 values"):
             parse_yaml_mapping(text, "problem.yaml", MetadataError)
     assert parse_yaml_mapping("x: &a [1, 2]\ny: *a\n", "p.yaml", MetadataError)[0] == {"x": [1, 2], "y": [1, 2]}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("title: [a]\n", "title must be a string, not a list"),
+        ("year: true\n", "year must be a whole number, not a boolean"),
+        ("rating: 1.5\n", "rating must be a whole number, not float"),
+        ("tags: [a, ~]\n", "tags must be strings; found empty"),
+        ("tags: [{a: 1}]\n", "tags must be strings; found a mapping"),
+        ("tags: [a, false]\n", "tags must be strings; found a boolean"),
+        ("checker: {float_tolerance: -0.5}\n", "checker: float_tolerance must be a non-negative number, not -0.5"),
+        ("checker: {float_absolute_tolerance: x}\n", "checker: float_absolute_tolerance must be a non-negative "
+         "number, not 'x'"),
+        ("checker: {float_relative_tolerance: .nan}\n", "checker: float_relative_tolerance must be a non-negative "
+         "number, not nan"),
+        ("checker: {case_sensitive: 1}\n", "checker: case_sensitive must be true or false"),
+        ("checker: {fuzz: 1}\n", "checker: unknown option 'fuzz' (known: case_sensitive, float_tolerance, "
+         "float_absolute_tolerance, float_relative_tolerance)"),
+    ],
+)  # fmt: skip
+def test_a_wrong_value_says_what_it_is(text: str, message: str) -> None:
+    _, found = parse_metadata(text, "archive/t/x/problem.yaml")
+    assert [str(d) for d in found] == [f"archive/t/x/problem.yaml:1: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("text", "checker"),
+    [
+        ("checker: {float_tolerance: 0}\n", Checker(float_absolute=0.0, float_relative=0.0)),
+        ("checker: {float_tolerance: '1e-6', float_relative_tolerance: 0.5}\n", Checker("tokens", True, 1e-6, 0.5)),
+        ("checker: {float_absolute_tolerance: 2, case_sensitive: false}\n", Checker("tokens", False, 2.0, None)),
+        ("checker: exact\n", Checker("exact")),
+        ("checker: tokens\n", Checker()),
+    ],
+)
+def test_a_checker_s_tolerances_may_be_zero_and_each_overrides_both(text: str, checker: Checker) -> None:
+    meta, found = parse_metadata(text, "p.yaml")
+    assert found == [] and meta.checker == checker
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        ("2.5", 2.5),
+        (3, 3.0),
+        ("0", None),
+        (0, None),
+        (-1, None),
+        ("x", None),
+        (True, None),
+        (".inf", None),
+        (None, None),
+    ],
+)
+def test_a_positive_number_is_finite_and_above_zero(value: object, number: float | None) -> None:
+    assert positive_number(value) == number
