@@ -8,7 +8,7 @@ import pytest
 
 from site_builder.errors import MetadataError
 from site_builder.model import Checker
-from site_builder.source.metadata import parse_metadata, positive_number
+from site_builder.source.metadata import metadata_from_mapping, parse_checker_flags, parse_metadata, positive_number
 from site_builder.source.yamlfile import parse_yaml_mapping
 
 
@@ -231,3 +231,38 @@ def test_a_checker_s_tolerances_may_be_zero_and_each_overrides_both(text: str, c
 )
 def test_a_positive_number_is_finite_and_above_zero(value: object, number: float | None) -> None:
     assert positive_number(value) == number
+
+
+def test_every_text_field_is_read_and_numbers_are_text_too() -> None:
+    meta, found = parse_metadata("title: 2048\nlabel: 7\nsource: ' Contest '\nsummary: Count.\n", "p.yaml")
+    assert found == [] and (meta.title, meta.label, meta.source, meta.summary) == ("2048", "7", "Contest", "Count.")
+    _, found = parse_metadata("\ntitle: true\n", "archive/p.yaml")
+    assert [str(d) for d in found] == ["archive/p.yaml:2: title must be a string, not a boolean"]
+
+
+def test_an_unknown_key_without_a_known_line_is_at_line_zero() -> None:
+    _, found = metadata_from_mapping({"titel": "x"}, {}, "archive/t/x/problem.yaml")
+    assert [(d.path, d.line, d.message) for d in found] == [
+        ("archive/t/x/problem.yaml", 0, "unknown key 'titel'; did you mean 'title'?")
+    ]
+
+
+def flags(words: str) -> tuple[Checker, list[str]]:
+    return parse_checker_flags(words.split(), "archive/t/x/problem.yaml", 4)
+
+
+def test_validator_flags_make_the_checker_and_leave_the_words_they_do_not_know() -> None:
+    assert flags("") == (Checker("tokens", False, None, None), [])
+    words = "case_sensitive float_absolute_tolerance 1e-3 space_change_sensitive foo float_relative_tolerance 0 bar"
+    assert flags(words) == (Checker("spaces", True, 1e-3, 0.0), ["foo", "bar"])
+    assert flags("float_tolerance 0.5") == (Checker("tokens", False, 0.5, 0.5), [])
+
+
+@pytest.mark.parametrize(
+    "words", ["float_tolerance", "float_tolerance -1", "float_relative_tolerance x case_sensitive"]
+)
+def test_a_tolerance_flag_needs_a_number_after_it(words: str) -> None:
+    with pytest.raises(MetadataError) as info:
+        flags(words)
+    first = words.split()[0]
+    assert str(info.value) == f"archive/t/x/problem.yaml:4: validator flag {first} needs a non-negative number after it"
