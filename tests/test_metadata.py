@@ -266,3 +266,9 @@ def test_a_tolerance_flag_needs_a_number_after_it(words: str) -> None:
         flags(words)
     first = words.split()[0]
     assert str(info.value) == f"archive/t/x/problem.yaml:4: validator flag {first} needs a non-negative number after it"
+
+
+def test_a_wrong_value_leaves_the_default_in_its_place() -> None:
+    meta, found = parse_metadata("tags: 3\nchecker: fuzzy\nstatus: done\ntitle: T\n", "archive/p.yaml")
+    assert (meta.tags, meta.checker, meta.status, meta.title) == ((), Checker(), "complete", "T")
+    assert [str(d).split(": ", 1)[0] for d in found] == ["archive/p.yaml:1", "archive/p.yaml:2", "archive/p.yaml:3"]
