@@ -234,3 +234,28 @@ def test_only_the_text_of_style_elements_is_read_as_css() -> None:
 def test_css_after_a_style_inside_a_style_is_read_too() -> None:
     nested = f'<svg xmlns="{svg.SVG_NS}"><style>a{{}}<style>b{{}}</style>@import "http://x/";</style></svg>'
     assert svg.unsafe_part(nested) == "<style> loading from elsewhere"
+
+
+def inside_svg(body: str, prolog: str = "") -> str:
+    return svg.unsafe_part(f'{prolog}<svg xmlns="{svg.SVG_NS}">{body}</svg>')
+
+
+def test_what_the_re_check_finds_is_named_exactly() -> None:
+    assert inside_svg("", '<!DOCTYPE svg [<!ENTITY a "b">]>') == "a document type, an entity"
+    assert inside_svg("", '<?xml-stylesheet href="x.css"?>') == "a processing instruction"
+    far = "http://example.org/" + "x" * 60
+    assert inside_svg(f'<a href="{far}"/>') == f"href={far[:40]!r}"
+
+
+def test_src_is_a_reference_as_href_is() -> None:
+    assert inside_svg('<g src="http://evil.example/x"/>') == "src='http://evil.example/x'"
+    assert inside_svg('<g src="#here"/>') == ""
+
+
+def test_attributes_other_than_style_are_css_only_when_they_name_a_url() -> None:
+    assert inside_svg('<text aria-label="C:\\dir image-set src(x)">a</text>') == ""
+    assert inside_svg('<g fill="URL(http://x/)"/>') == "fill='URL(http://x/)'"
+
+
+def test_a_style_sheet_split_by_character_references_is_read_whole() -> None:
+    assert inside_svg("<style>a{fill:ur&#108;(http://x/)}</style>") == "<style> loading from elsewhere"
