@@ -8,7 +8,13 @@ import pytest
 
 from site_builder.errors import MetadataError
 from site_builder.model import Checker
-from site_builder.source.metadata import metadata_from_mapping, parse_checker_flags, parse_metadata, positive_number
+from site_builder.source.metadata import (
+    metadata_from_mapping,
+    parse_checker_flags,
+    parse_metadata,
+    positive_number,
+    slow_time_limit,
+)
 from site_builder.source.yamlfile import parse_yaml_mapping
 
 
@@ -226,6 +232,9 @@ def test_a_checker_s_tolerances_may_be_zero_and_each_overrides_both(text: str, c
         ("x", None),
         (True, None),
         (".inf", None),
+        ("inf", None),
+        ("nan", None),
+        (0.5, 0.5),
         (None, None),
     ],
 )
@@ -272,3 +281,23 @@ def test_a_wrong_value_leaves_the_default_in_its_place() -> None:
     meta, found = parse_metadata("tags: 3\nchecker: fuzzy\nstatus: done\ntitle: T\n", "archive/p.yaml")
     assert (meta.tags, meta.checker, meta.status, meta.title) == ((), Checker(), "complete", "T")
     assert [str(d).split(": ", 1)[0] for d in found] == ["archive/p.yaml:1", "archive/p.yaml:2", "archive/p.yaml:3"]
+
+
+def test_what_problem_yaml_leaves_out_and_tags_given_as_one_string() -> None:
+    meta, found = parse_metadata("tags: 'dp, math,, dp ,graphs'\ntime_limit: 0.5\n", "p.yaml")
+    assert found == [] and meta.tags == ("dp", "math", "graphs") and meta.time_limit == 0.5
+    assert meta.status == "complete" and meta.checker == Checker()
+
+
+def test_a_time_limit_of_a_minute_is_not_slow_and_a_warning_without_a_line_is_at_line_zero() -> None:
+    assert slow_time_limit("p.yaml", 3, 60.0) == []
+    assert [str(d) for d in slow_time_limit("p.yaml", None, 61.0)] == [
+        "p.yaml: warning: time limit of 61 s: a sample that does not finish holds verification up that long"
+    ]
+    assert slow_time_limit("p.yaml", None, 61.0)[0].line == 0
+
+
+def test_yaml_that_cannot_be_read_names_the_file() -> None:
+    with pytest.raises(MetadataError) as info:
+        parse_metadata("title: [unclosed\n", "archive/t/x/problem.yaml")
+    assert str(info.value).startswith("archive/t/x/problem.yaml:2: invalid YAML")
