@@ -77,9 +77,10 @@ def test_an_unreadable_json_store_is_discarded_with_a_warning(tmp_path: Path, te
     path.write_text(text)
     found = JsonStore(path, "verdict cache")
     assert found.data == {} and found.warning is not None
-    assert (
-        found.warning.startswith("verdict cache verify.json is unreadable and was discarded (") and why in found.warning
-    )
+    assert found.warning.startswith("verdict cache verify.json is unreadable and was discarded (")
+    assert why in found.warning and found.warning.endswith(")")
+    if text == "[1, 2]":
+        assert found.warning == "verdict cache verify.json is unreadable and was discarded (not a JSON object)"
 
 
 def test_a_sqlite_store_reads_a_key_at_a_time_and_writes_on_save(tmp_path: Path) -> None:
@@ -186,3 +187,56 @@ def test_the_renderer_fingerprint_follows_the_renderers_code(tmp_path: Path, mon
         assert store.renderer_fingerprint() == base
     finally:
         store.renderer_fingerprint.cache_clear()
+
+
+def test_stores_make_the_folders_they_are_kept_in(tmp_path: Path) -> None:
+    PickleStore(tmp_path / "a" / "b").put(KEY, 1)
+    write_atomic(tmp_path / "c" / "d" / "file", b"x")
+    made = SqliteStore(tmp_path / "e" / "f" / "math.sqlite", "math cache")
+    made.put("x", 1)
+    made.save()
+    assert PickleStore(tmp_path / "a" / "b").get(KEY) == 1 and (tmp_path / "c/d/file").read_bytes() == b"x"
+    assert SqliteStore(tmp_path / "e" / "f" / "math.sqlite", "math cache").get("x") == 1
+
+
+def test_a_write_that_fails_before_its_temporary_file_exists_names_the_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(self: Path, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    with pytest.raises(OSError) as info:
+        write_atomic(tmp_path / "file.bin", b"x")
+    assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(tmp_path / "file.bin"))
+
+
+def test_a_process_keeps_one_connection(tmp_path: Path) -> None:
+    made = SqliteStore(tmp_path / "math.sqlite", "math cache")
+    made.put("x", 1)
+    made.save()
+    assert made._db() is made._db() and made._db(create=True) is made._db()
+
+
+def test_a_discarded_store_closes_its_connection(tmp_path: Path) -> None:
+    made = SqliteStore(tmp_path / "math.sqlite", "math cache")
+    made.put("x", 1)
+    made.save()
+    connection = made._db()
+    assert connection is not None
+    made._discard(ValueError("bad"))
+    with pytest.raises(sqlite3.ProgrammingError):
+        connection.execute("SELECT 1")
+    assert made.warning == "math cache math.sqlite is unreadable and was discarded (bad)" and made.get("x") is None
+
+
+def test_a_store_that_cannot_be_made_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*_: object, **__: object) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(sqlite3, "connect", refused)
+    made = SqliteStore(tmp_path / "math.sqlite", "math cache")
+    made.put("x", 1)
+    made.save()
+    assert made.warning == "math cache math.sqlite is unreadable and was discarded (unable to open database file)"
+    assert made.pending == {"x": 1}, "kept in memory: the build goes on without the cache"
