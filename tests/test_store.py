@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,15 @@ def test_a_store_that_cannot_be_made_is_a_warning(tmp_path: Path, monkeypatch: p
     made.save()
     assert made.warning == "math cache math.sqlite is unreadable and was discarded (unable to open database file)"
     assert made.pending == {"x": 1}, "kept in memory: the build goes on without the cache"
+
+
+def test_a_store_is_read_from_any_thread_of_its_process(tmp_path: Path) -> None:
+    """The dev server's threads share the builder's stores."""
+    made = SqliteStore(tmp_path / "math.sqlite", "math cache")
+    made.put("x", 1)
+    made.save()
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(made.get("x")))
+    reader.start()
+    reader.join()
+    assert found == [1] and made.warning is None
