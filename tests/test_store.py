@@ -122,7 +122,24 @@ def test_a_sqlite_store_with_a_bad_value_discards_the_file(tmp_path: Path) -> No
     with sqlite3.connect(path) as db:
         db.execute("UPDATE store SET value = '{' WHERE key = 'x'")
     found = SqliteStore(path, "math cache")
-    assert found.get("x") is None and found.warning is not None and not path.exists()
+    assert found.get("x") is None and not path.exists()
+    assert found.warning == (
+        "math cache math.sqlite is unreadable and was discarded "
+        "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"
+    )
+
+
+def test_a_sqlite_store_that_fails_to_save_is_discarded_saying_why(tmp_path: Path) -> None:
+    path = tmp_path / "math.sqlite"
+    made = SqliteStore(path, "math cache")
+    assert made.get("x") is None
+    made.put("x", 1)
+    made.save()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE store")
+    made.put("y", 2)
+    made.save()
+    assert made.warning == "math cache math.sqlite is unreadable and was discarded (no such table: store)"
 
 
 def test_a_forked_process_opens_its_own_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
