@@ -14,6 +14,7 @@ from site_builder.errors import Diagnostic
 from site_builder.model import EntrySource, Metadata
 from site_builder.publish import freshness
 from site_builder.publish.freshness import Probe, inputs_key, program_fingerprint, same_interpreter, tool_fingerprint
+from site_builder.render.math import MathRenderer
 from site_builder.source.archive import Stamp
 from site_builder.source.config import SiteConfig, make_options
 from site_builder.source.snapshot import SETTLED_NS
@@ -132,3 +133,56 @@ def test_the_stamped_inputs_are_known_only_for_the_probe_that_took_them(tmp_path
     assert freshness.stamped_inputs(options, dataclasses.replace(PROBE, settings="other")) is None
     write_json(options.cache / freshness.STAMPS, {"probe": PROBE.key(), "inputs": 5})
     assert freshness.stamped_inputs(options, PROBE) is None
+
+
+def test_the_order_of_the_git_dates_is_not_an_input() -> None:
+    one = dataclasses.replace(PROBE, git_dates={"t/A": 5, "t/B": 6})
+    assert one.key() == dataclasses.replace(PROBE, git_dates={"t/B": 6, "t/A": 5}).key()
+
+
+def test_g_plus_plus_is_fingerprinted_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = tmp_path / "g++"
+    tool.write_text("gxx")
+    os.utime(tool, ns=(1, 2))
+    monkeypatch.setattr(shutil, "which", lambda name: str(tool) if name == "g++" else None)
+    assert tool_fingerprint(str(tool)) == f"{tool}:3:2|{tool}:3:2|-"
+
+
+def test_an_interpreter_changed_in_place_changes_the_settings(tmp_path: Path) -> None:
+    python = tmp_path / "python3"
+    python.write_text("one")
+    options = dataclasses.replace(make_options(tmp_path, archive=tmp_path), interpreter=str(python))
+    base = freshness.settings_key(options, SiteConfig(), "math", "program")
+    os.utime(python, ns=(1, 2))
+    assert freshness.settings_key(options, SiteConfig(), "math", "program") != base
+
+
+def test_the_program_fingerprint_follows_this_programs_python_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "publish").mkdir()
+    (tmp_path / "render").mkdir()
+    (tmp_path / "render" / "math.py").write_text("one")
+    monkeypatch.setattr(freshness, "__file__", str(tmp_path / "publish" / "freshness.py"))
+    base = program_fingerprint(Theme((), ()))
+    (tmp_path / "render" / "notes.txt").write_text("not code")
+    assert program_fingerprint(Theme((), ())) == base
+    (tmp_path / "render" / "math.py").write_text("two")
+    assert program_fingerprint(Theme((), ())) != base
+
+
+def test_a_probe_holds_the_configuration_the_program_and_the_dates(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    (archive / "t" / "A-x").mkdir(parents=True)
+    (archive / "t" / "A-x" / "solution.md").write_text("# X\n")
+    options = make_options(tmp_path, archive=archive, out=archive / "site")
+    options.out.mkdir()
+    probe = freshness.probe_inputs(options)
+    assert probe.git_dates == {} and probe.program == program_fingerprint(probe.theme)
+    assert probe.settings == freshness.settings_key(
+        options, probe.config, MathRenderer.cache_name(tmp_path), probe.program
+    )
+    (options.out / "page.html").write_text("the site, inside the archive")
+    assert freshness.probe_inputs(options).key() == probe.key(), "the site's own folder is not an input"
+    (archive / "site.yaml").write_text("title: Other\n")
+    assert freshness.probe_inputs(options).settings != probe.settings
