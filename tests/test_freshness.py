@@ -4,6 +4,7 @@ stamp vouches for the archive, the inputs' digest, and the fingerprints of the p
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 from pathlib import Path
@@ -186,3 +187,34 @@ def test_a_probe_holds_the_configuration_the_program_and_the_dates(tmp_path: Pat
     assert freshness.probe_inputs(options).key() == probe.key(), "the site's own folder is not an input"
     (archive / "site.yaml").write_text("title: Other\n")
     assert freshness.probe_inputs(options).settings != probe.settings
+
+
+def test_a_full_read_keeps_its_memo_snapshot_and_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive = tmp_path / "archive"
+    for name in ("A-x", "B-y"):
+        (archive / "t" / name).mkdir(parents=True)
+        (archive / "t" / name / "solution.md").write_text(f"# {name}\n")
+        (archive / "t" / name / "problem.yaml").write_text(f"title: {name}\n")
+    options = make_options(tmp_path, archive=archive, cache=tmp_path / "cache")
+    probe = freshness.probe_inputs(options)
+    loaded = freshness.load_inputs(options, probe)
+    assert [s.path for s in loaded.sources] == ["t/A-x", "t/B-y"] and loaded.problems == []
+    assert [s.meta.title for s in loaded.sources] == ["A-x", "B-y"]
+    assert loaded.inputs == inputs_key(probe.settings, [], loaded.sources) and loaded.seconds >= 0
+    assert (loaded.config, loaded.git_dates, loaded.program, loaded.theme) == (
+        probe.config, probe.git_dates, probe.program, probe.theme
+    )  # fmt: skip
+    parsed = PickleStore(options.cache / "parsed")
+    assert len(parsed.get(freshness.YAML_MEMO)) == 2
+    assert parsed.get(freshness.SNAPSHOT) is None, "folders written a moment ago are not remembered"
+    assert not (options.cache / freshness.STAMPS).exists(), "files written a moment ago: no stamp vouches for them"
+    monkeypatch.setattr(freshness, "SETTLED_NS", 0)
+    settled = freshness.probe_inputs(options)
+    again = freshness.load_inputs(options, settled)
+    assert again.inputs == loaded.inputs
+    stamps = json.loads((options.cache / freshness.STAMPS).read_text())
+    assert stamps == {"probe": settled.key(), "inputs": loaded.inputs}
+    assert freshness.stamped_inputs(options, settled) == loaded.inputs
+    snapshot = parsed.get(freshness.SNAPSHOT)
+    assert snapshot["program"] == settled.program
+    assert sorted(snapshot["folders"]) == [str(archive / "t" / "A-x"), str(archive / "t" / "B-y")]
