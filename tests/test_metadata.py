@@ -301,3 +301,8 @@ def test_yaml_that_cannot_be_read_names_the_file() -> None:
     with pytest.raises(MetadataError) as info:
         parse_metadata("title: [unclosed\n", "archive/t/x/problem.yaml")
     assert str(info.value).startswith("archive/t/x/problem.yaml:2: invalid YAML")
+
+
+def test_a_time_limit_of_exactly_an_hour_is_allowed() -> None:
+    meta, found = parse_metadata("time_limit: 3600\n", "p.yaml")
+    assert meta.time_limit == 3600 and [d.level for d in found] == ["warning"]
