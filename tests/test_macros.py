@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from site_builder.errors import LatexError
+from site_builder.render.latex import macros
 from site_builder.render.latex.macros import Macros, expand_macros
 
 
@@ -127,3 +128,54 @@ def test_input_files_input_others_up_to_eight_deep() -> None:
     source = "\\input{f1}" + "".join(f"\\m{chr(96 + i)} " for i in range(1, 11))
     assert expanded(source, inputs, macros) == "\\input{f1}12345678\\mi \\mj "
     assert sorted(macros.inputs_read) == [f"f{i}.tex" for i in range(1, 9)]
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\x@y}{X}\\x@y z", "{}Xz"),  # the space after a control word, @ in it or not
+        ("\\newcommand{\\p}{a\n\n b}\\p", "{}%\n%\na \\par b"),  # a body on one line: a blank line is \par
+        ("\\newcommand{\\p}{a% c\n b}\\p", "{}%\nab"),  # a comment goes with its line's end and the spaces after
+        ("\\newcommand{\\p}{a\\\\% c\n b}\\p", "{}%\na\\\\b"),  # after an escaped backslash, still a comment
+        ("\\newcommand{\\f}[1]{(#1)}\\f{a % }\n b}", "{}(a b)%\n{}"),  # a brace in a comment does not count
+        ("\\newcommand\\x\\relax\\x", "{}\\relax"),  # a body that is one control sequence, without braces
+    ],
+)
+def test_bodies_and_arguments_are_read_as_tex_reads_them(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+def test_a_definition_without_a_body_is_an_error() -> None:
+    with pytest.raises(LatexError) as info:
+        expanded("\n\\newcommand{\\x}")
+    assert str(info.value) == "t/x/solution.tex:2: the definition has no body in braces"
+
+
+def test_expansions_are_counted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(macros, "MAX_EXPANSIONS", 5)
+    assert expanded("\\def\\b{y}" + "\\b" * 5) == "{}yyyyy"
+    with pytest.raises(LatexError) as info:
+        expanded("\\def\\b{y}" + "\\b" * 6)
+    assert str(info.value) == "t/x/solution.tex:1: \\b: over 5 macro expansions; a definition that never ends?"
+
+
+def test_what_all_expansions_make_has_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(macros, "MAX_EXPANDED", 2 << 20)
+    body = "x" * (1 << 20)
+    assert len(expanded(f"\\def\\b{{{body}}}\\b\\b")) == (2 << 20) + 2
+    with pytest.raises(LatexError) as info:
+        expanded(f"\\def\\b{{{body}}}\\b\\b\\b")
+    assert str(info.value) == "t/x/solution.tex:1: \\b: macro expansions make over 2 MiB of text in all; refused"
+
+
+def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the document would hold after an expansion: its result, the rest of the text it stands in,
+    and the rest of the input below."""
+    monkeypatch.setattr(macros, "MAX_SIZE", 2 << 20)
+    double = "\\def\\e#1{#1#1}"
+    tail = "y" * (400 << 10)
+    fits = expanded(f"{double}\\e{{\\e{{{'x' * (500 << 10)}}}}}{tail}")
+    assert len(fits) == 2 + (2000 << 10) + (400 << 10)
+    with pytest.raises(LatexError) as info:
+        expanded(f"{double}\\e{{\\e{{{'x' * (600 << 10)}}}}}{tail}")
+    assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 2 MiB"
