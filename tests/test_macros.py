@@ -160,22 +160,22 @@ def test_expansions_are_counted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_what_all_expansions_make_has_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(macros, "MAX_EXPANDED", 2 << 20)
-    body = "x" * (1 << 20)
-    assert len(expanded(f"\\def\\b{{{body}}}\\b\\b")) == (2 << 20) + 2
+    monkeypatch.setattr(macros, "MAX_EXPANDED", 1 << 20)
+    body = "x" * (512 << 10)
+    assert len(expanded(f"\\def\\b{{{body}}}\\b\\b")) == (1 << 20) + 2
     with pytest.raises(LatexError) as info:
         expanded(f"\\def\\b{{{body}}}\\b\\b\\b")
-    assert str(info.value) == "t/x/solution.tex:1: \\b: macro expansions make over 2 MiB of text in all; refused"
+    assert str(info.value) == "t/x/solution.tex:1: \\b: macro expansions make over 1 MiB of text in all; refused"
 
 
 def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """What the document would hold after an expansion: its result, the rest of the text it stands in,
     and the rest of the input below."""
-    monkeypatch.setattr(macros, "MAX_SIZE", 2 << 20)
+    monkeypatch.setattr(macros, "MAX_SIZE", 1 << 20)
     double = "\\def\\e#1{#1#1}"
-    tail = "y" * (400 << 10)
-    fits = expanded(f"{double}\\e{{\\e{{{'x' * (500 << 10)}}}}}{tail}")
-    assert len(fits) == 2 + (2000 << 10) + (400 << 10)
+    tail = "y" * (200 << 10)
+    fits = expanded(f"{double}\\e{{\\e{{{'x' * (250 << 10)}}}}}{tail}")
+    assert len(fits) == 2 + (1000 << 10) + (200 << 10)
     with pytest.raises(LatexError) as info:
-        expanded(f"{double}\\e{{\\e{{{'x' * (600 << 10)}}}}}{tail}")
-    assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 2 MiB"
+        expanded(f"{double}\\e{{\\e{{{'x' * (300 << 10)}}}}}{tail}")
+    assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 1 MiB"
