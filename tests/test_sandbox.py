@@ -377,3 +377,20 @@ def test_paths_in_the_sandboxs_own_places_are_shown_under_run_host() -> None:
         "/srv/x/y",
         "/run/host/tmp/venv",
     ]
+
+
+def test_a_clone_whose_flags_look_like_an_allowed_personality_is_still_refused() -> None:
+    """The filter judges ``clone`` by its own rule: CLONE_NEWNS alone is 0x20000, which is also the
+    UNAME26 personality the filter allows."""
+    from site_builder.sandbox import seccomp
+
+    abi = seccomp.ABIS.get(os.uname().machine)
+    if abi is None:
+        pytest.skip("no seccomp filter for this machine")
+    assert seccomp.supported()
+    clone = abi.number("clone")
+    assert clone is not None
+    program = seccomp.sandbox_filter()
+    eperm = 0x00050000 | 1
+    for flags in (0x00020000, 0x00020008, 0xFFFFFFFF):
+        assert _run_bpf(program, clone, abi.arch, (flags,)) == eperm, hex(flags)
