@@ -270,3 +270,22 @@ def test_a_store_is_read_from_any_thread_of_its_process(tmp_path: Path) -> None:
     reader.start()
     reader.join()
     assert found == [1] and made.warning is None
+
+
+def test_keep_only_bears_another_build_deleting_the_same_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = PickleStore(tmp_path)
+    keys = [f"{n:02}" + "x" * 10 for n in range(3)]
+    for key in keys:
+        kept.put(key, key)
+    unlink = Path.unlink
+
+    def raced(self: Path, missing_ok: bool = False) -> None:
+        unlink(self)  # the other build was first
+        unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", raced)
+    kept.keep_only({keys[0]})
+    monkeypatch.undo()
+    assert [k for k in keys if kept.has(k)] == [keys[0]]
