@@ -394,3 +394,59 @@ def test_a_clone_whose_flags_look_like_an_allowed_personality_is_still_refused()
     eperm = 0x00050000 | 1
     for flags in (0x00020000, 0x00020008, 0xFFFFFFFF):
         assert _run_bpf(program, clone, abi.arch, (flags,)) == eperm, hex(flags)
+
+
+def _holds(args: list[str], *words: str) -> bool:
+    """Whether ``words`` stand together, in order, in ``args``."""
+    return any(args[i : i + len(words)] == list(words) for i in range(len(args)))
+
+
+@pytest.mark.parametrize("mode", ["root", "user"])
+def test_the_sandbox_command_shows_what_the_spec_names_and_nothing_writable_besides_scratch(mode: str) -> None:
+    from site_builder.sandbox import isolation
+    from site_builder.sandbox.isolation import Isolation, Spec
+
+    spec = Spec(
+        binds=(("/opt/jdk", "/opt/jdk"), ("/tmp/venv", "/tmp/venv")),
+        links=(("/opt/jdk/bin/java", "/usr/local/bin/java"),),
+        made=(("/etc/passwd", 5),),
+        dirs=("/opt/empty",),
+        scratch=1 << 20,
+        seccomp_fd=7,
+    )
+    args = isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["/tmp/venv/bin/python", "-c", "x"], spec)
+    assert args[0] == "/usr/bin/bwrap" and _holds(args, "--die-with-parent", "--new-session", "--as-pid-1")
+    assert _holds(args, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+    if mode == "root":  # started as root with what it needs to become nobody, and nothing else
+        assert _holds(args, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+        assert _holds(args, "--cap-add", "CAP_SETPCAP") and "--unshare-user" not in args
+    else:
+        assert _holds(args, "--unshare-user", "--disable-userns") and _holds(args, "--cap-drop", "ALL")
+        assert "--cap-add" not in args
+    for name in isolation.DEVICES:
+        assert _holds(args, "--dev-bind", f"/dev/{name}", f"/dev/{name}")
+    for target, path in isolation.DEV_LINKS:
+        assert _holds(args, "--symlink", target, path)
+    for where in ("/tmp", "/dev/shm"):
+        assert _holds(args, "--perms", "1777", "--size", str(1 << 20), "--tmpfs", where)
+    assert _holds(args, "--perms", "0755", "--dir", "/opt", "--ro-bind", "/opt/jdk", "/opt/jdk")
+    assert _holds(args, "--ro-bind", "/tmp/venv", "/run/host/tmp/venv")
+    assert _holds(args, "--perms", "0755", "--dir", "/usr/local", "--perms", "0755", "--dir", "/usr/local/bin")
+    assert _holds(args, "--symlink", "/opt/jdk/bin/java", "/usr/local/bin/java")
+    assert _holds(args, "--perms", "0444", "--file", "5", "/etc/passwd")
+    assert _holds(args, "--perms", "0755", "--dir", "/opt/empty")
+    assert args.count("/opt") == 1, "a folder is made once"
+    tail = ["--chdir", "/", "--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", "7", "--"]
+    assert args[-3 - len(tail) : -3] == tail and args[-3:] == ["/run/host/tmp/venv/bin/python", "-c", "x"]
+    assert "--seccomp" not in isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["true"], Spec())
+
+
+def test_the_isolation_says_what_it_is() -> None:
+    from site_builder.sandbox.isolation import Isolation, scratch_options
+
+    assert Isolation("root", "bwrap").describe().startswith("bubblewrap, as nobody (65534), no network")
+    assert Isolation("user", "bwrap").describe().startswith(f"bubblewrap, uid {os.getuid()} in a user namespace")
+    assert Isolation("none", reason="no bwrap").describe().startswith("NONE: no bwrap; runs have this user's rights")
+    assert Isolation("user").isolated and not Isolation("none").isolated
+    assert scratch_options(1 << 20) == "mode=1777,size=1048576,nr_inodes=1024"
+    assert scratch_options(64 << 20) == "mode=1777,size=67108864,nr_inodes=8192"
