@@ -450,3 +450,20 @@ def test_the_isolation_says_what_it_is() -> None:
     assert Isolation("user").isolated and not Isolation("none").isolated
     assert scratch_options(1 << 20) == "mode=1777,size=1048576,nr_inodes=1024"
     assert scratch_options(64 << 20) == "mode=1777,size=67108864,nr_inodes=8192"
+
+
+def test_the_isolation_probe_says_why_a_sandbox_does_not_start(tmp_path: Path) -> None:
+    from site_builder.sandbox import isolation
+    from site_builder.sandbox.isolation import Isolation
+
+    found = isolation.detect()
+    if found.isolated:
+        assert isolation._probe(found) == ""
+    mode = "root" if os.geteuid() == 0 else "user"
+    missing = tmp_path / "no-bwrap"
+    assert isolation._probe(Isolation(mode, str(missing))) == f"[Errno 2] No such file or directory: '{missing}'"
+    assert isolation._probe(Isolation(mode, "/bin/false")) == "exit code 1"
+    noisy = tmp_path / "noisy-bwrap"
+    noisy.write_text("#!/bin/sh\necho first >&2\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    noisy.chmod(0o755)
+    assert isolation._probe(Isolation(mode, str(noisy))) == "bwrap: No permissions to create new namespace"
