@@ -179,3 +179,17 @@ def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPat
     with pytest.raises(LatexError) as info:
         expanded(f"{double}\\e{{\\e{{{'x' * (300 << 10)}}}}}{tail}")
     assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 1 MiB"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\x}{X}\\providecommand{\\x}{Y}\\x", "{}{}X"),  # only if not defined yet
+        ("\\providecommand{\\y}{Y}\\y", "{}Y"),
+        ("\\newcommand{\\x}{X}\\renewcommand{\\x}{Z}\\x", "{}{}Z"),
+        ("\\DeclareMathOperator{\\rank}{rank}$\\rank A$", "{}$\\operatorname{rank}A$"),
+        ("\\DeclareMathOperator*{\\argmax}{arg\\,max}\\argmax", "{}\\operatorname*{arg\\,max}"),
+    ],
+)
+def test_each_kind_of_definition_defines_as_latex_does(source: str, result: str) -> None:
+    assert expanded(source) == result
