@@ -68,8 +68,8 @@ class PickleStore:
                 return pickle.load(handle)
         except FileNotFoundError:
             return None
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
-            return None  # corrupt or from an older layout: render again
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
+            return None  # corrupt or from an older layout (a class or module since renamed): render again
 
     def has(self, key: str) -> bool:
         return self._path(key).is_file()

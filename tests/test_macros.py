@@ -1,7 +1,11 @@
-"""Macro expansion: parameters of definitions made inside a definition."""
+"""Macro expansion (render/latex/macros.py): definitions, calls and their arguments, and what is copied as it is."""
 
 from __future__ import annotations
 
+import pytest
+
+from site_builder.errors import LatexError
+from site_builder.render.latex import macros
 from site_builder.render.latex.macros import Macros, expand_macros
 
 
@@ -9,3 +13,183 @@ def test_a_doubled_hash_in_a_body_is_a_parameter_of_the_definition_inside() -> N
     source = "\\newcommand{\\outer}[1]{\\newcommand{\\inner}[1]{#1-##1}}\\outer{a}\\inner{b}"
     assert expand_macros(source, "p.tex", Macros()).replace("{}", "") == "a-b"
     assert expand_macros("\\def\\x#1{<#1##>}\\x{q}", "p.tex", Macros()).replace("{}", "") == "<q#>"
+
+
+def expanded(source: str, inputs: dict[str, str] | None = None, macros: Macros | None = None) -> str:
+    return expand_macros(source, "t/x/solution.tex", macros or Macros(), inputs)
+
+
+X = "\\newcommand{\\x}{X}"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        (X + "\\verb|\\x| \\x", "{}\\verb|\\x| X"),
+        (X + "\\verb*+\\x+\\x", "{}\\verb*+\\x+X"),
+        (X + "\\verb|\\x", "{}\\verb|\\x"),  # never closed: to the end, as it is
+        (X + "\\verb", "{}\\verb"),
+        (X + "\\verb||\\x", "{}\\verb||X"),  # empty
+        (X + "\\verb%\\x%\\x", "{}\\verb%\\x%X"),  # the closing delimiter is not a comment's start
+        (X + "\\begin{verbatim}\\x\\end{verbatim}\\x", "{}\\begin{verbatim}\\x\\end{verbatim}X"),
+        (X + "\\begin {verbatim}\\x\n\\end{verbatim} \\x", "{}\\begin {verbatim}\\x\n\\end{verbatim} X"),
+        (X + "\\begin{verbatim}\\x", "{}\\begin{verbatim}\\x"),
+        (X + "% \\x\n\\x", "{}% \\x\nX"),
+        (X + "\\x% \\x", "{}X% \\x"),
+        (X + "% c\n\\x\n% d\n", "{}% c\nX%\n{}% d\n"),  # a comment ends at its line's end
+    ],
+)
+def test_verbatim_text_and_comments_are_copied_unexpanded(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g\\f \\g{a}", "{}{} (a)"),  # the meaning of \f, its parameter too
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g = \\f\\g{a}", "{}{}(a)"),
+        ("\\let\\g\\relax\\g", "{}\\relax"),  # an undefined (primitive) target: \g stands for it
+        ("\\let\\g", "\\let\\g"),  # no target: left to TeX as it is
+        ("\\newcommand{\\f}[1]{(#1)}\\let\\g\\f \\renewcommand{\\f}[1]{[#1]}\\g{a}", "{}{} {}(a)"),  # not its later one
+        ("\\newcommand{\\g}[2][d]{#1/#2}\\let\\h\\g \\h{x} \\h[y]{x}", "{}{} d/x y/x"),  # its optional argument too
+        ("\\newcommand{\\f}[1]{(#1)}\\let{\\g}\\f \\g{a}", "{}\\let{\\g}(\\g){a}"),  # a name in braces is not \\let's
+    ],
+)
+def test_let_gives_a_name_the_meaning_its_target_has_now(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\f}[2]{#2#1}\\f ab", "{}ba"),  # undelimited arguments: one character each
+        ("\\newcommand{\\f}[2]{#2#1}\\f\\alpha b", "{}b\\alpha"),  # or one control sequence
+        ("\\newcommand{\\f}[2]{#2#1}\\f{a}\n{b}", "{}ba%\n{}"),  # the call's line kept
+        ("\\newcommand{\\g}[2][d]{#1/#2}\\g{x} \\g[y]{x} \\g [z] {x}", "{}d/x y/x z/x"),
+        ("\\newcommand{\\f}[1]{#1#2}\\f{a}", "{}a"),  # a parameter the macro does not have is empty
+    ],
+)
+def test_arguments_are_read_as_tex_reads_them(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("\\newcommand{\\f}[1]{#1}\n\\f", "t/x/solution.tex:2: \\f is missing an argument"),
+        ("\\newcommand{\\f}[1]{#1}\\f{a", "t/x/solution.tex:1: unbalanced '{' in an argument of \\f"),
+        ("\\newcommand{\\g}[1][d{#1}\\g", "t/x/solution.tex:1: '[' of a definition is never closed"),
+        ("\n\\newcommand{\\g}[1]{", "t/x/solution.tex:2: unbalanced '{': the definition is never closed"),
+    ],
+)
+def test_a_call_or_definition_that_never_ends_is_an_error_at_its_line(source: str, error: str) -> None:
+    with pytest.raises(LatexError) as info:
+        expanded(source)
+    assert str(info.value) == error
+
+
+def test_what_a_picture_needs_of_the_preamble_is_kept_in_place_and_noted() -> None:
+    source = "\\usetikzlibrary{arrows}\\definecolor{c}{rgb}{1,0,0}\\tikzset{a/.style={b}} x"
+    macros = Macros()
+    assert expanded(source, macros=macros) == source
+    assert macros.sources == ["\\usetikzlibrary{arrows}", "\\definecolor{c}{rgb}{1,0,0}", "\\tikzset{a/.style={b}}"]
+
+
+def test_an_input_file_s_definitions_are_read_once_where_it_is_input() -> None:
+    macros = Macros()
+    inputs = {"macros.tex": "\\newcommand\\m{M}"}
+    assert (
+        expanded("\\m\\input{macros}\\m \\input{macros.tex}\\m", inputs, macros)
+        == "\\m\\input{macros}M\\input{macros.tex}M"
+    )
+    assert macros.sources == ["\\newcommand\\m{M}"] and macros.inputs_read == {"macros.tex"}
+    assert expanded("\\input{other}\\m", inputs) == "\\input{other}\\m"
+
+
+def test_an_error_in_an_input_file_names_that_file_and_its_line() -> None:
+    with pytest.raises(LatexError) as info:
+        expanded("\\def\\a{b}\n\\input{bad}", {"bad.tex": "x\n\\newcommand{\\q}{"})
+    assert str(info.value) == "t/x/bad.tex:2: unbalanced '{': the definition is never closed"
+
+
+def test_a_setup_command_takes_at_most_three_groups_and_none_after_one_that_never_closes() -> None:
+    macros = Macros()
+    assert expanded("\\definecolor{c}{rgb}{1,0,0}{x}", macros=macros) == "\\definecolor{c}{rgb}{1,0,0}{x}"
+    assert macros.sources == ["\\definecolor{c}{rgb}{1,0,0}"]
+    macros = Macros()
+    source = "\\tikzset{a \\usetikzlibrary x \\tikzset{b}"  # the rest is inside the group that never closes
+    assert expanded(source, macros=macros) == source
+    assert macros.sources == ["\\tikzset", "\\usetikzlibrary ", "\\tikzset"]
+
+
+def test_input_files_input_others_up_to_eight_deep() -> None:
+    inputs = {f"f{i}.tex": f"\\newcommand{{\\m{chr(96 + i)}}}{{{i}}}\\input{{f{i + 1}}}" for i in range(1, 11)}
+    macros = Macros()
+    source = "\\input{f1}" + "".join(f"\\m{chr(96 + i)} " for i in range(1, 11))
+    assert expanded(source, inputs, macros) == "\\input{f1}12345678\\mi \\mj "
+    assert sorted(macros.inputs_read) == [f"f{i}.tex" for i in range(1, 9)]
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\x@y}{X}\\x@y z", "{}Xz"),  # the space after a control word, @ in it or not
+        ("\\newcommand{\\p}{a\n\n b}\\p", "{}%\n%\na \\par b"),  # a body on one line: a blank line is \par
+        ("\\newcommand{\\p}{a% c\n b}\\p", "{}%\nab"),  # a comment goes with its line's end and the spaces after
+        ("\\newcommand{\\p}{a\\\\% c\n b}\\p", "{}%\na\\\\b"),  # after an escaped backslash, still a comment
+        ("\\newcommand{\\f}[1]{(#1)}\\f{a % }\n b}", "{}(a b)%\n{}"),  # a brace in a comment does not count
+        ("\\newcommand\\x\\relax\\x", "{}\\relax"),  # a body that is one control sequence, without braces
+    ],
+)
+def test_bodies_and_arguments_are_read_as_tex_reads_them(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+def test_a_definition_without_a_body_is_an_error() -> None:
+    with pytest.raises(LatexError) as info:
+        expanded("\n\\newcommand{\\x}")
+    assert str(info.value) == "t/x/solution.tex:2: the definition has no body in braces"
+
+
+def test_expansions_are_counted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(macros, "MAX_EXPANSIONS", 5)
+    assert expanded("\\def\\b{y}" + "\\b" * 5) == "{}yyyyy"
+    with pytest.raises(LatexError) as info:
+        expanded("\\def\\b{y}" + "\\b" * 6)
+    assert str(info.value) == "t/x/solution.tex:1: \\b: over 5 macro expansions; a definition that never ends?"
+
+
+def test_what_all_expansions_make_has_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(macros, "MAX_EXPANDED", 1 << 20)
+    body = "x" * (512 << 10)
+    assert len(expanded(f"\\def\\b{{{body}}}\\b\\b")) == (1 << 20) + 2
+    with pytest.raises(LatexError) as info:
+        expanded(f"\\def\\b{{{body}}}\\b\\b\\b")
+    assert str(info.value) == "t/x/solution.tex:1: \\b: macro expansions make over 1 MiB of text in all; refused"
+
+
+def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the document would hold after an expansion: its result, the rest of the text it stands in,
+    and the rest of the input below."""
+    monkeypatch.setattr(macros, "MAX_SIZE", 1 << 20)
+    double = "\\def\\e#1{#1#1}"
+    tail = "y" * (200 << 10)
+    fits = expanded(f"{double}\\e{{\\e{{{'x' * (250 << 10)}}}}}{tail}")
+    assert len(fits) == 2 + (1000 << 10) + (200 << 10)
+    with pytest.raises(LatexError) as info:
+        expanded(f"{double}\\e{{\\e{{{'x' * (300 << 10)}}}}}{tail}")
+    assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 1 MiB"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ("\\newcommand{\\x}{X}\\providecommand{\\x}{Y}\\x", "{}{}X"),  # only if not defined yet
+        ("\\providecommand{\\y}{Y}\\y", "{}Y"),
+        ("\\newcommand{\\x}{X}\\renewcommand{\\x}{Z}\\x", "{}{}Z"),
+        ("\\DeclareMathOperator{\\rank}{rank}$\\rank A$", "{}$\\operatorname{rank}A$"),
+        ("\\DeclareMathOperator*{\\argmax}{arg\\,max}\\argmax", "{}\\operatorname*{arg\\,max}"),
+    ],
+)
+def test_each_kind_of_definition_defines_as_latex_does(source: str, result: str) -> None:
+    assert expanded(source) == result

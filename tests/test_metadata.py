@@ -8,7 +8,13 @@ import pytest
 
 from site_builder.errors import MetadataError
 from site_builder.model import Checker
-from site_builder.source.metadata import parse_metadata
+from site_builder.source.metadata import (
+    metadata_from_mapping,
+    parse_checker_flags,
+    parse_metadata,
+    positive_number,
+    slow_time_limit,
+)
 from site_builder.source.yamlfile import parse_yaml_mapping
 
 
@@ -174,3 +180,129 @@ def test_yaml_aliases_cannot_expand_without_bound() -> None:
         with pytest.raises(MetadataError, match=r"problem.yaml: the YAML's aliases expand to more than 100,000 values"):
             parse_yaml_mapping(text, "problem.yaml", MetadataError)
     assert parse_yaml_mapping("x: &a [1, 2]\ny: *a\n", "p.yaml", MetadataError)[0] == {"x": [1, 2], "y": [1, 2]}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("title: [a]\n", "title must be a string, not a list"),
+        ("year: true\n", "year must be a whole number, not a boolean"),
+        ("rating: 1.5\n", "rating must be a whole number, not float"),
+        ("tags: [a, ~]\n", "tags must be strings; found empty"),
+        ("tags: [{a: 1}]\n", "tags must be strings; found a mapping"),
+        ("tags: [a, false]\n", "tags must be strings; found a boolean"),
+        ("checker: {float_tolerance: -0.5}\n", "checker: float_tolerance must be a non-negative number, not -0.5"),
+        ("checker: {float_absolute_tolerance: x}\n", "checker: float_absolute_tolerance must be a non-negative "
+         "number, not 'x'"),
+        ("checker: {float_relative_tolerance: .nan}\n", "checker: float_relative_tolerance must be a non-negative "
+         "number, not nan"),
+        ("checker: {case_sensitive: 1}\n", "checker: case_sensitive must be true or false"),
+        ("checker: {fuzz: 1}\n", "checker: unknown option 'fuzz' (known: case_sensitive, float_tolerance, "
+         "float_absolute_tolerance, float_relative_tolerance)"),
+    ],
+)  # fmt: skip
+def test_a_wrong_value_says_what_it_is(text: str, message: str) -> None:
+    _, found = parse_metadata(text, "archive/t/x/problem.yaml")
+    assert [str(d) for d in found] == [f"archive/t/x/problem.yaml:1: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("text", "checker"),
+    [
+        ("checker: {float_tolerance: 0}\n", Checker(float_absolute=0.0, float_relative=0.0)),
+        ("checker: {float_tolerance: '1e-6', float_relative_tolerance: 0.5}\n", Checker("tokens", True, 1e-6, 0.5)),
+        ("checker: {float_absolute_tolerance: 2, case_sensitive: false}\n", Checker("tokens", False, 2.0, None)),
+        ("checker: exact\n", Checker("exact")),
+        ("checker: tokens\n", Checker()),
+    ],
+)
+def test_a_checker_s_tolerances_may_be_zero_and_each_overrides_both(text: str, checker: Checker) -> None:
+    meta, found = parse_metadata(text, "p.yaml")
+    assert found == [] and meta.checker == checker
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        ("2.5", 2.5),
+        (3, 3.0),
+        ("0", None),
+        (0, None),
+        (-1, None),
+        ("x", None),
+        (True, None),
+        (".inf", None),
+        ("inf", None),
+        ("nan", None),
+        (0.5, 0.5),
+        (None, None),
+    ],
+)
+def test_a_positive_number_is_finite_and_above_zero(value: object, number: float | None) -> None:
+    assert positive_number(value) == number
+
+
+def test_every_text_field_is_read_and_numbers_are_text_too() -> None:
+    meta, found = parse_metadata("title: 2048\nlabel: 7\nsource: ' Contest '\nsummary: Count.\n", "p.yaml")
+    assert found == [] and (meta.title, meta.label, meta.source, meta.summary) == ("2048", "7", "Contest", "Count.")
+    _, found = parse_metadata("\ntitle: true\n", "archive/p.yaml")
+    assert [str(d) for d in found] == ["archive/p.yaml:2: title must be a string, not a boolean"]
+
+
+def test_an_unknown_key_without_a_known_line_is_at_line_zero() -> None:
+    _, found = metadata_from_mapping({"titel": "x"}, {}, "archive/t/x/problem.yaml")
+    assert [(d.path, d.line, d.message) for d in found] == [
+        ("archive/t/x/problem.yaml", 0, "unknown key 'titel'; did you mean 'title'?")
+    ]
+
+
+def flags(words: str) -> tuple[Checker, list[str]]:
+    return parse_checker_flags(words.split(), "archive/t/x/problem.yaml", 4)
+
+
+def test_validator_flags_make_the_checker_and_leave_the_words_they_do_not_know() -> None:
+    assert flags("") == (Checker("tokens", False, None, None), [])
+    words = "case_sensitive float_absolute_tolerance 1e-3 space_change_sensitive foo float_relative_tolerance 0 bar"
+    assert flags(words) == (Checker("spaces", True, 1e-3, 0.0), ["foo", "bar"])
+    assert flags("float_tolerance 0.5") == (Checker("tokens", False, 0.5, 0.5), [])
+
+
+@pytest.mark.parametrize(
+    "words", ["float_tolerance", "float_tolerance -1", "float_relative_tolerance x case_sensitive"]
+)
+def test_a_tolerance_flag_needs_a_number_after_it(words: str) -> None:
+    with pytest.raises(MetadataError) as info:
+        flags(words)
+    first = words.split()[0]
+    assert str(info.value) == f"archive/t/x/problem.yaml:4: validator flag {first} needs a non-negative number after it"
+
+
+def test_a_wrong_value_leaves_the_default_in_its_place() -> None:
+    meta, found = parse_metadata("tags: 3\nchecker: fuzzy\nstatus: done\ntitle: T\n", "archive/p.yaml")
+    assert (meta.tags, meta.checker, meta.status, meta.title) == ((), Checker(), "complete", "T")
+    assert [str(d).split(": ", 1)[0] for d in found] == ["archive/p.yaml:1", "archive/p.yaml:2", "archive/p.yaml:3"]
+
+
+def test_what_problem_yaml_leaves_out_and_tags_given_as_one_string() -> None:
+    meta, found = parse_metadata("tags: 'dp, math,, dp ,graphs'\ntime_limit: 0.5\n", "p.yaml")
+    assert found == [] and meta.tags == ("dp", "math", "graphs") and meta.time_limit == 0.5
+    assert meta.status == "complete" and meta.checker == Checker()
+
+
+def test_a_time_limit_of_a_minute_is_not_slow_and_a_warning_without_a_line_is_at_line_zero() -> None:
+    assert slow_time_limit("p.yaml", 3, 60.0) == []
+    assert [str(d) for d in slow_time_limit("p.yaml", None, 61.0)] == [
+        "p.yaml: warning: time limit of 61 s: a sample that does not finish holds verification up that long"
+    ]
+    assert slow_time_limit("p.yaml", None, 61.0)[0].line == 0
+
+
+def test_yaml_that_cannot_be_read_names_the_file() -> None:
+    with pytest.raises(MetadataError) as info:
+        parse_metadata("title: [unclosed\n", "archive/t/x/problem.yaml")
+    assert str(info.value).startswith("archive/t/x/problem.yaml:2: invalid YAML")
+
+
+def test_a_time_limit_of_exactly_an_hour_is_allowed() -> None:
+    meta, found = parse_metadata("time_limit: 3600\n", "p.yaml")
+    assert meta.time_limit == 3600 and [d.level for d in found] == ["warning"]

@@ -377,3 +377,93 @@ def test_paths_in_the_sandboxs_own_places_are_shown_under_run_host() -> None:
         "/srv/x/y",
         "/run/host/tmp/venv",
     ]
+
+
+def test_a_clone_whose_flags_look_like_an_allowed_personality_is_still_refused() -> None:
+    """The filter judges ``clone`` by its own rule: CLONE_NEWNS alone is 0x20000, which is also the
+    UNAME26 personality the filter allows."""
+    from site_builder.sandbox import seccomp
+
+    abi = seccomp.ABIS.get(os.uname().machine)
+    if abi is None:
+        pytest.skip("no seccomp filter for this machine")
+    assert seccomp.supported()
+    clone = abi.number("clone")
+    assert clone is not None
+    program = seccomp.sandbox_filter()
+    eperm = 0x00050000 | 1
+    for flags in (0x00020000, 0x00020008, 0xFFFFFFFF):
+        assert _run_bpf(program, clone, abi.arch, (flags,)) == eperm, hex(flags)
+
+
+def _holds(args: list[str], *words: str) -> bool:
+    """Whether ``words`` stand together, in order, in ``args``."""
+    return any(args[i : i + len(words)] == list(words) for i in range(len(args)))
+
+
+@pytest.mark.parametrize("mode", ["root", "user"])
+def test_the_sandbox_command_shows_what_the_spec_names_and_nothing_writable_besides_scratch(mode: str) -> None:
+    from site_builder.sandbox import isolation
+    from site_builder.sandbox.isolation import Isolation, Spec
+
+    spec = Spec(
+        binds=(("/opt/jdk", "/opt/jdk"), ("/tmp/venv", "/tmp/venv")),
+        links=(("/opt/jdk/bin/java", "/usr/local/bin/java"),),
+        made=(("/etc/passwd", 5),),
+        dirs=("/opt/empty",),
+        scratch=1 << 20,
+        seccomp_fd=7,
+    )
+    args = isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["/tmp/venv/bin/python", "-c", "x"], spec)
+    assert args[0] == "/usr/bin/bwrap" and _holds(args, "--die-with-parent", "--new-session", "--as-pid-1")
+    assert _holds(args, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+    if mode == "root":  # started as root with what it needs to become nobody, and nothing else
+        assert _holds(args, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+        assert _holds(args, "--cap-add", "CAP_SETPCAP") and "--unshare-user" not in args
+    else:
+        assert _holds(args, "--unshare-user", "--disable-userns") and _holds(args, "--cap-drop", "ALL")
+        assert "--cap-add" not in args
+    for name in isolation.DEVICES:
+        assert _holds(args, "--dev-bind", f"/dev/{name}", f"/dev/{name}")
+    for target, path in isolation.DEV_LINKS:
+        assert _holds(args, "--symlink", target, path)
+    for where in ("/tmp", "/dev/shm"):
+        assert _holds(args, "--perms", "1777", "--size", str(1 << 20), "--tmpfs", where)
+    assert _holds(args, "--perms", "0755", "--dir", "/opt", "--ro-bind", "/opt/jdk", "/opt/jdk")
+    assert _holds(args, "--ro-bind", "/tmp/venv", "/run/host/tmp/venv")
+    assert _holds(args, "--perms", "0755", "--dir", "/usr/local", "--perms", "0755", "--dir", "/usr/local/bin")
+    assert _holds(args, "--symlink", "/opt/jdk/bin/java", "/usr/local/bin/java")
+    assert _holds(args, "--perms", "0444", "--file", "5", "/etc/passwd")
+    assert _holds(args, "--perms", "0755", "--dir", "/opt/empty")
+    assert args.count("/opt") == 1, "a folder is made once"
+    tail = ["--chdir", "/", "--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", "7", "--"]
+    assert args[-3 - len(tail) : -3] == tail and args[-3:] == ["/run/host/tmp/venv/bin/python", "-c", "x"]
+    assert "--seccomp" not in isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["true"], Spec())
+
+
+def test_the_isolation_says_what_it_is() -> None:
+    from site_builder.sandbox.isolation import Isolation, scratch_options
+
+    assert Isolation("root", "bwrap").describe().startswith("bubblewrap, as nobody (65534), no network")
+    assert Isolation("user", "bwrap").describe().startswith(f"bubblewrap, uid {os.getuid()} in a user namespace")
+    assert Isolation("none", reason="no bwrap").describe().startswith("NONE: no bwrap; runs have this user's rights")
+    assert Isolation("user").isolated and not Isolation("none").isolated
+    assert scratch_options(1 << 20) == "mode=1777,size=1048576,nr_inodes=1024"
+    assert scratch_options(64 << 20) == "mode=1777,size=67108864,nr_inodes=8192"
+
+
+def test_the_isolation_probe_says_why_a_sandbox_does_not_start(tmp_path: Path) -> None:
+    from site_builder.sandbox import isolation
+    from site_builder.sandbox.isolation import Isolation
+
+    found = isolation.detect()
+    if found.isolated:
+        assert isolation._probe(found) == ""
+    mode = "root" if os.geteuid() == 0 else "user"
+    missing = tmp_path / "no-bwrap"
+    assert isolation._probe(Isolation(mode, str(missing))) == f"[Errno 2] No such file or directory: '{missing}'"
+    assert isolation._probe(Isolation(mode, "/bin/false")) == "exit code 1"
+    noisy = tmp_path / "noisy-bwrap"
+    noisy.write_text("#!/bin/sh\necho first >&2\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    noisy.chmod(0o755)
+    assert isolation._probe(Isolation(mode, str(noisy))) == "bwrap: No permissions to create new namespace"

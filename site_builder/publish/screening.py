@@ -37,7 +37,7 @@ class Screened:
 
 
 def is_svg(name: str) -> bool:
-    return _suffix(name) == ".svg"
+    return name.lower().endswith(".svg")
 
 
 def unpublished_data(name: str, publish_data: str, sample: bool = False) -> bool:
@@ -90,8 +90,3 @@ def screen(
             source = replace(source, withheld=tuple(withheld), diagnostics=diagnostics)
         screened.append(source)
     return Screened(screened, sanitized)
-
-
-def _suffix(name: str) -> str:
-    base = name.rsplit("/", 1)[-1].lower()
-    return base[base.rindex(".") :] if "." in base else ""

@@ -106,10 +106,12 @@ class Compiler:
     @lru_cache(maxsize=4096)  # noqa: B019 (one compiler per verifier; the cache holds paths only)
     def program(self, source: Source) -> Path:
         """Where the program of ``source`` is kept: named by the sources (by digest), the language's
-        commands, its compiler's version and the C++ standard."""
+        commands, which of its files it compiles (by suffix; its id picks Java's and C++'s ways), its
+        compiler's version and the C++ standard."""
         named = [(name, text_digest(text)) for name, text in source.files]
         language = source.language
         parts = [named, source.main, language.compile, language.program, self.tools(language).version, _CODE]
+        parts += [language.id, language.suffixes]
         key = hashlib.sha256(json.dumps([*parts, self.cpp_standard]).encode()).hexdigest()[:24]
         return self.folder / key / language.program
 
