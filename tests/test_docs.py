@@ -19,6 +19,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OTHERS = {
     "--update-golden": "pytest (tests/conftest.py)",
     "--scenario": "tests/bench/run.py",
+    "--tests": "tests/mutate/run.py (make mutate)",
     "--ignore-scripts": "npm",
     "--omit": "npm",
     "--print": "a compiler's --print-sysroot",
