@@ -34,6 +34,29 @@ def write_tree(base: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
+def fixture_files(fixture: Path, folder: str, changes: dict[str, str | None]) -> dict[str, str | bytes]:
+    """A fixture folder's files as ``make_archive`` takes them, at ``folder`` in the archive, with files
+    changed (or removed, for None)."""
+    files: dict[str, str | bytes] = {
+        f"{folder}/{p.relative_to(fixture).as_posix()}": p.read_text() for p in fixture.rglob("*") if p.is_file()
+    }
+    for name, text in changes.items():
+        files.pop(f"{folder}/{name}", None)
+        if text is not None:
+            files[f"{folder}/{name}"] = text
+    return files
+
+
+def load_one(make_archive: ArchiveMaker, files: dict[str, str | bytes]) -> tuple[Path, Any]:
+    """The archive made of ``files``, and its one entry as loaded (with no archive-level problem)."""
+    from site_builder.source.archive import load_archive
+
+    archive = make_archive(files)
+    entries, problems = load_archive(archive, "archive", {})
+    assert problems == []
+    return archive, entries[0]
+
+
 @pytest.fixture
 def make_archive(tmp_path: Path) -> ArchiveMaker:
     """``make_archive({"icpc/2020/A-x/solution.tex": "..."})`` -> the archive folder."""

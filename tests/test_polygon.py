@@ -12,11 +12,11 @@ from site_builder.errors import MetadataError
 from site_builder.model import EntrySource
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
-from site_builder.source.archive import hashed_only, is_problem_folder, load_archive
+from site_builder.source.archive import hashed_only, is_problem_folder
 from site_builder.source.polygon import parse_problem_xml
 from site_builder.verify.checkers import judge_checker
 from site_builder.verify.jobs import VerifyOptions, verify_entries
-from tests.conftest import ArchiveMaker, options_for
+from tests.conftest import ArchiveMaker, fixture_files, load_one, options_for
 from tests.sitecheck import check_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "polygon" / "P-pair-sums"
@@ -26,21 +26,12 @@ HAS_GXX = shutil.which("g++") is not None
 
 def package(**changes: str | None) -> dict[str, str | bytes]:
     """The fixture package as ``make_archive`` files, with files changed (or removed, for None)."""
-    files: dict[str, str | bytes] = {
-        f"{FOLDER}/{p.relative_to(FIXTURE).as_posix()}": p.read_text() for p in FIXTURE.rglob("*") if p.is_file()
-    }
-    for name, text in changes.items():
-        files.pop(f"{FOLDER}/{name}", None)
-        if text is not None:
-            files[f"{FOLDER}/{name}"] = text
-    return files
+    return fixture_files(FIXTURE, FOLDER, changes)
 
 
 def load(make_archive: ArchiveMaker, files: dict[str, str | bytes]) -> tuple[Path, EntrySource]:
-    archive = make_archive(files)
-    entries, problems = load_archive(archive, "archive", {})
-    assert problems == []
-    return archive, entries[0]
+    archive, entry = load_one(make_archive, files)
+    return archive, entry
 
 
 def messages(source: EntrySource) -> list[str]:
