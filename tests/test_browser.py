@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 from collections.abc import Iterator
@@ -16,27 +17,38 @@ from site_builder.serve.server import DevServer
 from site_builder.source.config import make_options
 
 
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[DevServer]:
+    """``site-builder serve`` of the project at ``root``, on a free port, until the block ends."""
+    server = DevServer(make_options(root, jobs=1), port=0)
+    server.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def address(server: DevServer) -> str:
+    assert server.httpd is not None
+    return f"http://127.0.0.1:{server.httpd.server_address[1]}"
+
+
 @pytest.fixture
 def dev(tmp_path: Path) -> Iterator[DevServer]:
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     shutil.copytree(ROOT / "static", tmp_path / "static")
     long = "\n\n".join(f"Paragraph {n} of the idea, long enough to scroll." for n in range(80))
     write_tree(tmp_path / "archive", {"t/A-alpha/solution.tex": f"\\section{{Idea}}\nFirst text.\n\n{long}\n"})
-    server = DevServer(make_options(tmp_path, jobs=1), port=0)
-    server.start()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.stop()
+    with serving(tmp_path) as server:
+        yield server
 
 
 def test_open_page_reloads_after_an_edit_and_keeps_its_scroll(browser: Any, dev: DevServer) -> None:
-    assert dev.httpd is not None
-    port = dev.httpd.server_address[1]
     page = browser.new_page(viewport={"width": 1000, "height": 700})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"http://127.0.0.1:{port}/t/A-alpha/index.html")
+    page.goto(f"{address(dev)}/t/A-alpha/index.html")
     page.evaluate("localStorage.setItem('fold:editorial', 'open')")  # a reader who reads write-ups
     page.reload()
     assert page.locator(".prose").first.inner_text().count("First text.") == 1
@@ -58,12 +70,8 @@ def test_a_hostile_svg_opened_on_its_own_runs_and_loads_nothing(browser: Any, tm
         tmp_path / "archive",
         {"t/A-x/solution.md": "# X\n\n![figure](evil.svg)\n", "t/A-x/evil.svg": EVIL_SVG, "t/A-x/page.html": "<b>"},
     )
-    server = DevServer(make_options(tmp_path, jobs=1), port=0)
-    server.start()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        assert server.httpd is not None
-        base = f"http://127.0.0.1:{server.httpd.server_address[1]}/t/A-x"
+    with serving(tmp_path) as server:
+        base = f"{address(server)}/t/A-x"
         page = browser.new_page()
         dialogs: list[str] = []
         requests: list[str] = []
@@ -79,8 +87,6 @@ def test_a_hostile_svg_opened_on_its_own_runs_and_loads_nothing(browser: Any, tm
         page.goto(f"{base}/index.html")
         assert page.evaluate("document.querySelector('.prose img').naturalWidth") > 0
         assert page.goto(f"{base}/page.html").status == 404  # type: ignore[union-attr]
-    finally:
-        server.stop()
 
 
 @pytest.mark.skipif(shutil.which("g++") is None or shutil.which("javac") is None, reason="needs g++ and a JDK")
@@ -266,12 +272,8 @@ def test_no_archive_file_runs_a_script_on_the_dev_server(browser: Any, tmp_path:
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     for publish in (False, True):
         (tmp_path / "archive/site.yaml").write_text(f"publish_active_files: {str(publish).lower()}\n")
-        server = DevServer(make_options(tmp_path, jobs=1), port=0)
-        server.start()
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            assert server.httpd is not None
-            base = f"http://127.0.0.1:{server.httpd.server_address[1]}/t/A-x"
+        with serving(tmp_path) as server:
+            base = f"{address(server)}/t/A-x"
             for suffix in ISSUE_34_SUFFIXES:
                 if publish:  # a download: nothing to open
                     response = page.request.get(f"{base}/evil{suffix}")
@@ -280,8 +282,6 @@ def test_no_archive_file_runs_a_script_on_the_dev_server(browser: Any, tmp_path:
                     assert page.goto(f"{base}/evil{suffix}").status == 404  # type: ignore[union-attr]
                     page.wait_for_timeout(100)
             assert page.request.get(f"{base}/1.in").headers["content-type"] == "text/plain; charset=utf-8"
-        finally:
-            server.stop()
     assert dialogs == []
 
     ran: dict[str, list[str]] = {}
