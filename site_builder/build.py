@@ -35,7 +35,7 @@ from .publish.search import SearchFeed, SearchIndex, build_search_index, search_
 from .publish.svg import SvgSanitizer
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
-from .render.workers import PARALLEL_THRESHOLD, Job, RenderPool, Setup, cards_key, render_entries
+from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.archive import hashed_only
 from .source.config import BuildOptions, SiteConfig
 from .source.theme import PACKAGED, Theme
@@ -256,8 +256,8 @@ class Builder:
         """Rendered entries: from the render cache where the sources are unchanged (as cards, see
         ``Entry.card``, unless ``cards`` is false; from ``bundle`` where it has them), else rendered now.
 
-        ``feed`` gets each entry as soon as it and those before it are there; while many entries
-        are rendered, it sends them to Pagefind meanwhile.
+        ``feed`` gets each entry as soon as it and those before it are there (and indexes each
+        shard of them meanwhile, see ``SearchFeed``).
         """
         keys = [self._render_key(s) for s in sources]
         self.content_keys.update(zip((s.path for s in sources), keys, strict=True))
@@ -266,8 +266,6 @@ class Builder:
         todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             return self._fed(iter(()), cached, feed, cards)
-        if feed is not None and len(todo) >= PARALLEL_THRESHOLD:
-            feed.start()
         jobs = [Job(s, k) for s, k in todo]
         setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
@@ -319,8 +317,8 @@ class Builder:
         changed: else so did nothing in the cache.)"""
         keys = {self.content_keys[s.path] for s in sources}
         keep = {*keys, cards_key()}
-        if index.key:
-            keep.add(index.key)
+        if index.keys:
+            keep.update(index.keys)
         elif index.problem is None:
             return  # no search index was asked for, so its cached one is not known: keep everything
         self.renders.keep_only(keep)

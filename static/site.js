@@ -102,8 +102,17 @@
 
   function loadPagefind() {
     if (!pagefind) {
+      // The index comes in shards (pagefind/shards.json lists all but the first): one search runs on all.
       pagefind = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (module) {
-        return module.options({ excerptLength: 24 }).then(function () { return module; });
+        return module.options({ excerptLength: 24 }).then(function () {
+          return fetch(new URL("pagefind/shards.json", siteRoot).href).then(function (response) {
+            return response.ok ? response.json() : [];
+          }).catch(function () { return []; });
+        }).then(function (shards) {
+          return Promise.all(shards.map(function (folder) {
+            return module.mergeIndex(new URL(folder, siteRoot).href, { excerptLength: 24 });
+          }));
+        }).then(function () { return module; });
       });
     }
     return pagefind;

@@ -7,8 +7,12 @@ to tests/artifacts/ for people to look at.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import html
 import http.server
+import json
+import re
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -16,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, options_for
 
 CHROMIUM = Path("/usr/bin/chromium")
 playwright = pytest.importorskip("playwright.sync_api")
@@ -39,14 +43,23 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site_url(built: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(built)))
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """The folder over HTTP on localhost, at the URL given."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site_url(built: Path) -> Iterator[str]:
+    with serving(built) as url:
+        yield url
 
 
 @pytest.fixture
@@ -350,3 +363,30 @@ def test_the_math_font_is_fetched_only_by_pages_with_math(browser: Any, site_url
     for sheet in ("style.css", "temml.css"):  # each math font: text shown at once, the font swapped in
         text = (built / "static" / sheet).read_text()
         assert text.count("@font-face") == text.count("font-display: swap") >= 1, sheet
+
+
+def test_one_search_finds_entries_in_every_shard_of_the_index(
+    page: Any, built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big archive's index comes in shards (a few entries each here), merged in the browser."""
+    from site_builder.build import build_site
+    from site_builder.publish import search
+
+    monkeypatch.setattr(search, "SHARD_ENTRIES", 3)
+    out = tmp_path / "site"
+    assert build_site(options_for(ROOT / "archive", out, cache=built.parent / ".cache")).published
+    shards = json.loads((out / "pagefind" / "shards.json").read_text())
+    assert len(shards) >= 2 and all((out / folder / "pagefind-entry.json").is_file() for folder in shards)
+    titles = {}  # of every entry page, by URL
+    for path in sorted(out.rglob("index.html")):
+        found = re.search(r'<h1 data-pagefind-meta="title">([^<]*)</h1>', path.read_text())
+        if found:
+            titles[path.relative_to(out).as_posix()] = html.unescape(found[1]).rsplit(". ", 1)[-1]
+    cut = search.shards_of([search.Record(u, "", "") for u in sorted(titles)])
+    assert len(cut) == len(shards) + 1
+    with serving(out) as url:
+        page.goto(url + "index.html")
+        for shard in (cut[0], cut[-1]):  # an entry of the first shard, and one of the last
+            title = titles[shard[0].url]
+            page.fill("#search-input", title)
+            page.wait_for_selector(f".search-results .result-title:has-text('{title}')", timeout=15_000)

@@ -1,7 +1,10 @@
-"""The search index: records in path order, fed to Pagefind while entries come, cached by content."""
+"""The search index: records in path order, in shards fed to Pagefind while entries come, each cached by content."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -53,10 +56,25 @@ class _Session:
         self.added.append(record.url)
 
     def files(self) -> list[tuple[str, bytes]]:
-        return [("pagefind-entry.json", "\n".join(self.added).encode())]
+        data = "\n".join(self.added).encode()
+        return [("pagefind-entry.json", data), ("pagefind.js", b"js"), ("index/en_1.pf_index", data)]
+
+    def abandon(self) -> None:
+        self.closed = True
 
     def close(self) -> None:
         self.closed = True
+
+
+class _Cache:
+    def __init__(self) -> None:
+        self.data: dict[str, object] = {}
+
+    def get(self, key: str) -> object:
+        return self.data.get(key)
+
+    def put(self, key: str, value: object) -> None:
+        self.data[key] = value
 
 
 @pytest.fixture
@@ -72,44 +90,106 @@ def sessions(monkeypatch: pytest.MonkeyPatch) -> list[_Session]:
     return made
 
 
-def test_records_go_to_pagefind_in_path_order_as_soon_as_those_before_have_come(sessions: list[_Session]) -> None:
-    paths = ["t/c", "t/a", "tags/x", "t/b"]
-    feed = SearchFeed(SiteConfig(), None, paths)
+@pytest.fixture
+def ends(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The paths after which a shard ends (instead of the digest rule)."""
+    after: set[str] = set()
+    monkeypatch.setattr(search, "shard_ends", lambda record: record.url.removesuffix("/index.html") in after)
+    return after
+
+
+@pytest.fixture(autouse=True)
+def small_shards(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "SHARD_ENTRIES", 25)
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_each_shard_goes_to_pagefind_in_path_order_once_all_its_entries_have_come(
+    sessions: list[_Session], ends: set[str]
+) -> None:
+    ends.add("t/b")
+    feed = SearchFeed(SiteConfig(), None, ["t/c", "t/a", "tags/x", "t/b", "t/d"])
     feed.add(_entry("t/b", "b"))
-    feed.start()
-    assert sessions[0].added == []  # t/a has not come: t/b waits
+    feed.add(_entry("t/c", "c"))
+    time.sleep(0.05)
+    assert sessions == []  # t/a has not come: its shard waits
     feed.add(_entry("t/a", "a"))
+    _wait_for(lambda: len(sessions) == 1 and sessions[0].closed)  # indexed while the build goes on
     assert sessions[0].added == ["t/a/index.html", "t/b/index.html"]
     feed.add(_entry("tags/x", "in a reserved track: not on the site, not searchable"))
-    feed.add(_entry("t/c", "c"))
+    feed.add(_entry("t/d", "d"))
     index = feed.finish().result()
-    assert sessions[0].added == ["t/a/index.html", "t/b/index.html", "t/c/index.html"] and sessions[0].closed
-    assert [o.path for o in index.outputs] == ["pagefind/pagefind-entry.json"]
+    assert [s.added for s in sessions] == [["t/a/index.html", "t/b/index.html"], ["t/c/index.html", "t/d/index.html"]]
+    assert index.problem is None and len(index.keys) == 2
+    outputs = {o.path: o.data for o in index.outputs}
+    part = next(p for p in outputs if p.startswith("pagefind/part-")).split("/")[1]
+    assert sorted(outputs) == sorted(
+        [
+            "pagefind/index/en_1.pf_index",
+            f"pagefind/{part}/index/en_1.pf_index",  # a later shard: its data, not Pagefind's program again
+            f"pagefind/{part}/pagefind-entry.json",
+            "pagefind/pagefind-entry.json",
+            "pagefind/pagefind.js",
+            "pagefind/shards.json",
+        ]
+    )
+    assert json.loads(outputs["pagefind/shards.json"]) == [f"pagefind/{part}/"]
+    assert outputs[f"pagefind/{part}/pagefind-entry.json"] == b"t/c/index.html\nt/d/index.html"
 
 
-def test_an_entry_that_never_comes_means_indexing_again(sessions: list[_Session]) -> None:
+def test_an_entry_that_never_comes_is_left_out_of_its_shard(sessions: list[_Session], ends: set[str]) -> None:
     feed = SearchFeed(SiteConfig(), None, ["t/a", "t/b", "t/c"])
-    feed.start()
     feed.add(_entry("t/a", "a"))
     feed.add(_entry("t/c", "c"))
     index = feed.finish().result()
-    assert sessions[0].added == ["t/a/index.html"] and sessions[0].closed
-    assert sessions[1].added == ["t/a/index.html", "t/c/index.html"]  # a session given just these
-    assert index.outputs[0].data == b"t/a/index.html\nt/c/index.html"
+    assert [s.added for s in sessions] == [["t/a/index.html", "t/c/index.html"]]
+    assert {o.path: o.data for o in index.outputs}["pagefind/pagefind-entry.json"] == b"t/a/index.html\nt/c/index.html"
+
+
+def test_only_a_shard_whose_text_changed_is_indexed_again(sessions: list[_Session], ends: set[str]) -> None:
+    ends.update({"t/b", "t/d"})
+    cache = _Cache()
+    texts = {"t/a": "a", "t/b": "b", "t/c": "c", "t/d": "d", "t/e": "e"}
+    first = build_search_index([search.search_record(_entry(p, t), "T") for p, t in texts.items()], cache)
+    assert len(sessions) == 3 and len(first.keys) == 3
+    texts["t/c"] = "c, edited"
+    again = build_search_index([search.search_record(_entry(p, t), "T") for p, t in texts.items()], cache)
+    assert [s.added for s in sessions[3:]] == [["t/c/index.html", "t/d/index.html"]]
+    assert [again.keys[0], again.keys[2]] == [first.keys[0], first.keys[2]] and again.keys[1] != first.keys[1]
+
+
+def test_shard_boundaries_stay_put_when_an_entry_is_added() -> None:
+    urls = [f"t/e{i:03}/index.html" for i in range(400)]
+    before = search.shards_of([Record(u, "T", "x") for u in urls])
+    added = sorted([*urls, "t/e150x/index.html"])
+    after = search.shards_of([Record(u, "T", "x") for u in added])
+    assert 4 <= len(before) <= 40  # about 400 / SHARD_ENTRIES (25 here: see small_shards)
+    changed = [s for s in after if s not in before]
+    assert len(after) == len(before) and len(changed) == 1
+    assert "t/e150x/index.html" in [r.url for r in changed[0]]
 
 
 @needs_pagefind
-def test_a_fed_index_is_the_index_of_all_records_at_once() -> None:
-    entries = [_entry(f"t/e{i}", f"walk {i} the tree with a stack") for i in (3, 1, 2)]
+def test_a_fed_index_is_the_index_of_all_records_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "SHARD_ENTRIES", 2)
+    entries = [_entry(f"t/e{i}", f"walk {i} the tree with a stack") for i in (3, 1, 2, 5, 4, 6, 7)]
     feed = SearchFeed(SiteConfig(), None, [e.path for e in entries])
-    feed.start()
     for entry in entries:
         feed.add(entry)
     fed = feed.finish().result()
     records = [search.search_record(e, "T") for e in sorted(entries, key=lambda e: e.path)]
     at_once = build_search_index(records)
     assert fed.problem is None and fed.outputs == at_once.outputs
-    assert any(o.path.startswith("pagefind/fragment/") for o in fed.outputs)
+    paths = [o.path for o in fed.outputs]
+    assert len(fed.keys) > 1 and any(p.startswith("pagefind/fragment/") for p in paths)
+    later = [p for p in paths if p.startswith("pagefind/part-")]
+    assert later and not any(p.endswith((".js", ".css", ".pagefind")) for p in later)  # no second copy of Pagefind
 
 
 @needs_pagefind
@@ -125,11 +205,14 @@ def test_an_error_from_pagefind_is_raised() -> None:
         session.close()
 
 
-def test_an_abandoned_feed_stops_pagefind(sessions: list[_Session]) -> None:
-    feed = SearchFeed(SiteConfig(), None, ["t/a"])
-    feed.start()
+def test_an_abandoned_feed_stops_pagefind_and_indexes_nothing_more(sessions: list[_Session], ends: set[str]) -> None:
+    ends.add("t/a")
+    feed = SearchFeed(SiteConfig(), None, ["t/a", "t/b"])
+    feed.add(_entry("t/a", "a"))
+    _wait_for(lambda: len(sessions) == 1)
     feed.abandon()
-    assert sessions[0].closed
+    feed.add(_entry("t/b", "b"))
+    assert sessions[0].closed and len(sessions) == 1
 
 
 def test_the_text_of_a_write_up_leaves_out_the_headings_links_and_ends_each_heading() -> None:

@@ -3,8 +3,10 @@
 Pagefind splits its index into small fragments that the browser fetches per query, so a query
 stays small for a 10,000-entry archive; its binary ships on PyPI (``pagefind-bin``). Each entry
 is one record of plain text (heading, tags, source, summary, statement and write-up, math as its
-TeX source), sent to the Pagefind binary's service over a pipe. The bundle is cached by a
-digest of the records, so a rebuild that changed no searchable text does not run Pagefind.
+TeX source), sent to the Pagefind binary's service over a pipe. The index is made in shards of
+about a thousand entries, which the browser merges (``mergeIndex``): each is cached by a digest of
+its records, so a rebuild runs Pagefind only on the shards whose searchable text changed, and no
+more than one shard's worth of Pagefind is in memory at once.
 """
 
 from __future__ import annotations
@@ -72,7 +74,15 @@ TAG_SYNONYMS: tuple[tuple[str, ...], ...] = (
 class SearchIndex:
     outputs: tuple[Output, ...]
     problem: str | None = None  # why there is no index, when there is none
-    key: str = ""  # its key in the cache, when it has one
+    keys: tuple[str, ...] = ()  # its shards' keys in the cache
+
+
+# The index comes in shards of about this many entries: a shard is indexed by one Pagefind process
+# (about 200 MB for 1,000 entries), and an edited entry costs its shard's indexing, not the site's.
+SHARD_ENTRIES = 1000
+SHARDS = "shards.json"  # in the first shard's folder: the folders of the others, for ``mergeIndex``
+# What a shard other than the first needs: the browser searches it with the first shard's program.
+SHARD_DATA = ("pagefind-entry.json", "index/", "fragment/", "filter/")
 
 
 def pagefind_available() -> bool:
@@ -112,120 +122,172 @@ def _holds(text: str, word: str) -> bool:
 class SearchFeed:
     """A build's search index, built while its entries are rendered.
 
-    Entries are added as they come; their records go to Pagefind in the order of their paths, as
-    soon as those before them have come (after ``start``: a build that renders few entries most
-    likely keeps its cached index, and does not start Pagefind for nothing). ``finish`` looks the
-    records up in the cache, and else lets Pagefind finish the index in the background.
+    Entries are added as they come. Their records are cut into shards in the order of their paths
+    (see ``shard_ends``), and each shard goes to Pagefind in the background as soon as all of its
+    entries have come, one shard at a time; a shard whose records are those of a cached shard is
+    taken from the cache. ``finish`` gives the whole index once every shard is done.
     """
 
     def __init__(self, config: SiteConfig, cache: PickleStore | None, paths: Iterable[str]) -> None:
         self.config, self.cache = config, cache
         self.order = sorted(paths)
         self.records: dict[str, Record | None] = {}  # by path; None: the entry is in no track of the site
-        self.sent = 0  # how many of ``order`` went to Pagefind
-        self.session: PagefindSession | None = None
-
-    def start(self) -> None:
-        if self.session is None and pagefind_available():
-            try:
-                self.session = PagefindSession()
-            except (OSError, RuntimeError):
-                log.debug("pagefind did not start", exc_info=True)  # finish() runs it again, and says why
-            self._send()
+        self.taken = 0  # how many of ``order`` are in ``shard`` or in a shard sent
+        self.shard: list[Record] = []
+        self.shards: list[Future[Shard]] = []
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
+        self.stopped = threading.Event()
+        self.running: list[PagefindSession] = []
 
     def add(self, entry: Entry) -> None:
         reserved = entry.track in RESERVED_TRACKS
         self.records[entry.path] = None if reserved else search_record(entry, track_title(self.config, entry.track))
-        self._send()
+        while self.taken < len(self.order) and self.order[self.taken] in self.records:
+            self._take(self.records[self.order[self.taken]])
 
     def finish(self) -> Future[SearchIndex]:
         """The index of every record added, built in the background."""
-        records = [r for p in self.order if (r := self.records.get(p)) is not None]
-        session, self.session = self.session, None
-        if session is not None and self.sent < len(self.order):  # an entry never came: start again
-            session.close()
-            session = None
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
-        future = pool.submit(build_search_index, records, self.cache, session)
-        pool.shutdown(wait=False)  # the thread ends when the index is built
+        for path in self.order[self.taken :]:
+            if path in self.records:  # after an entry that never came
+                self._take(self.records[path])
+        if self.shard:
+            self._send()
+        shards = self.shards
+        future = self.pool.submit(_assembled, shards)  # after every shard: one thread runs them in turn
+        self.pool.shutdown(wait=False)  # the thread ends when the index is built
         return future
 
     def abandon(self) -> None:
         """Stop Pagefind: the build will not finish this index."""
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        self.stopped.set()
+        for session in list(self.running):
+            session.abandon()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _take(self, record: Record | None) -> None:
+        self.taken += 1
+        if record is None:
+            return
+        self.shard.append(record)
+        if shard_ends(record):
+            self._send()
 
     def _send(self) -> None:
-        while self.session is not None and self.sent < len(self.order) and self.order[self.sent] in self.records:
-            record = self.records[self.order[self.sent]]
-            try:
-                if record is not None:
-                    self.session.add(record)
-            except RuntimeError:
-                log.debug("pagefind stopped", exc_info=True)  # finish() runs it again, and says why
-                self.session.close()
-                self.session = None
-            self.sent += 1
+        records, self.shard = self.shard, []
+        self.shards.append(self.pool.submit(self._index, records))
+
+    def _index(self, records: list[Record]) -> Shard:
+        if self.stopped.is_set():
+            raise RuntimeError("the build stopped")
+        return index_shard(records, self.cache, self.running.append)
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """One shard of the index: its first record's URL, the bundle's files, and its key in the cache."""
+
+    first: str
+    files: tuple[tuple[str, bytes], ...]
+    key: str
+
+
+def shard_ends(record: Record) -> bool:
+    """Whether a shard ends after this record: decided by its URL alone, so that adding or removing
+    an entry changes one shard and moves no boundary elsewhere (about one URL in SHARD_ENTRIES)."""
+    digest = hashlib.sha256(record.url.encode("utf-8", "surrogateescape")).digest()
+    return int.from_bytes(digest[:8], "big") % SHARD_ENTRIES == 0
+
+
+def shards_of(records: list[Record]) -> list[list[Record]]:
+    """The records, in order, cut after each record that ends a shard."""
+    shards: list[list[Record]] = [[]]
+    for record in records:
+        shards[-1].append(record)
+        if shard_ends(record):
+            shards.append([])
+    return [shard for shard in shards if shard]
 
 
 def build_search_index(
     records: list[Record],
     cache: PickleStore | None = None,
-    session: PagefindSession | None = None,
     background: Callable[[PagefindSession], None] | None = None,
 ) -> SearchIndex:
-    """The Pagefind bundle for these records (cached by their content). ``session``: Pagefind,
-    already given just these records in this order.
+    """The Pagefind bundle for these records, one shard at a time (each cached by its content).
 
     ``background``: run Pagefind so that it yields the CPU to whatever else runs (the dev server's
-    refresh, behind the author's next save), and hand its session to this, so that it can be
+    refresh, behind the author's next save), and hand each session to this, so that it can be
     abandoned (``PagefindSession.abandon``) from another thread."""
     try:
-        return _search_index(records, cache, session, background)
-    finally:
-        if session is not None:
-            session.close()
+        return _joined([index_shard(shard, cache, background, background is not None) for shard in shards_of(records)])
+    except Exception as e:
+        return _failed(e)
 
 
-def _search_index(
+def index_shard(
     records: list[Record],
     cache: PickleStore | None,
-    session: PagefindSession | None,
-    background: Callable[[PagefindSession], None] | None = None,
-) -> SearchIndex:
-    if not records:
-        return SearchIndex(())
+    started: Callable[[PagefindSession], None] | None = None,
+    background: bool = False,
+) -> Shard:
+    """One shard's bundle: from the cache when it has these records' bundle, else made by Pagefind
+    (``started`` is given its session first; ``background``: at the lowest CPU priority)."""
     if not pagefind_available():
-        return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
+        raise _Missing()
     payload = json.dumps([[r.url, r.title, r.text, r.editorial] for r in records], sort_keys=True).encode()
-    key = "search-v5-" + hashlib.sha256(payload).hexdigest()
+    key = "search-v6-" + hashlib.sha256(payload).hexdigest()
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
-        return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in cached), key=key)
-    try:
-        files = session.files() if session is not None else _index(records, background)
-    except Exception as e:
-        log.debug("pagefind failed", exc_info=True)
-        return SearchIndex((), f"Pagefind failed, the site has no search: {e}")
-    if cache is not None:
-        cache.put(key, files)
-    return SearchIndex(tuple(Output(f"{BUNDLE}/{path}", data) for path, data in files), key=key)
-
-
-def _index(
-    records: list[Record], background: Callable[[PagefindSession], None] | None = None
-) -> list[tuple[str, bytes]]:
-    """The Pagefind bundle's files for these records, in this order."""
-    session = PagefindSession(background is not None)
-    if background is not None:
-        background(session)
+        return Shard(records[0].url, tuple(cached), key)
+    session = PagefindSession(background)
+    if started is not None:
+        started(session)
     try:
         for record in records:
             session.add(record)
-        return session.files()
+        files = session.files()
     finally:
         session.close()
+    if cache is not None:
+        cache.put(key, files)
+    return Shard(records[0].url, tuple(files), key)
+
+
+class _Missing(Exception):
+    """Pagefind is not installed."""
+
+
+def _failed(error: Exception) -> SearchIndex:
+    if isinstance(error, _Missing):
+        return SearchIndex((), "Pagefind is not installed (pip install pagefind-bin): the site has no search")
+    log.debug("pagefind failed", exc_info=error)
+    return SearchIndex((), f"Pagefind failed, the site has no search: {error}")
+
+
+def _assembled(shards: list[Future[Shard]]) -> SearchIndex:
+    try:
+        return _joined([shard.result() for shard in shards])
+    except Exception as e:
+        return _failed(e)
+
+
+def _joined(shards: list[Shard]) -> SearchIndex:
+    """The bundle of every shard: the first in ``pagefind/``, with the list of the others
+    (``pagefind/shards.json``), each of them in a folder named by its first record, data only."""
+    if not shards:
+        return SearchIndex(())
+    outputs = [Output(f"{BUNDLE}/{path}", data) for path, data in shards[0].files]
+    folders = []
+    for shard in shards[1:]:
+        folder = f"{BUNDLE}/part-{hashlib.sha256(shard.first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+        folders.append(folder + "/")
+        outputs += [Output(f"{folder}/{p}", d) for p, d in shard.files if p == SHARD_DATA[0] or _is_data(p)]
+    outputs.append(Output(f"{BUNDLE}/{SHARDS}", json.dumps(folders).encode()))
+    return SearchIndex(tuple(outputs), keys=tuple(s.key for s in shards))
+
+
+def _is_data(path: str) -> bool:
+    return path.endswith(".pf_meta") or path.startswith(SHARD_DATA[1:])
 
 
 class PagefindSession:
