@@ -242,12 +242,20 @@ def test_a_build_that_changes_nothing_keeps_the_site(tmp_path: Path, make_archiv
     assert again.current and again.diagnostics == first.diagnostics and again.verification == first.verification
     assert (again.entries, again.tracks, again.pages) == (first.entries, first.tracks, first.pages)
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == stamps
-    # Any input changing, or the published site being touched, means a real build again.
+    # Any input changing, or the published site being touched at its top, means a real build again.
+    home = out / "index.html"
+    home.write_text("vandalised")
+    repaired = build_site(options)
+    assert not repaired.current and home.read_text().startswith("<!DOCTYPE html>")
+    assert first.written == len(stamps)
+    assert build_site(options).current
+    # A page below the top edited in place by hand (no folder changes) is seen by --rerun, which
+    # checks every published file
     page = out / "t/B-y/index.html"
     page.write_text("vandalised")
-    repaired = build_site(options)
+    assert build_site(options).current
+    repaired = build_site(options_for(archive, out, rerun=True))
     assert not repaired.current and "More." in page.read_text()
-    assert first.written == len(stamps)
     assert build_site(options).current
     (archive / "t/B-y/solution.md").write_text("# Y\n\nChanged.\n")
     inodes = {p: p.stat().st_ino for p in out.rglob("*") if p.is_file()}
@@ -339,8 +347,8 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert sorted(rendered) == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
     assert {"index.html", "t/index.html", "tags/index.html", "404.html"} <= set(pages)
     # A full build that finds every entry as it was renders no page at all, listings included.
-    manifest = options.cache / "published.json"
-    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "inputs"}))
+    for manifest in (options.cache / "published.json", options.cache / "published-head.json"):
+        manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "inputs"}))
     rendered.clear()
     pages.clear()
     assert not build_site(options).current
@@ -360,10 +368,11 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     build_site(fresh)
     for page in [*sorted(fresh.out.rglob("*.html")), fresh.out / "sitemap.xml", fresh.out / "verification.json"]:
         assert (options.out / page.relative_to(fresh.out)).read_bytes() == page.read_bytes(), page
-    # A published page that was touched, or a template that changed, means rendering again.
-    (options.out / "t/A-ea/index.html").write_text("vandalised")
+    # A published site that was touched (at its top: see site_stamp), or a template that changed,
+    # means rendering again.
+    (options.out / "index.html").write_text("vandalised")
     assert changed("t/B-eb/solution.md", "# Title B\n\nNew.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]
-    assert "Text A." in (options.out / "t/A-ea/index.html").read_text()
+    assert "Title A" in (options.out / "index.html").read_text()
     base = root / "templates/base.html"
     base.write_text(base.read_text().replace("</body>", "<!-- changed --></body>"))
     assert changed("t/B-eb/solution.md", "# Title B\n\nNewer.\n") == ["t/A-ea", "t/B-eb", "t/C-ec", "t/D-ed"]

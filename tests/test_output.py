@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -11,6 +12,8 @@ from conftest import ROOT, ArchiveMaker, options_for
 
 from site_builder.build import build_site
 from site_builder.errors import SiteError
+from site_builder.publish import output
+from site_builder.publish.pages import Output
 
 
 def project(tmp_path: Path) -> Path:
@@ -77,14 +80,35 @@ def test_a_later_build_moves_in_only_what_changed_and_removes_what_went(
 
 
 def test_a_tampered_site_is_written_again(tmp_path: Path, make_archive: ArchiveMaker) -> None:
-    archive = make_archive({"t/A-one/solution.md": "## Idea\n\nOne.\n"})
+    """At its top by any build; below it (a file changed in place) by a build with --rerun."""
+    archive = make_archive({"t/A-one/solution.md": "## Idea\n\nOne.\n", "t/B-two/solution.md": "Two.\n"})
     options = options_for(archive, tmp_path / "site", verify=False)
     build_site(options)
-    page = tmp_path / "site/t/A-one/index.html"
-    original = page.read_bytes()
+    home, page = tmp_path / "site/index.html", tmp_path / "site/t/A-one/index.html"
+    original = home.read_bytes(), page.read_bytes()
+    home.write_bytes(b"defaced")
     page.write_bytes(b"defaced")
+    assert not build_site(options).current  # the manifest is not trusted: every file is written again
+    assert (home.read_bytes(), page.read_bytes()) == original
+    page.write_bytes(b"defaced")
+    assert build_site(options).current
+    (archive / "t/B-two/solution.md").write_text("Two, changed.\n")
+    assert build_site(options).published and page.read_bytes() == b"defaced"  # the manifest is trusted
+    build_site(options_for(archive, tmp_path / "site", verify=False, rerun=True))
+    assert page.read_bytes() == original[1]
+
+
+def test_a_write_in_place_means_the_site_is_checked_again(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """The dev server writes into the published site: until it records it, no build trusts it."""
+    archive = make_archive({"t/A-one/solution.md": "One.\n"})
+    options = options_for(archive, tmp_path / "site", verify=False)
     build_site(options)
-    assert page.read_bytes() == original
+    assert build_site(options).current
+    published = {"t/A-one/index.html": "not this"}
+    output.write_in_place(options.out, [Output("t/A-one/index.html", b"newer")], published)
+    assert output.site_stamp(options.out) != json.loads((options.cache / output.HEAD).read_text())["stamp"]
+    assert not build_site(options).current
+    assert b"newer" not in (options.out / "t/A-one/index.html").read_bytes()
 
 
 PACKAGE: dict[str, str | bytes] = {

@@ -29,6 +29,9 @@ from ..store import JsonStore, write_atomic, write_json
 if TYPE_CHECKING:
     from .pages import Output
 
+MANIFEST = "published.json"  # in the cache: every published file's digest, size and time
+HEAD = "published-head.json"  # the manifest's few fields a build that changes nothing reads
+
 
 @dataclass(frozen=True, slots=True)
 class RawFile:
@@ -102,15 +105,18 @@ class SiteWriter:
     with one rename, after all of them are ready, and removes the files no longer wanted: one edited
     write-up costs a few renames, not a link for each of 100,000 files. We never write into a
     published file, we only replace it; a build that changes nothing leaves the site as it is. The
-    manifest of the last build, with the size and time of every file it wrote, lives in the cache;
-    a published file that no longer matches it is written again.
+    manifest of the last build, with the size and time of every file it wrote, lives in the cache.
+    It is trusted while the site's stamp (``site_stamp``) is the one it recorded; with ``--rerun``,
+    only while every published file has its recorded size and time (a file that does not is
+    written again).
     """
 
     def __init__(self, options: BuildOptions, theme: Theme) -> None:
         self.options = options
         self.out = options.out
-        self.manifest = options.cache / "published.json"
-        self.previous = _trusted_manifest(JsonStore(self.manifest, "manifest"), self.out) or {}
+        self.manifest = options.cache / MANIFEST
+        self.every_file = options.rerun  # check each published file, not only the site's stamp
+        self.previous = _trusted_manifest(JsonStore(self.manifest, "manifest"), self.out, self.every_file) or {}
         self.pages: dict[str, str] = {}  # the digest of every generated file, by path
         self.wanted: dict[str, str] = {}  # the digest of every file, by path
         self.staged: dict[str, None] = {}  # written into ``tmp``, new or changed (in order)
@@ -157,6 +163,7 @@ class SiteWriter:
             size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, self.previous)
             return self.pages, 0, size
         if self.previous and not self._conflicts():
+            self._guarded(unstamp, self.out)  # from now on, until the manifest is saved, not trusted
             self._guarded(self._move_changed, stale)
             kept = {path: self.previous[path] for path in self.wanted if path not in self.staged}
             fresh = _records(self.out, {path: self.wanted[path] for path in self.staged})
@@ -226,7 +233,7 @@ class SiteWriter:
         """Stage the file, unless the published site has it unchanged."""
         self.wanted[path] = key
         old = self.previous.get(path)
-        if old is not None and old[0] == key and _same_file(str(self.out / path), old):
+        if old is not None and old[0] == key and (not self.every_file or _same_file(str(self.out / path), old)):
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
@@ -263,28 +270,55 @@ def _ancestors(folder: str) -> list[str]:
 
 
 def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
-    """The summary of the published build, if it was built from exactly ``inputs`` and its files are
-    still as it wrote them (sizes and times); None otherwise."""
-    current = current_pages(options, inputs)
-    return current[1] if current is not None else None
+    """The summary of the published build, if it was built from exactly ``inputs`` and the site is
+    as it left it (see ``site_stamp``); None otherwise. Reads no more than the manifest's head."""
+    head = JsonStore(options.cache / HEAD, "manifest")
+    summary = head.get("summary")
+    if head.get("inputs") != inputs or not isinstance(summary, dict) or head.get("out") != str(options.out):
+        return None
+    if options.rerun:
+        return summary if current_pages(options, inputs) is not None else None
+    return summary if head.get("stamp") == site_stamp(options.out) else None
 
 
 def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], dict[str, Any]] | None:
     """Like ``current_summary``, with the digest of every generated file, by path."""
-    store = JsonStore(options.cache / "published.json", "manifest")
+    store = JsonStore(options.cache / MANIFEST, "manifest")
     summary, pages = store.get("summary"), store.get("pages")
     if store.get("inputs") != inputs or not isinstance(summary, dict) or not isinstance(pages, dict):
         return None
-    if _trusted_manifest(store, options.out) is None:
+    if _trusted_manifest(store, options.out, options.rerun) is None:
         return None
     return pages, summary
 
 
 def published_pages(options: BuildOptions) -> dict[str, str]:
-    """The digest of every file of the published site, by path, while its files all have the size
-    and time the manifest recorded with those digests (else nothing): pages a build may keep."""
-    trusted = _trusted_manifest(JsonStore(options.cache / "published.json", "manifest"), options.out)
+    """The digest of every file of the published site, by path, while the manifest is trusted (see
+    ``SiteWriter``; else nothing): pages a build may keep."""
+    trusted = _trusted_manifest(JsonStore(options.cache / MANIFEST, "manifest"), options.out, options.rerun)
     return {path: value[0] for path, value in trusted.items()} if trusted else {}
+
+
+def site_stamp(out: Path) -> list[list[Any]] | None:
+    """The output folder's identity and time, and those of each file and folder at its top (None if
+    it cannot be read). A build that swaps in a new site changes it, so does adding or removing
+    anything at the top, and every writer of this module changes it (``unstamp``) before it changes
+    a published file. What it cannot see is a file below the top edited or removed by hand: a build
+    with ``--rerun`` checks every published file's size and time instead."""
+    try:
+        root = os.stat(out)
+        with os.scandir(out) as scan:
+            top = sorted((entry.name, entry.stat(follow_symlinks=False)) for entry in scan)
+    except OSError:
+        return None
+    stamps = [[".", root.st_dev, root.st_ino, root.st_mtime_ns]]
+    return stamps + [[name, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns] for name, info in top]
+
+
+def unstamp(out: Path) -> None:
+    """Change the site's stamp: the manifest no longer vouches for it (until it is saved again)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.utime(out)
 
 
 def record_published(options: BuildOptions) -> None:
@@ -293,7 +327,7 @@ def record_published(options: BuildOptions) -> None:
     out = options.out
     if not out.is_dir():
         return
-    store = JsonStore(options.cache / "published.json", "manifest")
+    store = JsonStore(options.cache / MANIFEST, "manifest")
     known = store.get("files") if store.get("out") == str(out) else None
     known = known if isinstance(known, dict) else {}
     wanted = {}
@@ -305,7 +339,7 @@ def record_published(options: BuildOptions) -> None:
                 wanted[name] = recorded[0]  # as the manifest says: a published gigabyte is not read again
             else:
                 wanted[name] = file_digest(path)
-    _save_manifest(options.cache / "published.json", out, wanted)
+    _save_manifest(options.cache / MANIFEST, out, wanted)
 
 
 def _static_files(options: BuildOptions, theme: Theme) -> dict[str, bytes]:
@@ -334,18 +368,25 @@ def _entry(recorded: list[Any]) -> tuple[str, int, int]:
     return str(recorded[0]), int(recorded[1]), int(recorded[2])
 
 
-def _trusted_manifest(store: JsonStore, out: Path) -> dict[str, tuple[str, int, int]] | None:
-    """The last build's manifest, if it describes this output folder."""
+def _trusted_manifest(store: JsonStore, out: Path, every_file: bool) -> dict[str, tuple[str, int, int]] | None:
+    """The last build's manifest, if it describes this output folder: by the site's stamp, or
+    (``every_file``) by the size and time of every published file."""
     if store.get("out") != str(out) or not out.is_dir():
         return None
     files = store.get("files")
     if not isinstance(files, dict):
         return None
-    manifest = {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
+    if not every_file:
+        return _files(files) if store.get("stamp") == site_stamp(out) else None
+    manifest = _files(files)
     base = str(out) + os.sep
     if not all(_same_file(base + name, recorded) for name, recorded in manifest.items()):
         return None  # someone changed the published site: write everything again
     return manifest
+
+
+def _files(files: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
+    return {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
 
 
 def _save_manifest(
@@ -362,10 +403,11 @@ def _save_manifest(
         known = _records(out, wanted)
     files = {name: list(value) for name, value in known.items()}
     size = sum(value[1] for value in known.values())
-    data: dict[str, Any] = {"out": str(out), "files": files}
+    head: dict[str, Any] = {"out": str(out), "stamp": site_stamp(out)}
     if record is not None and pages is not None:
-        data.update({"inputs": record[0], "summary": {**record[1], "bytes": size}, "pages": pages})
-    write_json(path, data)  # the last manifest need not be read: all of it is replaced
+        head.update({"inputs": record[0], "summary": {**record[1], "bytes": size}})
+    write_json(path, {**head, "files": files, **({"pages": pages} if "inputs" in head else {})})
+    write_json(path.with_name(HEAD), head)  # what a build that changes nothing reads: not 100,000 files
     return size
 
 
@@ -377,6 +419,7 @@ def write_content(folder: Path, path: str, data: bytes) -> None:
 
 def write_in_place(out: Path, outputs: list[Output], published: dict[str, str]) -> int:
     """Replace the outputs whose bytes changed, each atomically; returns how many were written."""
+    unstamp(out)
     written = 0
     for item in outputs:
         key = item.digest or digest(item.data)
@@ -389,6 +432,7 @@ def write_in_place(out: Path, outputs: list[Output], published: dict[str, str]) 
 
 
 def remove_in_place(out: Path, paths: set[str], published: dict[str, str]) -> None:
+    unstamp(out)
     for path in paths:
         (out / path).unlink(missing_ok=True)
         published.pop(path, None)
@@ -401,6 +445,7 @@ def sync_raw_files(
     their paths in the archive) match ``raw``: copy changed ones, remove the others (but for the
     ``generated`` files the caller writes there, such as samples.zip)."""
     keep = {item.target for item in raw} | generated
+    unstamp(options.out)
     for folder in folders:
         published = options.out / folder
         if not published.is_dir():
@@ -447,6 +492,7 @@ def replace_file(source: str, destination: Path, link: bool = False) -> None:
 def copy_static_file(options: BuildOptions, theme: Theme, relative: str) -> None:
     source = theme.static_file(relative)
     target = options.out / "static" / relative
+    unstamp(options.out)
     if source is not None:
         write_atomic(target, source.read_bytes())
     else:
