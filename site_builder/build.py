@@ -32,14 +32,15 @@ from .publish.pages import Output, PageRenderer, entry_url
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
-from .publish.svg import SvgSanitizer
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
+from .render.svg import SvgSanitizer
 from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.archive import hashed_only
 from .source.config import BuildOptions, SiteConfig
-from .source.theme import PACKAGED, Theme
+from .source.theme import Theme
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
+from .theme import PACKAGED
 from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnostics
 
 log = logging.getLogger(__name__)

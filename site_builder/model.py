@@ -225,6 +225,27 @@ class CodeFile(Compact):
 # A solver's note when the entry's output validator could not be built: its message follows on the next lines.
 CHECKER_NOT_BUILT = "not judged: the checker does not build"
 
+# A language (a Pygments lexer name, as ``source/languages.py`` gives each file) as pages and statuses name it.
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "cpp": "C++",
+    "c": "C",
+    "java": "Java",
+    "kotlin": "Kotlin",
+    "rust": "Rust",
+    "go": "Go",
+    "javascript": "JavaScript",
+    "typescript": "TypeScript",
+    "haskell": "Haskell",
+    "ocaml": "OCaml",
+    "csharp": "C#",
+    "ruby": "Ruby",
+    "latex": "LaTeX",
+    "markdown": "Markdown",
+    "yaml": "YAML",
+    "bash": "Shell",
+    "text": "Text",
+}
 PACKAGE_NAMES = {"polygon": "Polygon package", "cms": "CMS task"}
 
 
@@ -470,10 +491,13 @@ def _bare(document: Document) -> Document:
     return replace(document, html="", toc=(), math=())
 
 
+def language_name(language: str) -> str:
+    """A language as pages and statuses name it ("C++" for ``cpp``; a name not in the table as it is)."""
+    return LANGUAGE_NAMES.get(language, language)
+
+
 def _language(run: SolverRun) -> str:
     """A run's language as the status names it ("C++")."""
-    from .source.languages import language_name
-
     return language_name(run.language)
 
 

@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .source.theme import PACKAGED
+from .theme import PACKAGED
 
 NEEDED = ("temml", "dompurify", "jsdom")
 PACKAGE = Path(__file__).resolve().parent

@@ -328,7 +328,7 @@ EVIL_SVG = """<?xml version="1.0"?>
 
 
 def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make_archive: ArchiveMaker) -> None:
-    from site_builder.publish.svg import unsafe_part
+    from site_builder.render.svg import unsafe_part
 
     archive = make_archive(
         {
@@ -400,7 +400,7 @@ def test_active_files_are_withheld_and_svg_images_sanitized(tmp_path: Path, make
     ],
 )
 def test_the_check_after_sanitizing_trusts_nothing(svg: str, found: str) -> None:
-    from site_builder.publish.svg import unsafe_part
+    from site_builder.render.svg import unsafe_part
 
     assert found in unsafe_part(svg)
     fine = '<svg xmlns="http://www.w3.org/2000/svg"><style>a{fill:url(#g)}</style><use href="#r"/></svg>'

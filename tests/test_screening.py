@@ -10,7 +10,7 @@ import pytest
 from site_builder.errors import Diagnostic
 from site_builder.model import UNPUBLISHED_DATA, EntrySource, Metadata, SourceFile
 from site_builder.publish.screening import ACTIVE_REASON, is_svg, screen, unpublished_data
-from site_builder.publish.svg import Cleaned
+from site_builder.render.svg import Cleaned
 
 ARCHIVE = Path("/archive")
 EARLIER = Diagnostic("archive/t/A-x/problem.yaml", 2, "an earlier note", "warning")

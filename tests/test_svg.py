@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.publish import svg
+from site_builder.render import svg
 from site_builder.sandbox.runner import RunResult
 
 SAFE = '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>'

@@ -11,7 +11,8 @@ from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from site_builder.build import build_site
 from site_builder.errors import ConfigError, TemplateError
 from site_builder.source.config import make_options
-from site_builder.source.theme import PACKAGED, default_theme
+from site_builder.source.theme import default_theme
+from site_builder.theme import PACKAGED
 
 ENTRY = {"t/A-one/solution.md": "## Idea\n\nCount.\n"}
 

@@ -21,9 +21,8 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
-from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory
+from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory, language_name
 from ..render.document import slugify, transcript_html
-from ..source.languages import language_name
 from .catalog import humanised, neighbours
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ..errors import Diagnostic
 from ..model import UNPUBLISHED_DATA, EntrySource
+from ..render.svg import SvgSanitizer
 from ..source.archive import is_sample_file, is_test_data
 from .mediatypes import is_active
-from .svg import SvgSanitizer
 
 # The files a package format describes its problem in, which this page shows: withheld when active,
 # with no warning (every package has one, and its author has nothing to change).

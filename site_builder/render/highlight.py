@@ -13,7 +13,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from ..source.languages import language_for, language_name
+from ..model import language_name
+from ..source.languages import language_for
 from . import fastlex
 
 __all__ = ["highlighted", "language_for", "language_name", "prepare", "render_block", "render_file", "stylesheet"]

@@ -2,7 +2,7 @@
 
 A picture is archive content, and TeX is a programming language: it runs where every program that reads the
 archive runs, with no shell escape and no file access outside its working folder. Its SVG can carry whatever
-TeX's ``\\special`` put there, so it is published only after the SVG sanitizer (``publish/svg.py``) and its
+TeX's ``\\special`` put there, so it is published only after the SVG sanitizer (``render/svg.py``) and its
 own strict check have passed it. Outcomes are cached by the picture's whole source, the TeX tools' versions and
 this code. Without TeX and dvisvgm, each picture is a placeholder saying what to install.
 """
@@ -23,11 +23,11 @@ from functools import cache
 from pathlib import Path
 
 from ..model import TexPicture
-from ..publish.svg import SvgSanitizer
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Limits, Toolchain, read_regular
 from ..store import write_atomic
 from .document import linked_figure
+from .svg import SvgSanitizer
 
 LIMITS = Limits(wall=30.0, memory=1536 * 1024 * 1024, output=16 * 1024 * 1024, scratch=64 * 1024 * 1024)
 PACKAGE_DATABASES = (Path("/usr/share/texlive/texmf-dist/ls-R"), Path("/usr/share/texmf/ls-R"))  # every .sty

@@ -1,4 +1,4 @@
-"""The dev server: HTTP, file watching, the rebuild loop, live reload and the error overlay.
+"""The dev server: file watching, the rebuild loop, and the HTTP side of ``web.py`` (live reload, the overlay).
 
 The watchdog handler only records paths and raises a flag. The rebuild loop waits until events
 settle, classifies them (``changes.classify``), rebuilds what they need, and bumps an epoch;
@@ -12,8 +12,7 @@ import logging
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from ..source.config import BuildOptions
 from ..source.languages import suffix
 from .changes import Change, ChangeKind, classify
 from .updates import LiveBuilder
-from .web import PreviewServer, handler_for
+from .web import PreviewServer, ReloadHub, handler_for
 
 # watchdog's inotify observer, when a folder and a folder inside it are made at once (mkdir -p), can
 # watch the inner one twice; it warns and keeps one watch, and no event is lost (test_serve makes
@@ -50,48 +49,6 @@ log = logging.getLogger(__name__)
 SETTLE = 0.02  # seconds without new events before a rebuild starts
 MAX_SETTLE = 1.0  # a continuous stream of events still rebuilds this often
 SEARCH_DELAY = 1.0  # seconds after the last rebuild before the search index is refreshed
-
-
-class ReloadHub:
-    """The epoch pages wait on, the errors of the last build, and whether a build is running."""
-
-    def __init__(self) -> None:
-        self.condition = threading.Condition()
-        self.epoch = 0
-        self.errors: list[str] = []
-        self.building = False
-        self.closing = False
-
-    @contextmanager
-    def rebuilding(self) -> Iterator[None]:
-        with self.condition:
-            self.building = True
-        try:
-            yield
-        finally:
-            with self.condition:
-                self.building = False
-                self.condition.notify_all()
-
-    def publish(self, errors: list[str]) -> None:
-        with self.condition:
-            self.errors = errors
-            self.epoch += 1
-            self.condition.notify_all()
-
-    def wait_idle(self, timeout: float = 60.0) -> None:
-        with self.condition:
-            self.condition.wait_for(lambda: not self.building or self.closing, timeout=timeout)
-
-    def wait_epoch(self, seen: int, timeout: float) -> int:
-        with self.condition:
-            self.condition.wait_for(lambda: self.epoch != seen or self.closing, timeout=timeout)
-            return self.epoch
-
-    def close(self) -> None:
-        with self.condition:
-            self.closing = True
-            self.condition.notify_all()
 
 
 # The events that can change what a page shows. Not opens and reads: the builder reads every file of
@@ -215,7 +172,7 @@ class DevServer:
         self.searcher.start()
         self.warmer = threading.Thread(target=self._warm_up, name="warm-up", daemon=True)
         self.warmer.start()
-        self.httpd = PreviewServer((self.host, self.port), handler_for(self))
+        self.httpd = PreviewServer((self.host, self.port), handler_for(self.hub, self.options.out))
         return f"http://{self.host}:{self.httpd.server_address[1]}/"
 
     def serve_forever(self) -> None:

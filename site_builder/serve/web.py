@@ -10,17 +10,16 @@ import mimetypes
 import posixpath
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..publish.mediatypes import is_active_type
 from ..source.languages import LANGUAGES
-
-if TYPE_CHECKING:
-    from .server import DevServer
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +180,52 @@ def content_type(path: Path) -> str:
     return f"{guessed}; charset=utf-8" if guessed.startswith("text/") or guessed.endswith(("json", "xml")) else guessed
 
 
-def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
+class ReloadHub:
+    """The epoch pages wait on, the errors of the last build, and whether a build is running."""
+
+    def __init__(self) -> None:
+        self.condition = threading.Condition()
+        self.epoch = 0
+        self.errors: list[str] = []
+        self.building = False
+        self.closing = False
+
+    @contextmanager
+    def rebuilding(self) -> Iterator[None]:
+        with self.condition:
+            self.building = True
+        try:
+            yield
+        finally:
+            with self.condition:
+                self.building = False
+                self.condition.notify_all()
+
+    def publish(self, errors: list[str]) -> None:
+        with self.condition:
+            self.errors = errors
+            self.epoch += 1
+            self.condition.notify_all()
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        with self.condition:
+            self.condition.wait_for(lambda: not self.building or self.closing, timeout=timeout)
+
+    def wait_epoch(self, seen: int, timeout: float) -> int:
+        with self.condition:
+            self.condition.wait_for(lambda: self.epoch != seen or self.closing, timeout=timeout)
+            return self.epoch
+
+    def close(self) -> None:
+        with self.condition:
+            self.closing = True
+            self.condition.notify_all()
+
+
+def handler_for(hub: ReloadHub, out: Path) -> type[BaseHTTPRequestHandler]:
+    """The request handler of a dev server: the files of ``out``, pages with the reload script and the
+    overlay of ``hub``'s errors, and the epoch's events."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "site-builder"
@@ -216,15 +260,15 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
                 return
             if not self._host_allowed(head):
                 return
-            server.hub.wait_idle()
-            if _needs_slash(server.options.out, self.path):
+            hub.wait_idle()
+            if _needs_slash(out, self.path):
                 self.send_response(HTTPStatus.MOVED_PERMANENTLY)
                 self.send_header("Location", urlsplit(self.path).path + "/")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            epoch, errors = server.hub.epoch, server.hub.errors  # before reading: a later build then reloads
-            path = resolve_request(server.options.out, self.path)
+            epoch, errors = hub.epoch, hub.errors  # before reading: a later build then reloads
+            path = resolve_request(out, self.path)
             if path is None:
                 self._error(HTTPStatus.NOT_FOUND, head)
                 return
@@ -245,10 +289,10 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
 
         def _error(self, status: HTTPStatus, head: bool = False, why: str = "") -> None:
-            missing = server.options.out / "404.html"
+            missing = out / "404.html"
             page = status == HTTPStatus.NOT_FOUND and missing.is_file()
             try:
-                body = inject(missing.read_bytes(), server.hub.epoch, server.hub.errors) if page else b""
+                body = inject(missing.read_bytes(), hub.epoch, hub.errors) if page else b""
             except OSError:
                 page = False
             if not page:
@@ -270,13 +314,13 @@ def handler_for(server: DevServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            epoch = server.hub.epoch
+            epoch = hub.epoch
             try:
                 self.wfile.write(f"retry: 500\ndata: {epoch}\n\n".encode())
                 self.wfile.flush()
-                while not server.hub.closing:
-                    current = server.hub.wait_epoch(epoch, timeout=15)
-                    if server.hub.closing:
+                while not hub.closing:
+                    current = hub.wait_epoch(epoch, timeout=15)
+                    if hub.closing:
                         return
                     if current == epoch:
                         self.wfile.write(b": keep-alive\n\n")

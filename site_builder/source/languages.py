@@ -38,26 +38,6 @@ LANGUAGES: dict[str, str] = {
     ".ans": "text",
     ".out": "text",
 }
-LANGUAGE_NAMES = {
-    "python": "Python",
-    "cpp": "C++",
-    "c": "C",
-    "java": "Java",
-    "kotlin": "Kotlin",
-    "rust": "Rust",
-    "go": "Go",
-    "javascript": "JavaScript",
-    "typescript": "TypeScript",
-    "haskell": "Haskell",
-    "ocaml": "OCaml",
-    "csharp": "C#",
-    "ruby": "Ruby",
-    "latex": "LaTeX",
-    "markdown": "Markdown",
-    "yaml": "YAML",
-    "bash": "Shell",
-    "text": "Text",
-}
 
 
 def suffix(name: str) -> str:
@@ -71,10 +51,6 @@ def suffix(name: str) -> str:
 def language_for(filename: str) -> str | None:
     """The lexer name for a file, or None when it is not a known source language."""
     return LANGUAGES.get(suffix(filename))
-
-
-def language_name(language: str) -> str:
-    return LANGUAGE_NAMES.get(language, language)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..theme import PACKAGED
 
-PACKAGED = Path(__file__).resolve().parent.parent / "theme"
 OVERRIDES = "overrides"  # the folder beside site.yaml, unless site.yaml names another
 
 

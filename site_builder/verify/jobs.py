@@ -1,8 +1,11 @@
 """Verification: every reference solver run on every sample at build time, checked, and cached.
 
-Python solvers run under the build's interpreter; ``solution.cpp`` is compiled once with g++
-(when present) and checked on the same samples. Results are cached by a hash of everything that
-can change them, so a rebuild where nothing relevant changed starts no process at all.
+Every solver in a language of ``languages.yaml`` (``solution.*``, a package's accepted submissions)
+runs in the sandbox where the language's tools are installed: Python under the build's interpreter,
+the others compiled once (``compiler.py``) and run. Output is judged by the comparisons of
+``compare.py`` or the problem's checker (``checkers.py``); an interactive or multi-pass problem's
+solver talks to its output validator instead. Results are cached by a hash of everything that can
+change them (``cache.py``), so a rebuild where nothing relevant changed starts no process at all.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # which a traced run on a loaded machine misses: only the tests of it that check the module.
     "publish/screening.py": ("tests/test_screening.py", "tests/test_media_types_active.py"),
     "publish/mediatypes.py": ("tests/test_mediatypes.py", "tests/test_media_types_active.py"),
-    "publish/svg.py": (
+    "render/svg.py": (
         "tests/test_svg.py",
         "tests/test_hostile.py::test_the_check_after_sanitizing_trusts_nothing",
         "tests/test_hostile.py::test_active_files_are_withheld_and_svg_images_sanitized",

@@ -1,7 +1,8 @@
 """Cross-references: ``\\label`` where a number was just given (a section, figure, table, equation, theorem),
 ``\\ref``, ``\\eqref``, ``\\autoref``, ``\\cref`` and ``\\pageref`` as links to it, numbered as LaTeX numbers.
 
-``links.py`` has the commands; this module has what the core needs (it imports nothing of it).
+``links.py`` has the commands; this module has what the core needs, and imports nothing of it: it asks of a
+rendering's context only what ``RefContext`` names, which ``core.Context`` has.
 A reference may come before its label, so it is a slot until the document is rendered (``fill_refs``).
 Equations are numbered here, not by Temml: each numbered row gets a ``\\tag`` with its number, so the
 numbers run through the whole document, and a ``\\label`` inside math becomes an anchor before it.
@@ -12,12 +13,9 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..document import slugify
-
-if TYPE_CHECKING:
-    from .core import Context
+from ..document import Collector, slugify
 
 NUMBERED_MATH = re.compile(r"\\begin\{(equation|align|gather|multline|flalign|alignat|eqnarray)\}")
 _MATH_LABEL = re.compile(r"\\label\s*\{([^{}]*)\}")
@@ -37,7 +35,15 @@ class Target:
     kind: str
 
 
-def fill_refs(text: str, ctx: Context) -> str:
+class RefContext(Protocol):
+    """What references read and write of a rendering (``core.Context``): its document, its labels and counters."""
+
+    doc: Collector
+    labels: dict[str, Target]
+    counters: dict[str, int]
+
+
+def fill_refs(text: str, ctx: RefContext) -> str:
     """The document with every reference slot replaced by a link to its label (``??`` and a warning
     for a label the document does not have)."""
 
@@ -57,7 +63,7 @@ def fill_refs(text: str, ctx: Context) -> str:
     return _SLOT.sub(link, text)
 
 
-def number_equations(tex: str, ctx: Context) -> tuple[str, str]:
+def number_equations(tex: str, ctx: RefContext) -> tuple[str, str]:
     """A numbered display (``equation``, ``align``...) as Temml should show it: starred, each numbered row
     tagged with its number; and the anchors of its labels, to put before it."""
     m = NUMBERED_MATH.match(tex)
