@@ -106,7 +106,7 @@ def _version() -> str:
 
 
 def _verifying(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts")
+    command.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts, and check every published file")
     command.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
 
 
