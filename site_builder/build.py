@@ -23,11 +23,11 @@ from functools import partial
 from pathlib import Path
 
 from .errors import Diagnostic, SiteError
+from .freshness import Loaded, kept_build, load_inputs
 from .model import Entry, EntrySource, Site
 from .publish import output
 from .publish.catalog import link_site
 from .publish.downloads import sample_archive_paths, sample_archives
-from .publish.freshness import Loaded, kept_build, load_inputs
 from .publish.pages import Output, PageRenderer, entry_url
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import Diagnostic, SiteError
-from .publish.freshness import kept_build
+from .freshness import kept_build
 from .publish.lock import build_lock
 from .publish.report import (
     BuildReport,
@@ -106,7 +106,11 @@ def _version() -> str:
 
 
 def _verifying(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--rerun", action="store_true", help="run every solver again, ignoring cached verdicts, and check every published file")
+    command.add_argument(
+        "--rerun",
+        action="store_true",
+        help="run every solver again, ignoring cached verdicts, and check every published file",
+    )
     command.add_argument("--no-verify", action="store_true", help="do not run solvers (pages say 'Not run')")
 
 
@@ -324,7 +328,7 @@ def _publish(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter
 
 def _check(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:
     from .build import Builder
-    from .publish.freshness import load_inputs
+    from .freshness import load_inputs
 
     with build_lock(options, waiting=_say_waiting), Builder(options, progress, early.pool) as builder:
         return builder.check_all(load_inputs(options))  # the caches a build uses: one at a time

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker, options_for
 
-from site_builder.publish.freshness import load_inputs
+from site_builder.freshness import load_inputs
 from site_builder.source.archive import infer_folder_name, load_archive, parse_git_log
 
 

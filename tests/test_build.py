@@ -20,7 +20,7 @@ from sitecheck import check_site, scan_page
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
-from site_builder.publish.freshness import kept_build, probe_inputs
+from site_builder.freshness import kept_build, probe_inputs
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.archive import find_problem_folders, is_test_data
 from site_builder.source.config import BuildOptions
@@ -282,7 +282,7 @@ def test_an_unreadable_math_cache_is_discarded_with_a_warning(tmp_path: Path, ma
 def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder.publish import freshness
+    from site_builder import freshness
     from site_builder.source import archive as archive_module
 
     archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})

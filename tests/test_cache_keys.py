@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from site_builder import build
+from site_builder import build, freshness
 from site_builder.build import Builder
 from site_builder.errors import Diagnostic
 from site_builder.model import (
@@ -31,7 +31,6 @@ from site_builder.model import (
     TrackInfo,
     Validator,
 )
-from site_builder.publish import freshness
 from site_builder.render import math, pictures
 from site_builder.render.math import MathRenderer, snippet_key
 from site_builder.render.pictures import PictureRenderer, PictureResult

@@ -1,4 +1,4 @@
-"""Whether a published site is current (publish/freshness.py), part by part: the probe's key, when a
+"""Whether a published site is current (freshness.py), part by part: the probe's key, when a
 stamp vouches for the archive, the inputs' digest, and the fingerprints of the program and its tools."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from site_builder import freshness
 from site_builder.errors import Diagnostic
+from site_builder.freshness import Probe, inputs_key, program_fingerprint, same_interpreter, tool_fingerprint
 from site_builder.model import EntrySource, Metadata
-from site_builder.publish import freshness
-from site_builder.publish.freshness import Probe, inputs_key, program_fingerprint, same_interpreter, tool_fingerprint
 from site_builder.render.math import MathRenderer
 from site_builder.source.archive import Stamp
 from site_builder.source.config import SiteConfig, make_options
@@ -161,10 +161,9 @@ def test_an_interpreter_changed_in_place_changes_the_settings(tmp_path: Path) ->
 def test_the_program_fingerprint_follows_this_programs_python_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "publish").mkdir()
     (tmp_path / "render").mkdir()
     (tmp_path / "render" / "math.py").write_text("one")
-    monkeypatch.setattr(freshness, "__file__", str(tmp_path / "publish" / "freshness.py"))
+    monkeypatch.setattr(freshness, "__file__", str(tmp_path / "freshness.py"))
     base = program_fingerprint(Theme((), ()))
     (tmp_path / "render" / "notes.txt").write_text("not code")
     assert program_fingerprint(Theme((), ())) == base

@@ -31,7 +31,7 @@ from .math import MathRenderer
 from .pictures import PictureRenderer
 
 if TYPE_CHECKING:
-    from ..publish.freshness import Probe
+    from ..source.archive import Stamp
     from ..source.config import BuildOptions
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
@@ -94,12 +94,12 @@ class EarlyStart:
         self.options = options
         self.pool: RenderPool | None = None
 
-    def __call__(self, probe: Probe) -> None:
+    def __call__(self, stamp: Stamp) -> None:
         options = self.options
         renders = PickleStore(options.cache / "render")
         if options.workers <= 1 or renders.has(cards_key()):
             return
-        found = find_problem_folders(options.archive, probe.stamp.listing, skip=options.own_folders)
+        found = find_problem_folders(options.archive, stamp.listing, skip=options.own_folders)
         if len(found) < PARALLEL_THRESHOLD:
             return
         math, pictures = (

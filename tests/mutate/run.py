@@ -47,7 +47,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_hostile.py::test_the_check_after_sanitizing_trusts_nothing",
         "tests/test_hostile.py::test_active_files_are_withheld_and_svg_images_sanitized",
     ),
-    "publish/freshness.py": (
+    "freshness.py": (
         "tests/test_freshness.py",
         "tests/test_cache_keys.py",
         # (not test_a_settled_archive_is_checked_by_its_stamp_without_being_read: it expects files written

@@ -3,9 +3,10 @@
 A build that changes nothing should cost little more than reading the archive. The digest covers
 the archive (file contents, by their digests), the configuration, templates, static files, this
 program, the libraries and tools whose output ends up in pages, and the build options that matter.
-The manifest of the published site (see ``output``) keeps the digest of the build that wrote it,
-and a kept site is trusted only while every published file still has the size and time it was
-written with.
+The manifest of the published site (see ``publish/output``) keeps the digest of the build that
+wrote it, and a kept site is trusted while its stamp is the one the manifest recorded
+(``output.site_stamp``; with ``--rerun``, while every published file has its recorded size and time).
+This is the build's concern as a whole, so it sits beside ``build.py``, above the stages it reads.
 """
 
 from __future__ import annotations
@@ -20,17 +21,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import Diagnostic
-from ..model import EntrySource
-from ..render.math import MathRenderer
-from ..source.archive import Stamp, load_archive, load_git_dates, load_stamp
-from ..source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
-from ..source.snapshot import SETTLED_NS, Snapshot
-from ..source.theme import Theme
-from ..store import LIBRARIES as RENDERER_LIBRARIES
-from ..store import JsonStore, PickleStore, library_versions, write_json
-from . import output
-from .report import BuildReport, report_from_summary
+from .errors import Diagnostic
+from .model import EntrySource
+from .publish import output
+from .publish.report import BuildReport, report_from_summary
+from .render.math import MathRenderer
+from .source.archive import Stamp, load_archive, load_git_dates, load_stamp
+from .source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
+from .source.snapshot import SETTLED_NS, Snapshot
+from .source.theme import Theme
+from .store import LIBRARIES as RENDERER_LIBRARIES
+from .store import JsonStore, PickleStore, library_versions, write_json
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -132,7 +133,7 @@ def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
 
 
 def kept_build(
-    options: BuildOptions, reading: Callable[[Probe], None] | None = None
+    options: BuildOptions, reading: Callable[[Stamp], None] | None = None
 ) -> tuple[BuildReport | None, Loaded | None]:
     """If the published site is current for the inputs as they are, the last build's report again
     (and no ``Loaded``); else no report, and the inputs as read. ``reading`` is called just before
@@ -149,7 +150,7 @@ def kept_build(
     timings = {"probe": time.perf_counter() - started}
     if summary is None:
         if reading is not None:
-            reading(probe)
+            reading(probe.stamp)
         loaded = load_inputs(options, probe)
         timings["load"] = loaded.seconds
         summary = output.current_summary(options, loaded.inputs)
@@ -194,7 +195,7 @@ def program_fingerprint(theme: Theme) -> str:
     """This program's code, the theme's templates and static files (with the archive's overrides),
     and the libraries whose output ends up in pages: any change to them changes every page."""
     digest = hashlib.sha256(library_versions(RENDERER_LIBRARIES + LIBRARIES).encode())
-    code = Path(__file__).parent.parent  # site_builder/, every subpackage
+    code = Path(__file__).parent  # site_builder/, every subpackage
     for index, (folder, pattern) in enumerate(((code, "*.py"), *((f, "*") for f in theme.folders()))):
         digest.update(f"{index}\0".encode())  # which folder: an override, or the theme's own file
         if folder.is_dir():
