@@ -27,7 +27,7 @@ from .freshness import Loaded, kept_build, load_inputs
 from .model import Entry, EntrySource, Site
 from .publish import output
 from .publish.catalog import link_site
-from .publish.downloads import sample_archive_paths, sample_archives
+from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.pages import Output, PageRenderer, entry_url
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
@@ -35,7 +35,7 @@ from .publish.search import SearchFeed, SearchIndex, build_search_index, search_
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
-from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
+from .render.workers import CARD_BUCKETS, Job, RenderPool, Setup, card_bucket, cards_key, render_entries
 from .source.archive import hashed_only
 from .source.config import BuildOptions, SiteConfig
 from .source.theme import Theme
@@ -132,11 +132,8 @@ class Builder:
             if index.problem:
                 self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
             mark = self._lap("search", mark)
-            downloads = sample_archives(sources)
-            writer.add(downloads)
-            raw, collisions = plan_raw_files(
-                self.options, sources, [*paths, *(d.path for d in downloads)], self.sanitized
-            )
+            downloads = self._sample_archives(writer, sources)
+            raw, collisions = plan_raw_files(self.options, sources, [*paths, *downloads], self.sanitized)
             diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
             publish = not (self.options.strict and diagnostics)
             self._keep(sources, entries, site)
@@ -297,19 +294,33 @@ class Builder:
         return entry.card() if card else entry
 
     def _card_bundle(self) -> dict[str, Entry]:
-        """The cards of the last full build's entries, by render key, from one file: a thousand
-        small files cost more to open than their contents cost to read."""
-        bundle = self.renders.get(cards_key())
-        return bundle if isinstance(bundle, dict) else {}
+        """The cards of the last full build's entries, by render key, from a few files (``CARD_BUCKETS``):
+        a thousand small files cost more to open than their contents cost to read, and one big file
+        costs a whole write for one changed entry."""
+        bundle: dict[str, Entry] = {}
+        for bucket in range(CARD_BUCKETS):
+            cards = self.renders.get(cards_key(bucket))
+            if not isinstance(cards, dict):
+                return {}  # a bundle is whole or not used: each bucket is written with the others
+            bundle.update(cards)
+        return bundle
 
     def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> bool:
-        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those;
-        whether it did not."""
+        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those,
+        writing only the buckets whose cards changed; whether it did not."""
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in lasting}
         if cards.keys() == bundle.keys():
             return False
-        self.renders.put(cards_key(), cards)
+        buckets: list[dict[str, Entry]] = [{} for _ in range(CARD_BUCKETS)]
+        before: list[set[str]] = [set() for _ in range(CARD_BUCKETS)]
+        for key, card in cards.items():
+            buckets[card_bucket(key)][key] = card
+        for key in bundle:
+            before[card_bucket(key)].add(key)
+        for number, bucket in enumerate(buckets):
+            if not bundle or bucket.keys() != before[number]:
+                self.renders.put(cards_key(number), bucket)
         return True
 
     def _forget_old_renders(self, sources: list[EntrySource], index: SearchIndex) -> None:
@@ -317,7 +328,7 @@ class Builder:
         for months would otherwise keep every entry as it ever was. (Called when the entries
         changed: else so did nothing in the cache.)"""
         keys = {self.content_keys[s.path] for s in sources}
-        keep = {*keys, cards_key()}
+        keep = {*keys, *(cards_key(bucket) for bucket in range(CARD_BUCKETS))}
         if index.keys:
             keep.update(index.keys)
         elif index.problem is None:
@@ -399,6 +410,31 @@ class Builder:
         writer.add(pages())
         write_json(store.path, used)
         return list(plan)
+
+    def _sample_archives(self, writer: output.SiteWriter, sources: list[EntrySource]) -> list[str]:
+        """Each entry's ``samples.zip`` into ``writer``, made again only when its samples changed or
+        the published site lacks it (``.cache/downloads.json``: the digest of the zip of each set of
+        files); returns their paths."""
+        store = JsonStore(self.options.cache / "downloads.json", "downloads cache")
+        used: dict[str, str] = {}
+        paths = []
+        for source in sources:
+            files = sample_files(source)
+            if not files:
+                continue
+            path, key = sample_archive_path(source), files_key(files)
+            known = store.get(key)
+            if isinstance(known, str) and writer.has(path, known):
+                writer.add([Output(path, b"", kept=known)])
+            else:
+                data = zip_of(files)
+                known = output.digest(data)
+                writer.add([Output(path, data, digest=known)])
+            used[key] = known
+            paths.append(path)
+        if used != store.data:
+            write_json(store.path, used)
+        return paths
 
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()

@@ -21,7 +21,7 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
-from site_builder.render.workers import EarlyStart, cards_key
+from site_builder.render.workers import CARD_BUCKETS, EarlyStart, cards_key
 from site_builder.source.archive import find_problem_folders, is_test_data
 from site_builder.source.config import BuildOptions
 
@@ -385,16 +385,19 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     # Neighbours' pages come from the bundle of cards and from whole entries; a whole entry that
     # is gone from the cache is rendered again.
     for whole in (options.cache / "render").rglob("*.pickle"):
-        if whole.name != f"{cards_key()}.pickle" and not whole.name.startswith("search-"):
+        if not whole.name.startswith(("cards-", "search-")):
             whole.unlink()
     assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
     assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
     # After all these edits the render cache holds this build's entries only: C and D whole (the
-    # others' were deleted above), the bundle of cards and one search index.
+    # others' were deleted above), the bundle of cards (in its buckets) and one search index.
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
     assert sum(name.startswith("search-") for name in kept) == 1
-    whole = sorted(_cached_path(p) for p in (options.cache / "render").rglob("*.pickle"))
-    assert f"{cards_key()}.pickle" in kept and whole == ["", "", "t/C-ec", "t/D-ed"], (kept, whole)
+    assert [f"{cards_key(n)}.pickle" for n in range(CARD_BUCKETS)] == [n for n in kept if n.startswith("cards-")]
+    whole = sorted(
+        _cached_path(p) for p in (options.cache / "render").rglob("*.pickle") if p.name[:6] not in ("cards-", "search")
+    )
+    assert whole == ["t/C-ec", "t/D-ed"], (kept, whole)
 
 
 def _cached_path(pickled: Path) -> str:
@@ -435,7 +438,7 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     # The workers' math went into the builder's math cache, their entries into the render cache.
     (math_cache,) = parallel.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40
-    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + 2  # entries, cards, search
+    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + CARD_BUCKETS + 1  # entries, cards, search
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
 
 
@@ -476,12 +479,12 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
 
     for options in (early_options, options_for(archive, tmp_path / "three" / "site", jobs=1)):
         again = EarlyStart(options)
-        again(probe_inputs(options))
+        again(probe_inputs(options).stamp)
         assert again.pool is None
     write_tree(tmp_path / "small", {f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(3)})
     small = options_for(tmp_path / "small", tmp_path / "small-site" / "site", jobs=2)
     again = EarlyStart(small)
-    again(probe_inputs(small))
+    again(probe_inputs(small).stamp)
     assert again.pool is None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import zipfile
 from pathlib import Path
@@ -14,6 +15,7 @@ from site_builder.build import build_site
 from site_builder.errors import SiteError
 from site_builder.publish import output
 from site_builder.publish.pages import Output
+from site_builder.render.workers import CARD_BUCKETS
 
 
 def project(tmp_path: Path) -> Path:
@@ -181,3 +183,48 @@ def test_sample_archive_paths_are_where_the_zips_go(make_archive: ArchiveMaker) 
             "t/r/samples.zip",
         ]
     )
+
+
+def test_a_samples_zip_is_made_again_only_when_its_samples_change(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import build
+
+    made: list[tuple[str, ...]] = []
+    zip_of = build.zip_of
+    monkeypatch.setattr(build, "zip_of", lambda files: made.append(tuple(sorted(files))) or zip_of(files))
+    entry = {"solution.md": "Text.\n", "samples/1.in": "1\n", "samples/1.ans": "1\n"}
+    archive = make_archive({f"t/{x}/{name}": text for x in ("A-one", "B-two") for name, text in entry.items()})
+    options = options_for(archive, tmp_path / "site", verify=False)
+    build_site(options)
+    assert made == [("1.ans", "1.in"), ("1.ans", "1.in")]
+    first = (options.out / "t/A-one/samples.zip").read_bytes()
+    (archive / "t/B-two/solution.md").write_text("Other text.\n")
+    made.clear()
+    assert build_site(options).published and made == []
+    assert (options.out / "t/A-one/samples.zip").read_bytes() == first
+    (archive / "t/B-two/samples/2.in").write_text("2\n")
+    (archive / "t/B-two/samples/2.ans").write_text("2\n")
+    assert build_site(options).published and made == [("1.ans", "1.in", "2.ans", "2.in")]
+    with zipfile.ZipFile(options.out / "t/B-two/samples.zip") as archived:
+        assert archived.read("2.in") == b"2\n"
+
+
+def test_one_changed_entry_rewrites_one_or_two_buckets_of_the_card_bundle(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    archive = make_archive({f"t/A{i}-e{i}/solution.md": f"Text {i}.\n" for i in range(12)})
+    options = options_for(archive, tmp_path / "site", verify=False)
+    build_site(options)
+    buckets = sorted((options.cache / "render").rglob("cards-*.pickle"))
+    assert len(buckets) == CARD_BUCKETS
+    times = {p: p.stat().st_mtime_ns for p in buckets}
+    (archive / "t/A3-e3/solution.md").write_text("Text three.\n")
+    assert build_site(options).published
+    rewritten = [p for p in buckets if p.stat().st_mtime_ns != times[p]]
+    assert 1 <= len(rewritten) <= 2  # the bucket the entry left, and the one its new key is in
+    cards = {}
+    for bucket in buckets:
+        cards.update(pickle.loads(bucket.read_bytes()))
+    assert sorted(card.path for card in cards.values()) == sorted(f"t/A{i}-e{i}" for i in range(12))
+    assert [c.search_text for c in cards.values() if c.path == "t/A3-e3"] == ["\fText three."]

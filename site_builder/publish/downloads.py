@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import zipfile
 from pathlib import PurePosixPath
 
@@ -30,12 +32,27 @@ def sample_archive_path(source: EntrySource) -> str:
 def sample_archive(source: EntrySource) -> bytes:
     """The entry's sample files (inputs, answers, interaction transcripts) as a zip, by their own
     names (``1.in``, ``1.ans``); b"" when it has none."""
+    return zip_of(sample_files(source))
+
+
+def sample_files(source: EntrySource) -> dict[str, str]:
+    """What ``sample_archive`` holds: each file's text by its name."""
     files: dict[str, str] = {}
     for sample in source.samples:
         pairs = [(sample.transcript_file, sample.transcript)]
         if sample.runnable:
             pairs += [(sample.input_file, sample.input), (sample.answer_file, sample.answer)]
         files.update({PurePosixPath(name).name: text for name, text in pairs if name and text is not None})
+    return files
+
+
+def files_key(files: dict[str, str]) -> str:
+    """Equal for equal files: the zip of equal files is the same zip (see ``zip_of``)."""
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def zip_of(files: dict[str, str]) -> bytes:
+    """The files as a zip, the same bytes for the same files (no times, fixed permissions)."""
     if not files:
         return b""
     buffer = io.BytesIO()

@@ -130,6 +130,12 @@ class SiteWriter:
         # This folder is no archive's, wherever it is.
         self._guarded(self._place, BUILDER_MARKER, digest(MARKER_TEXT.encode()), data=MARKER_TEXT.encode())
 
+    def has(self, path: str, key: str) -> bool:
+        """Whether the published site has this file with this digest (as far as the manifest is
+        trusted): an ``Output`` of it may then be ``kept``."""
+        old = self.previous.get(path)
+        return old is not None and old[0] == key
+
     @property
     def written(self) -> int:
         return len(self.staged)

@@ -4,7 +4,7 @@ Pagefind splits its index into small fragments that the browser fetches per quer
 stays small for a 10,000-entry archive; its binary ships on PyPI (``pagefind-bin``). Each entry
 is one record of plain text (heading, tags, source, summary, statement and write-up, math as its
 TeX source), sent to the Pagefind binary's service over a pipe. The index is made in shards of
-about a thousand entries, which the browser merges (``mergeIndex``): each is cached by a digest of
+about 500 entries, which the browser merges (``mergeIndex``): each is cached by a digest of
 its records, so a rebuild runs Pagefind only on the shards whose searchable text changed, and no
 more than one shard's worth of Pagefind is in memory at once.
 """
@@ -12,6 +12,7 @@ more than one shard's worth of Pagefind is in memory at once.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.util
 import json
@@ -78,8 +79,9 @@ class SearchIndex:
 
 
 # The index comes in shards of about this many entries: a shard is indexed by one Pagefind process
-# (about 200 MB for 1,000 entries), and an edited entry costs its shard's indexing, not the site's.
-SHARD_ENTRIES = 1000
+# (about 200 MB and 3 s of CPU for 500 entries), and an edited entry costs its shard's indexing, not
+# the site's.
+SHARD_ENTRIES = 500
 SHARDS = "shards.json"  # in the first shard's folder: the folders of the others, for ``mergeIndex``
 # What a shard other than the first needs: the browser searches it with the first shard's program.
 SHARD_DATA = ("pagefind-entry.json", "index/", "fragment/", "filter/")
@@ -108,6 +110,7 @@ def search_record(entry: Entry, track_title: str) -> Record:
     return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p), editorial.strip())
 
 
+@functools.lru_cache(maxsize=4096)  # entries share their tags: 10,000 entries, a few hundred sets of tags
 def tag_synonyms(tags: tuple[str, ...]) -> str:
     """The other names of these tags (``TAG_SYNONYMS``), that the tags do not hold already."""
     said = " ".join(tags).lower().replace("-", " ")  # "chinese-remainder-theorem" holds "chinese remainder theorem"

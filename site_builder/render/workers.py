@@ -58,10 +58,18 @@ class _Done:
     math: dict[str, Any]  # snippet key -> result, for the snippets this worker rendered
 
 
-def cards_key() -> str:
-    """The render cache's key of the bundle of the last full build's cards (see ``Entry.card``):
-    one per renderer, so that with a new renderer there is none, and every entry is rendered again."""
-    return f"cards-{renderer_fingerprint()[:16]}"
+CARD_BUCKETS = 64  # the bundle of cards is kept in this many files: one changed entry rewrites one
+
+
+def cards_key(bucket: int = 0) -> str:
+    """The render cache's key of one bucket of the bundle of the last full build's cards (see
+    ``Entry.card``), by render key (``card_bucket``): one bundle per renderer, so that with a new
+    renderer there is none, and every entry is rendered again."""
+    return f"cards-{renderer_fingerprint()[:16]}-{bucket:02x}"
+
+
+def card_bucket(render_key: str) -> int:
+    return int(render_key[:8], 16) % CARD_BUCKETS
 
 
 class RenderPool:
@@ -97,7 +105,7 @@ class EarlyStart:
     def __call__(self, stamp: Stamp) -> None:
         options = self.options
         renders = PickleStore(options.cache / "render")
-        if options.workers <= 1 or renders.has(cards_key()):
+        if options.workers <= 1 or renders.has(cards_key(0)):
             return
         found = find_problem_folders(options.archive, stamp.listing, skip=options.own_folders)
         if len(found) < PARALLEL_THRESHOLD:
