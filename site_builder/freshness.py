@@ -26,8 +26,9 @@ from .model import EntrySource
 from .publish import output
 from .publish.report import BuildReport, report_from_summary
 from .render.math import MathRenderer
-from .source.archive import Stamp, load_archive, load_git_dates, load_stamp
+from .source.archive import Stamp, load_archive, load_stamp
 from .source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
+from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
 from .store import LIBRARIES as RENDERER_LIBRARIES
@@ -75,6 +76,7 @@ class Probe:
         return self.stamp.newest_ns < self.started_ns - SETTLED_NS
 
 
+GIT_DATES = "git-dates.json"  # the archive's git dates, with the commit they are for
 STAMPS = "archive-stamp.json"  # the probe key of the last full read, and the inputs digest it gave
 YAML_MEMO = "yaml-v1"
 SNAPSHOT = "snapshot-v1"  # the problem folders as last loaded (see ``snapshot``)
@@ -87,7 +89,9 @@ def probe_inputs(options: BuildOptions) -> Probe:
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)
-    return Probe(started_ns, stamp, config, load_git_dates(options.archive), program, settings, theme)
+    return Probe(
+        started_ns, stamp, config, load_git_dates(options.archive, options.cache / GIT_DATES), program, settings, theme
+    )
 
 
 def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:

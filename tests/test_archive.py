@@ -10,7 +10,8 @@ import pytest
 from conftest import ArchiveMaker, options_for
 
 from site_builder.freshness import load_inputs
-from site_builder.source.archive import infer_folder_name, load_archive, parse_git_log
+from site_builder.source.archive import infer_folder_name, load_archive
+from site_builder.source.gitdates import parse_git_log
 
 
 def test_folder_names() -> None:

@@ -19,9 +19,9 @@ from typing import Any
 
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, MISSING_WRITEUP, PACKAGE_NAMES, EntrySource, Layout, Metadata, Sample, SourceFile
-from ..sandbox import runner as sandbox
 from .cms import is_cms
 from .foreign import load_cms, load_polygon
+from .gitdates import load_git_dates
 from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
@@ -284,60 +284,6 @@ def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
             newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
     return Stamp(digest, newest, listing)
-
-
-GIT_LIMITS = sandbox.Limits(wall=60.0, memory=2048 * sandbox.MiB, output=256 * sandbox.MiB)
-# Settings that keep git from running anything a repository's own configuration names.
-GIT_SETTINGS = ("safe.directory=*", "log.showSignature=false", "core.fsmonitor=false", "core.pager=cat")
-
-
-def load_git_dates(archive: Path) -> dict[str, int]:
-    """Last commit time (Unix seconds) of every file under ``archive``, keyed by relative path.
-
-    git runs in the sandbox, shown the repository's ``.git`` folder alone and read-only: whatever
-    the archive's own configuration makes it run (a signature program, a monitor) runs there too."""
-    found = _repository(archive)
-    if found is None:
-        return {}
-    top, inside = found
-    repo = "/repo" if sandbox.isolated() else str(top)  # without a sandbox, where it is
-    where = f"{repo}/{inside}" if inside else repo
-    settings = [arg for setting in GIT_SETTINGS for arg in ("-c", setting)]
-    argv = ["git", *settings, "-C", where, "log", "--no-show-signature"]
-    argv += ["--format=%x00%ct", "--name-only", "--relative", "--no-renames", "--", "."]
-    try:
-        shown = sandbox.Toolchain(((str(top / ".git"), "/repo/.git"),), dirs=(where,))
-        result = sandbox.run(argv, None, GIT_LIMITS, toolchain=shown)
-    except (OSError, ValueError):
-        log.debug("git could not run on %s", archive, exc_info=True)
-        return {}
-    if result.exit_code != 0 or result.output_exceeded:
-        return {}
-    return parse_git_log(result.stdout.decode("utf-8", "surrogateescape"))
-
-
-def _repository(archive: Path) -> tuple[Path, str] | None:
-    """The work tree whose ``.git`` folder holds ``archive``'s history, and ``archive``'s path in it."""
-    real = Path(os.path.realpath(archive))
-    for top in (real, *real.parents):
-        marker = top / ".git"
-        if marker.is_dir() and not marker.is_symlink():
-            inside = real.relative_to(top).as_posix()
-            return top, "" if inside == "." else inside
-        if marker.exists() or marker.is_symlink():
-            return None  # a worktree's or submodule's .git file: its history lives elsewhere
-    return None
-
-
-def parse_git_log(text: str) -> dict[str, int]:
-    dates: dict[str, int] = {}
-    stamp = 0
-    for line in text.splitlines():
-        if line.startswith("\x00"):
-            stamp = int(line[1:])
-        elif line and line not in dates:
-            dates[line] = stamp
-    return dates
 
 
 def load_entry(
