@@ -19,7 +19,8 @@ from . import beamer, figures, layout, links, lists, polygon, problemtools, stat
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
-from .parser import Cmd, Env, Node, parse_latex
+from .nodes import Cmd, Env, Node
+from .parser import parse_latex
 from .refs import fill_refs
 from .text import _footnotes
 from .theorems import THEOREMS, _theorem

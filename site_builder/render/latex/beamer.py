@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .core import Context, _heading, _plain, render_blocks, render_inline
+from .nodes import Arg, Cmd, Env, Node
 from .overlays import ranges, resolve_frame, shown
-from .parser import Arg, Cmd, Env, Node, parse_latex
+from .parser import parse_latex
 
 
 def _alert(cmd: Cmd, ctx: Context) -> str:

@@ -13,8 +13,8 @@ from ...model import Heading, TexPicture
 from .. import highlight
 from ..document import Collector, heading_link
 from .macros import Macros
+from .nodes import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .overlays import PICTURES, picture_at_slide, shown
-from .parser import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .refs import Target, number_equations
 from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SWITCHES, SYMBOLS
 

@@ -9,7 +9,7 @@ from ...errors import LatexError
 from ...model import TexPicture
 from ..document import is_local_path, linked_figure
 from .core import Context, _plain, find_asset, render_blocks, render_inline
-from .parser import Cmd, Env, Node, Text
+from .nodes import Cmd, Env, Node, Text
 from .refs import Target
 
 

@@ -8,7 +8,8 @@ from ...errors import LatexError
 from ..document import is_local_path
 from .core import Context, _plain, render_blocks
 from .macros import expand_macros
-from .parser import Cmd, parse_latex
+from .nodes import Cmd
+from .parser import parse_latex
 
 MAX_INPUT_DEPTH = 8
 MAX_INLINED = 8 * 1024 * 1024  # characters inlined in all: nine files each inputting the next ten times is 10^9

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .core import Context, render_blocks
-from .parser import Env, Space, Text
+from .nodes import Env, Space, Text
 
 
 def _div(css: str) -> Callable[[Env, Context], str]:

@@ -7,7 +7,7 @@ import re
 
 from ..document import safe_url
 from .core import Context, _plain, render_inline
-from .parser import Cmd
+from .nodes import Cmd
 from .refs import Target
 
 

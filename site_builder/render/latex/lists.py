@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .core import Context, render_blocks, render_inline
-from .parser import Cmd, Env, Node, Par, Space
+from .nodes import Cmd, Env, Node, Par, Space
 from .symbols import IGNORED
 
 

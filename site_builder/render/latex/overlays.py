@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .parser import PICTURE_ENVS, Cmd, Env, Group, Node, Verbatim, matching
+from .nodes import Cmd, Env, Group, Node, Verbatim
+from .parser import PICTURE_ENVS, matching
 
 PICTURES = PICTURE_ENVS | {"tikz"}
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ...model import Sample
 from ..document import statement_sample
+from .arguments import COMMAND_ARGS, ENV_ARGS
 from .core import THEOREM, Context, _heading, _plain, render_blocks, render_inline
-from .parser import COMMAND_ARGS, ENV_ARGS, Cmd, Env, Group, Space
+from .nodes import Cmd, Env, Group, Space
 
 # The arguments the parser takes for these (Polygon's own commands; none is LaTeX's).
 COMMAND_ARGS.update({"exmp": "{{", "exmpfile": "{{", "t": "{"})

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from .core import Context, _plain, render_inline
-from .parser import Cmd, Node
+from .nodes import Cmd, Node
 
 
 def _sample_name(path: str) -> str:

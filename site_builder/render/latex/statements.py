@@ -8,7 +8,7 @@ import re
 
 from .core import Context, _heading, _plain, render_blocks, render_inline
 from .figures import _includegraphics
-from .parser import Cmd, Env
+from .nodes import Cmd, Env
 
 
 def _problemname(cmd: Cmd, ctx: Context) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .core import Context, _plain, render_inline
-from .parser import Cmd, Env, Node, Par, Space, Special
+from .nodes import Cmd, Env, Node, Par, Space, Special
 
 
 def _tabular(env: Env, ctx: Context) -> str:

@@ -6,7 +6,7 @@ import html
 import re
 
 from .core import Context, _plain, render_inline
-from .parser import Cmd
+from .nodes import Cmd
 
 
 def _line_break(cmd: Cmd, ctx: Context) -> str:

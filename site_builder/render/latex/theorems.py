@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 
+from .arguments import take_option
 from .core import Context, render_blocks, render_inline
-from .parser import Env, take_option
+from .nodes import Env
 from .refs import Target
 
 THEOREMS = {

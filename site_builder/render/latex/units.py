@@ -8,7 +8,7 @@ import html
 import re
 
 from .core import Context, _plain
-from .parser import Cmd, Node, Text
+from .nodes import Cmd, Node, Text
 
 PREFIXES = {
     "yocto": "y", "zepto": "z", "atto": "a", "femto": "f", "pico": "p", "nano": "n", "micro": "µ", "milli": "m",
