@@ -23,6 +23,7 @@ RENDERER_MODULES = (
     "render/content.py",
     "render/document.py",
     "render/fastlex.py",
+    "render/regexstart.py",
     "render/highlight.py",
     "render/latex/*.py",
     "render/markdown.py",

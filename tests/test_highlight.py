@@ -13,7 +13,7 @@ from pygments.lexer import RegexLexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Name, Punctuation, Whitespace
 
-from site_builder.render import fastlex, highlight
+from site_builder.render import fastlex, highlight, regexstart
 from site_builder.source.languages import LANGUAGES
 
 TRICKY = {
@@ -114,10 +114,10 @@ def test_placeholders_in_the_text_are_escaped_as_text() -> None:
 
 
 def test_rules_anchored_to_a_line_start_are_known() -> None:
-    assert fastlex.line_anchored(re.compile(r"^\s*#", re.M))
-    assert fastlex.line_anchored(re.compile(r"(?:^|\A)x"))
-    assert not fastlex.line_anchored(re.compile(r"x|^y", re.M))
-    assert not fastlex.line_anchored(re.compile(r"\s*^#", re.M))
+    assert regexstart.line_anchored(re.compile(r"^\s*#", re.M))
+    assert regexstart.line_anchored(re.compile(r"(?:^|\A)x"))
+    assert not regexstart.line_anchored(re.compile(r"x|^y", re.M))
+    assert not regexstart.line_anchored(re.compile(r"\s*^#", re.M))
 
 
 def test_common_lexers_are_accelerated() -> None:
