@@ -46,6 +46,16 @@ from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnos
 log = logging.getLogger(__name__)
 
 
+def listed(entry: Entry) -> str:
+    """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
+    text of its statement and write-up and the line counts of its code, which only its page and the
+    search index show. Equal for an entry whose write-up changed in words only, so the home, track
+    and tag pages are kept then."""
+    card = entry.card() if entry.complete else entry
+    solvers, sources = (tuple(replace(c, lines=0) for c in files) for files in (card.solvers, card.sources))
+    return repr(replace(card, search_text="", solvers=solvers, sources=sources))
+
+
 def build_site(
     options: BuildOptions,
     progress: Progress | None = None,
@@ -349,8 +359,8 @@ class Builder:
         entry page whose content, verdicts, neighbours and navigation are those of the published
         page, under the same templates and code, is kept as it is: a build that changed one entry
         renders its page and its neighbours', not a thousand. The other pages (home, tracks, tags,
-        sitemap, verification report) show nothing but the entries and the configuration: while no
-        entry page's key changed, they are kept too."""
+        sitemap, verification report) show nothing but the entries' cards and the configuration:
+        while no entry's card changed (its searchable text aside, see ``listed``), they are kept too."""
         assert self.pages is not None
         published = output.published_pages(self.options)
         store = JsonStore(self.options.cache / "pages.json", "page cache")
@@ -364,7 +374,9 @@ class Builder:
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
         # every entry keyed, in the site's order: so is the site
         if all(entry_url(e) in keys for e in site.entries):
-            whole = hashlib.sha256("\n".join([shared, *(f"{url} {key}" for url, key in keys.items())]).encode())
+            whole = hashlib.sha256(shared.encode())
+            for entry in site.entries:  # what other pages can show of it: its card, less its searchable text
+                whole.update(f"\n{entry_url(entry)} {listed(entry)}".encode())
             site_key = whole.hexdigest()
             keys.update(
                 {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}

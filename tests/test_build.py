@@ -356,13 +356,17 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
 
     def changed(path: str, text: str) -> list[str]:
         rendered.clear()
+        pages.clear()
         (archive / path).write_text(text)
         build_site(options)
         return sorted(rendered)
 
-    # C's text: only C's page. C's title: C's page and its neighbours', which link to it by title.
-    assert changed("t/C-ec/solution.md", "# Title C\n\nOther text.\n") == ["t/C-ec"]
+    # C's text: only C's page, no listing. C's title: C's page and its neighbours', which link to it
+    # by title, and every page that lists it.
+    assert changed("t/C-ec/solution.md", "# Title C\n\nText C.\n\nA second paragraph.\n") == ["t/C-ec"]
+    assert pages and all(page.startswith("t/C-ec/") for page in pages)  # its page and its source file's
     assert changed("t/C-ec/solution.md", "# Title Z\n\nOther text.\n") == ["t/B-eb", "t/C-ec", "t/D-ed"]
+    assert {"index.html", "t/index.html", "tags/index.html"} <= set(pages)
     # A kept page is byte for byte what a build from nothing makes.
     fresh = _options(root, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
     build_site(fresh)

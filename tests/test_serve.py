@@ -123,7 +123,8 @@ def test_edit_sends_a_reload_and_serves_the_new_page(server: DevServer) -> None:
     status, page = get(server, "/t/2024/A-alpha/index.html")
     assert status == 200 and "The first version" in page and RELOAD_PATH in page
     events = Events(server)
-    edit(server.options.archive / "t/2024/A-alpha/solution.tex", GOOD.replace("first", "second"))
+    second = "The first version of the idea.\n\nThe second version, in a paragraph of its own."
+    edit(server.options.archive / "t/2024/A-alpha/solution.tex", GOOD.replace("The first version of the idea.", second))
     assert int(events.next()) > int(events.first)
     status, page = get(server, "/t/2024/A-alpha/index.html")
     assert "The second version" in page and "site-builder-overlay" not in page
@@ -148,6 +149,15 @@ def test_broken_edit_keeps_the_old_page_and_shows_the_overlay(server: DevServer)
     events.next()
     _, page = get(server, "/t/2024/A-alpha/index.html")
     assert "The fixed version" in page and "site-builder-overlay" not in page
+
+
+def test_a_source_given_in_problem_yaml_shows_in_the_track_table_at_once(server: DevServer) -> None:
+    """Every field a listing shows of an entry (here its source) rebuilds the pages that list it."""
+    events = Events(server)
+    edit(server.options.archive / "t/2024/B-beta/problem.yaml", "source: Spring Cup 2024\n")
+    events.next()
+    _, track = get(server, "/t/index.html")
+    assert "Spring Cup 2024" in track
 
 
 def test_solver_edit_reruns_verification(server: DevServer) -> None:
@@ -410,7 +420,9 @@ def test_starting_on_a_current_site_keeps_its_pages(tmp_path: Path) -> None:
         events = Events(dev)
         edit(options.archive / "t/A-one/solution.md", "## Idea\n\nOne, edited.\n")
         events.next()
-        assert "One, edited." in get(dev, "/t/A-one/index.html")[1] and dev.last.written == 2  # and its source's page
+        assert "One, edited." in get(dev, "/t/A-one/index.html")[1]
+        assert dev.last.written == 3  # and its source's page, and the feed (which has its summary)
+        assert "One, edited." in (options.out / "feed.xml").read_text()
         assert "One, edited." in get(dev, "/t/A-one/code-solution-md.html")[1]
     finally:
         dev.stop()

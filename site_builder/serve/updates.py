@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial
 
-from ..build import Builder, plan_raw_files
+from ..build import Builder, listed, plan_raw_files
 from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
@@ -149,7 +150,8 @@ class LiveBuilder(Builder):
         else:
             wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
             wanted |= {entry_url(e) for e in own_pages}
-            wanted |= {url for e in own_pages for url, _ in code_pages(e)}
+            # the pages of an entry's source files, listed or not (a removed entry's are not in the plan)
+            wanted |= {url for e in (*own_pages, *affected_entries) for url, _ in code_pages(e)}
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
@@ -174,21 +176,10 @@ class LiveBuilder(Builder):
 
 
 def listing(entry: Entry) -> tuple[object, ...]:
-    """What pages other than its own show of an entry: if this is unchanged, they need no re-render."""
-    return (
-        entry.path,
-        entry.label,
-        entry.title,
-        entry.tags,
-        entry.rating,
-        entry.status,
-        entry.year,
-        entry.verification,
-        entry.updated,
-        bool(entry.errors),
-        entry.solution.file if entry.solution else None,
-        tuple(s.language for s in entry.solvers),
-    )
+    """What pages other than its own show of an entry (``build.listed``), with its verdicts as the
+    badge says them, not each run's time: if this is unchanged, they need no re-render
+    (``verification.json``, which has the runs, is compared apart)."""
+    return listed(replace(entry, runs=())), entry.verification
 
 
 def before_runs(site: Site, entry: Entry) -> object:
@@ -197,7 +188,7 @@ def before_runs(site: Site, entry: Entry) -> object:
 
 def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
     """Pages that show any of ``entries``: their own, their neighbours', their track's and tags', home."""
-    pages = {"index.html", "tags/index.html", "sitemap.xml", "verification.json"}
+    pages = {"index.html", "tags/index.html", "sitemap.xml", "verification.json", "feed.xml"}
     paths = {e.path for e in entries}
     for site in (before, after):
         links = neighbours(site)
