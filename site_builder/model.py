@@ -118,7 +118,7 @@ class Layout(Compact):
     statements: tuple[tuple[str, str], ...] = ()  # (language code, file), the primary language first
     statement_pdf: str | None = None
     writeup: str | None = None
-    solvers: tuple[str, ...] = ()  # run on every sample: Python and C++
+    solvers: tuple[str, ...] = ()  # run on every sample: files, or folders with build/run scripts ("x/")
     shown: tuple[str, ...] = ()  # other reference solutions: shown highlighted, not run
     validator: Validator | None = None
     missing: tuple[str, ...] = ()  # what a problem package lacks, in words

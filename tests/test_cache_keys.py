@@ -120,7 +120,14 @@ META = Metadata(
     scoring=False, subtasks=(Subtask("g1", 10.0),),
 )  # fmt: skip
 SOLVER = Solver(
-    "solution.py", "python", "print(3)", ("python3", "solution.py"), "", Path("/c/abc/program"), (("a", "b"),)
+    "solution.py",
+    "python",
+    "print(3)",
+    ("python3", "solution.py"),
+    "",
+    Path("/c/abc/program"),
+    (("a", "b"),),
+    Path("/c/def/built.tar"),
 )
 VALIDATOR = ValidatorProgram(
     "v.py",

@@ -204,6 +204,8 @@ def _source_files(source: EntrySource, statements: list[Document], solution: Doc
     names = [doc.file for doc in (solution, *statements) if doc is not None and not doc.file.endswith(".txt")]
     validator = source.layout.validator
     names += list(validator.files) if validator is not None else []
+    scripted = tuple(n for n in source.layout.solvers if n.endswith("/"))  # submissions built by their scripts
+    names += [f.name for f in source.files if f.name.startswith(scripted)] if scripted else []
     composed = {name.rpartition("/")[0] + "/" for name, _ in source.layout.composed}
     names += sorted(f.name for f in source.files if f.name.endswith(".tex") and f.name.startswith(tuple(composed)))
     described = ("problem.yaml", "data/test_group.yaml", "task.yaml")  # not problem.xml: XML is withheld

@@ -57,6 +57,7 @@ LANGUAGE_NAMES = {
     "yaml": "YAML",
     "bash": "Shell",
     "text": "Text",
+    "build-run": "build/run scripts",  # a package's program built and run by its own scripts
 }
 
 

@@ -25,8 +25,8 @@ from ..errors import Diagnostic
 from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, SolverRun, Verdict, format_memory
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
-from ..source.languages import TABLE, judge_language, judge_languages, suffix
-from ..source.layout import SCRIPTED
+from ..source.languages import TABLE, JudgeLanguage, judge_language, judge_languages, suffix
+from ..source.layout import SCRIPTED, folder_files
 from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
 from .checkers import checker_arguments, judge_checker, judge_interactor
@@ -62,6 +62,7 @@ class Solver:
     note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
     program: Path | None = None  # a compiled solver, shown to the run as ``./program`` (or as the table says)
     included: tuple[tuple[str, str], ...] = ()  # a package's include/ files, beside an interpreted solver
+    built: Path | None = None  # a submission built by its own ``build`` script: the folder it left, as a tar
 
     @property
     def hash(self) -> str:
@@ -72,7 +73,12 @@ class Solver:
         return text_digest(self.source + (repr(self.included) if self.included else ""))
 
     def files(self) -> dict[str, bytes | tuple[bytes, int]]:
-        """An interpreted solver's files in its working folder: its source, and what the package includes."""
+        """The solver's files in its working folder: the compiled program (as its language names it), the
+        folder its ``build`` script left, or an interpreted solver's source and what the package includes."""
+        if self.program is not None:
+            return _program_files(self.program, runtime_language(self.language).program)
+        if self.built is not None:
+            return _unpacked_tree(sandbox.read_regular(self.built, MAX_PROGRAM))
         return {self.filename: self.source.encode(), **{name: text.encode() for name, text in self.included}}
 
     @property
@@ -202,6 +208,8 @@ class Verifier:
         for source in sources:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
+            built = [s.built for s in solvers] + [validator.built if validator else None]
+            plan.programs[source.path] += tuple(p.parent.name for p in built if p)  # kept by a whole build
             if validator is not None and validator.broken:  # nothing can be judged: said once, not per sample
                 blame = f"{CHECKER_NOT_BUILT}\n{validator.note}"
                 solvers = [s if s.note else replace(s, note=blame) for s in solvers]
@@ -283,6 +291,8 @@ def _read_text(source: EntrySource) -> str:
     keeps the entry's verification, and the dev server need not save the cache for each save."""
     layout = source.layout
     read = {*layout.solvers, *(layout.validator.files if layout.validator else ())}
+    scripted = tuple(n for n in layout.solvers if n.endswith("/"))
+    read.update(f.name for f in source.files if scripted and f.name.startswith(scripted))
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
     read.update(f.name for f in source.files if f.name.startswith("include/"))
     files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
@@ -334,6 +344,9 @@ def _validator_source(source: EntrySource) -> Source | None:
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
     solvers = []
     for name in source.layout.solvers:
+        if name.endswith("/"):
+            solvers.append(_scripted_solver(source, name, compiler))
+            continue
         item = source.file(name)
         language = judge_language(name)
         if item is None or item.text is None or language is None:
@@ -360,6 +373,32 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
         solvers.append(Solver(name, language.id, files[filename], argv, note, binary))
     return solvers
+
+
+def _scripted_solver(source: EntrySource, name: str, compiler: Compiler) -> Solver:
+    """A submission folder with ``build``/``run`` scripts, built as the package format says (as output
+    validators with scripts are: ``Compiler.build_scripted``); ``./run`` is then run on every sample."""
+    files = _scripted_files(source, name)
+    digest = json.dumps(sorted((n, text_digest(t)) for n, t in files.items()))
+    note = _unsafe_name(files) or _unrunnable(source)
+    if note:
+        return Solver(name, SCRIPTED, digest, (), note)
+    built, note = compiler.build_scripted(files)
+    if built is None:  # shown as a compiled solver's compile error is ("build failed:" and what it printed)
+        return Solver(name, SCRIPTED, digest, (), note if note.startswith("could not") else "compile error:\n" + note)
+    return Solver(name, SCRIPTED, digest, SCRIPTED_LANGUAGE.run, built=built)
+
+
+def _scripted_files(source: EntrySource, folder: str) -> dict[str, str]:
+    """A scripted submission's text files by their paths in its folder, over the package's
+    ``include/default/`` files, constants replaced."""
+    constants = dict(source.meta.constants)
+    files = {n: substitute_constants(t, constants) for n, t in _included(source, "default").items()}
+    for name in folder_files((f.name for f in source.files), folder):
+        item = source.file(name)
+        if item is not None and item.text is not None:
+            files[name[len(folder) :]] = substitute_constants(item.text, constants)
+    return files
 
 
 MAX_MEMORY = 4096 * sandbox.MiB  # the most a package's memory limit gives a run on the build's machine
@@ -456,6 +495,15 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     return ValidatorProgram(name, (), (), args, digest, note)
 
 
+# A submission built by its own scripts: no tools to find, ``./run`` (which its build left) is what runs.
+SCRIPTED_LANGUAGE = JudgeLanguage(SCRIPTED, "build/run scripts", (), (), ("./run",))
+
+
+def runtime_language(language: str) -> JudgeLanguage:
+    """The table's language of a solver (``language``: its id), or the scripted one."""
+    return SCRIPTED_LANGUAGE if language == SCRIPTED else judge_languages()[language]
+
+
 MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit,
 MARGIN_SECONDS = 1.0  # and at least a second over it
 
@@ -475,7 +523,8 @@ def _jobs(
     wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
     memory = run_memory(source, options)
     limits = Limits(wall=wall, memory=memory, stack=memory)  # as judges give it: the stack may take it all
-    program = solver.program.parent.name if solver.program else ""  # the compiled program's key
+    # the compiled (or script-built) program's key
+    program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
     before += [" ".join(solver.argv), program]
     after = [
@@ -512,13 +561,12 @@ def _json_list(parts: list[str | None]) -> str:
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
-    language = judge_languages()[solver.language]
-    tools = installed(language, options.interpreter)
+    tools = installed(runtime_language(solver.language), options.interpreter)
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
-        files = _program_files(solver.program, language.program) or solver.files()
+        files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     feedback: dict[str, bytes] = {}
@@ -598,9 +646,8 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
 
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
-    language = judge_languages()[job.solver.language]
     try:
-        files = _program_files(job.solver.program, language.program) or job.solver.files()
+        files = job.solver.files()
         checking = _validator_files_for(validator, sample.input, sample.answer or "")
     except OSError as error:
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
