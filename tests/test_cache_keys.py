@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -128,6 +129,7 @@ SOLVER = Solver(
     Path("/c/abc/program"),
     (("a", "b"),),
     Path("/c/def/built.tar"),
+    sys.executable,
 )
 VALIDATOR = ValidatorProgram(
     "v.py",
@@ -401,6 +403,7 @@ NOT_COMPILED: dict[tuple[type, str], str] = {
     (JudgeLanguage, "name"): "how pages name the language",
     (JudgeLanguage, "run"): "how the program is run, not built (the verdict key has it)",
     (JudgeLanguage, "threads"): "the limits of the program's runs, not of its compile",
+    (JudgeLanguage, "pypy"): "which interpreter runs a program, not how it is built (the verdict key has it)",
     **{
         (JudgeLanguage, name): "which compiler is found, and how its version is read: the version found is keyed"
         for name in ("tools", "version", "sysroot")

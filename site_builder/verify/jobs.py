@@ -33,7 +33,7 @@ from .checkers import checker_arguments, judge_checker, judge_interactor
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
-from .toolchains import Installed, installed, python2, python2_failure, sandboxed
+from .toolchains import Installed, installed, interpreter_for, pypy, python2, python2_failure, sandboxed
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
@@ -63,6 +63,7 @@ class Solver:
     program: Path | None = None  # a compiled solver, shown to the run as ``./program`` (or as the table says)
     included: tuple[tuple[str, str], ...] = ()  # a package's include/ files, beside an interpreted solver
     built: Path | None = None  # a submission built by its own ``build`` script: the folder it left, as a tar
+    interpreter: str = ""  # the interpreter that runs it (PyPy or the build's Python), for interpreted languages
 
     @property
     def hash(self) -> str:
@@ -160,6 +161,7 @@ class Verifier:
                     self.compiler.tools(lang).missing or self.compiler.tools(lang).version
                     for lang in judge_languages().values()
                 ),
+                *(interpreter_version(found[0]) for lang in judge_languages().values() if (found := pypy(lang))),
             ]
         )
 
@@ -353,11 +355,17 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
             continue
         files = _solver_files(source, name, item.text)
         tools = compiler.tools(language)
+        interpreter, needs = ("", "")
+        if language.pypy and kattis_package(source):  # as Kattis runs Python 3; our own folders: the build's
+            interpreter, needs = interpreter_for(language, item.text, options.interpreter)
+        if interpreter:
+            tools = installed(language, interpreter)
         note = (
             _unsafe_name(files)
             or (PYTHON2_NOTE if language.id == "python" and python2(name, item.text) else "")
             or _unrunnable(source)
             or (f"not run: {tools.missing}" if tools.missing else "")
+            or needs
         )
         if note:
             solvers.append(Solver(name, language.id, item.text, (), note))
@@ -367,12 +375,17 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
             extra = tuple((n, t) for n, t in sorted(files.items()) if n != filename)
-            solvers.append(Solver(name, language.id, files[filename], argv, included=extra))
+            solvers.append(Solver(name, language.id, files[filename], argv, included=extra, interpreter=interpreter))
             continue
         binary, note = compiler.compile(Source.of(language, files, filename))
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
         solvers.append(Solver(name, language.id, files[filename], argv, note, binary))
     return solvers
+
+
+def kattis_package(source: EntrySource) -> bool:
+    """An ICPC/Kattis problem package (not one of our own folders, nor a Polygon or CMS one)."""
+    return source.meta.package not in (None, "polygon", "cms")
 
 
 def _scripted_solver(source: EntrySource, name: str, compiler: Compiler) -> Solver:
@@ -526,7 +539,7 @@ def _jobs(
     # the compiled (or script-built) program's key
     program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
-    before += [" ".join(solver.argv), program]
+    before += [" ".join(solver.argv), program, interpreter_version(solver.interpreter) if solver.interpreter else ""]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -561,7 +574,7 @@ def _json_list(parts: list[str | None]) -> str:
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
-    tools = installed(runtime_language(solver.language), options.interpreter)
+    tools = installed(runtime_language(solver.language), solver.interpreter or options.interpreter)
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
