@@ -274,6 +274,14 @@ def modern_package(folder: str) -> dict[str, str | bytes]:
     }
 
 
+def test_a_bapctools_package_without_its_samples_is_told_where_they_come_from() -> None:
+    names = ["problem.yaml", "generators/generators.yaml", "problem_statement/problem.en.tex"]
+    layout = package_layout(names, Metadata(package="legacy"), has_samples=False)
+    assert any("generators/generators.yaml makes them" in m and "commit data/sample/" in m for m in layout.missing)
+    layout = package_layout(names[::2], Metadata(package="legacy"), has_samples=False)
+    assert "samples (data/sample/*.in with *.ans)" in layout.missing
+
+
 def build(make_archive: ArchiveMaker, files: dict[str, str | bytes], tmp_path: Path) -> tuple[Path, list[str]]:
     out = tmp_path / "site"
     archive = make_archive(files)

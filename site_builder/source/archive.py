@@ -64,6 +64,26 @@ def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = froz
     return bool(folders & PACKAGE_FOLDERS)
 
 
+_NUMBERED_INPUT = re.compile(r"^(?:(\d+)\.in|I\.(\d+))$")
+
+
+def unread_format(names: set[str], folders: set[str] | frozenset[str]) -> str:
+    """The format a folder that is no problem folder of ours looks like a problem of, in words (one
+    warning names it); "" when it looks like none."""
+    if "domjudge-problem.ini" in names:
+        return "a DOMjudge problem (domjudge-problem.ini) without problem.yaml"
+    if "statements" in folders and folders & {"tests", "solutions", "files", "statement-sections"}:
+        return "a Polygon (Codeforces) package without problem.xml"
+    if len(folders & {"sol", "gen", "att", "testo", "cor", "check"}) >= 2:
+        return "a CMS task without task.yaml"
+    for name in sorted(names):
+        match = _NUMBERED_INPUT.match(name)
+        number = match and (match.group(1) or match.group(2))
+        if number and (f"{number}.out" in names or f"O.{number}" in names):
+            return f"a USACO-style problem ({name} with its .out, and no problem.yaml)"
+    return ""
+
+
 def is_problem_dir(folder: Path) -> bool:
     """Whether ``folder`` on disk is a problem folder, as ``find_problem_folders`` decides (False when
     it is gone or is not a folder)."""
@@ -178,13 +198,18 @@ def too_deep(rel: str) -> str:
 
 
 def find_problem_folders(
-    archive: Path, listing: Listing | None = None, deep: list[str] | None = None, skip: frozenset[str] = frozenset()
+    archive: Path,
+    listing: Listing | None = None,
+    deep: list[str] | None = None,
+    skip: frozenset[str] = frozenset(),
+    unread: list[tuple[str, str]] | None = None,
 ) -> list[Path]:
     """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
     into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
     paths) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as listed just before
     (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not entered because it is
-    ``too_deep``."""
+    ``too_deep``; ``unread`` each folder that looks like a problem of a format the builder does not read,
+    with that format in words (not entered either)."""
     found: list[Path] = []
     pending = [str(archive)]
     root = len(str(archive)) + 1
@@ -207,6 +232,10 @@ def find_problem_folders(
         dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
         if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
             found.append(Path(top))
+            continue
+        if top != str(archive) and (kind := unread_format(files, {e.name for e in dirs})):
+            if unread is not None:
+                unread.append((top[root:], kind))
             continue
         pending += [e.path for e in reversed(dirs) if not e.is_symlink()]
     return found
@@ -495,10 +524,14 @@ def load_archive(
     real_archive = os.path.realpath(archive)
     refused: set[str] = set()
     deep: list[str] = []
-    folders = find_problem_folders(archive, listed, deep, skip)
+    unread: list[tuple[str, str]] = []
+    folders = find_problem_folders(archive, listed, deep, skip, unread)
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
+    for rel, kind in unread:
+        message = f"this folder looks like {kind}, a format the builder does not read; not published"
+        problems.append(Diagnostic(f"{prefix}/{rel}", 0, message, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):
