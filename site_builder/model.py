@@ -146,6 +146,9 @@ class EntrySource(Compact):
     layout: Layout = Layout()
     slug: str = ""  # the folder of its page in the site: ``path`` made URL-safe (and unique)
     withheld: tuple[tuple[str, str], ...] = ()  # files not published, and why (publish/screening.py)
+    # .tex files outside the folder that its documents \input (a contest's shared template), named by their
+    # paths in the archive: read for rendering, never published with the entry (source/shared.py)
+    shared: tuple[SourceFile, ...] = ()
     _key_text: str = field(default="", init=False, repr=False, compare=False)  # see ``key_text``
 
     def file(self, name: str) -> SourceFile | None:
@@ -163,9 +166,9 @@ class EntrySource(Compact):
         samples' texts, which are files' texts, by the files' names): cheaper than ``repr``.
         Made once per value: a build keys its inputs, its render and its verification by it."""
         if not self._key_text:
-            files = tuple((f.name, f.digest, f.binary) for f in self.files)
+            files = tuple((f.name, f.digest, f.binary) for f in (*self.files, *self.shared))
             samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
-            rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples"))
+            rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples", "shared"))
             object.__setattr__(self, "_key_text", repr((files, samples, rest)))
         return self._key_text
 

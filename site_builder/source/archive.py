@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
 from .polygon import is_polygon
+from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -395,14 +397,55 @@ def load_entry(
         repr(diagnostics),
     )
     key = str(folder)
+    real = real_archive or os.path.realpath(archive)
     if snapshot is not None and (known := snapshot.get(key, signature)) is not None:
-        return known
+        return _with_shared(known, archive, real)
     digests = _unchanged_digests(snapshot.previous(key) if snapshot is not None else None, signature[1])
     source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo, digests)
     if snapshot is not None:
         stats = [info for _, _, info in listing] + ([timelimit] if timelimit else [])
         snapshot.remember(key, signature, stats, source)
-    return source
+    return _with_shared(source, archive, real)
+
+
+def _with_shared(source: EntrySource, archive: Path, real_archive: str) -> EntrySource:
+    """``source`` with the .tex files outside its folder that its documents ``\\input`` (``shared.py``),
+    read now, each time (no file of the folder says when they change), and from inside the archive only."""
+    texts = [f.text for f in source.files if f.name.endswith(".tex") and f.text is not None]
+    folders = document_folders(source.path, [f.name for f in source.files])
+    pending = outside_names(texts, folders, source.path)
+    read: dict[str, SourceFile] = {}
+    diagnostics: list[Diagnostic] = []
+    while pending and len(read) < MAX_SHARED:
+        name = pending.pop(0)
+        if name in read or (item := _load_shared(archive, real_archive, name, source, diagnostics)) is None:
+            continue
+        read[name] = item
+        pending += outside_names([item.text or ""], folders, source.path)
+    if not read and not diagnostics:
+        return source
+    return replace(source, shared=tuple(read.values()), diagnostics=(*source.diagnostics, *diagnostics))
+
+
+def _load_shared(
+    archive: Path, real_archive: str, name: str, source: EntrySource, diagnostics: list[Diagnostic]
+) -> SourceFile | None:
+    """One file outside the entry's folder that it inputs (None when there is none by that name); a
+    symbolic link that leads out of the archive is not followed (a warning)."""
+    path = os.path.join(archive, *name.split("/"))
+    shown = f"{source.archive_prefix}/{name}" if source.archive_prefix else name
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or any(is_ignored(part) for part in name.split("/")):
+        return None
+    real = os.path.realpath(path)
+    if not real.startswith(real_archive.rstrip(os.sep) + os.sep):
+        message = f"{source.path} inputs it, but it is a symbolic link leading out of the archive; not read"
+        diagnostics.append(Diagnostic(shown, 0, message, "warning"))
+        return None
+    return _load_file(real, info.st_size, name, shown, diagnostics)
 
 
 def _unchanged_digests(

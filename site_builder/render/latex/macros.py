@@ -9,10 +9,12 @@ and TikZ pictures are copied as they are (a picture is compiled by TeX, given th
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 from ...errors import LatexError
+from ...source.shared import input_name
 from .parser import PICTURE_ENVS, VERBATIM_ENVS, matching
 
 MAX_EXPANSIONS = 200_000
@@ -59,14 +61,14 @@ class Macros:
     switches: dict[str, bool] = field(default_factory=lambda: {"plastex": True})
 
 
-def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] | None = None) -> str:
+def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] | None = None, folder: str = "") -> str:
     """The source with the definitions it makes taken out and every use of a defined macro expanded.
 
     ``inputs`` are the ``.tex`` files that ``\\input`` may name: their definitions are read where they are
     input, so a shared ``macros.tex`` works. Raises ``LatexError`` with the line for a definition that is
     not closed or an expansion that never ends.
     """
-    return _Expander(text, path, macros, inputs or {}).run()
+    return _Expander(text, path, macros, inputs or {}, folder=folder).run()
 
 
 class _Expander:
@@ -78,7 +80,9 @@ class _Expander:
     a macro) has ``text`` joined with more of the input below, from ``mark``, the start of the construct.
     """
 
-    def __init__(self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0) -> None:
+    def __init__(
+        self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0, folder: str = ""
+    ) -> None:
         self.text = text
         self.pos = 0
         self.mark = 0  # the start of the construct being read: kept when more input is joined on
@@ -88,6 +92,7 @@ class _Expander:
         self.path = path
         self.macros = macros
         self.inputs = inputs
+        self.folder = folder  # the document's folder in the archive (see ``inputs.input_name``)
         self.depth = depth
         self.out: list[str] = []
         self.open_ifs: list[str] = []  # the switches whose ``\fi`` is still to come, innermost last
@@ -350,13 +355,13 @@ class _Expander:
         m = self._match(_INPUT_NAME, _LOOKAHEAD)
         if m is None:
             return
-        name = m.group(1).strip()
-        found = next((n for n in (name, name + ".tex") if n in self.inputs), None)
+        key = input_name(m.group(1).strip(), self.folder)
+        found = next((n for n in (key, key + ".tex") if n in self.inputs), None) if key is not None else None
         if found is None or found in self.macros.inputs_read:
             return
         self.macros.inputs_read.add(found)
-        path = self.path.rsplit("/", 1)[0] + "/" + found
-        _Expander(self.inputs[found], path, self.macros, self.inputs, self.depth + 1).run()
+        path = posixpath.normpath(self.path.rsplit("/", 1)[0] + "/" + found)
+        _Expander(self.inputs[found], path, self.macros, self.inputs, self.depth + 1, self.folder).run()
 
     # Conditionals: ``\newif\ifname``, ``\nametrue``, ``\namefalse``, ``\ifname ... \else ... \fi``
 
