@@ -19,8 +19,8 @@ from site_builder.source.archive import load_archive
 from site_builder.source.languages import judge_languages
 from site_builder.verify import jobs as verifying
 from site_builder.verify import toolchains
-from site_builder.verify.toolchains import interpreter_for
 from site_builder.verify.jobs import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
+from site_builder.verify.toolchains import interpreter_for
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -548,7 +548,8 @@ def test_python_runs_with_pypy_unless_pypy_cannot_parse_it(monkeypatch: pytest.M
     assert interpreter_for(python, MATCHING, build) == ("/opt/pypy/bin/pypy3", "")
     monkeypatch.setattr(toolchains, "_pypy", lambda command: None)
     assert interpreter_for(python, ADD, build) == (build, "")
-    assert interpreter_for(python, ON_PYPY, build) == (build, "not run: it imports __pypy__, and pypy3 is not installed")
+    needs = "not run: it imports __pypy__, and pypy3 is not installed"
+    assert interpreter_for(python, ON_PYPY, build) == (build, needs)
     assert interpreter_for(python, "# import __pypy__\n" + ADD, build) == (build, "")
 
 
