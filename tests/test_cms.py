@@ -52,6 +52,18 @@ def test_statement_samples_solutions_and_checker(make_archive: ArchiveMaker) -> 
     assert entry.checking == "CMS checker (check/checker.py)" and entry.package_name == "CMS task"
 
 
+def test_samples_named_after_the_task_in_its_statement_folder(make_archive: ArchiveMaker) -> None:
+    """The Italian olympiad's archive keeps samples beside the statement, named after the task."""
+    files = task(**{"att/input0.txt": None, "att/output0.txt": None, "att/input1.txt": None, "att/output1.txt": None})
+    files |= {f"{FOLDER}/testo/mirror.input0.txt": "ab\n", f"{FOLDER}/testo/mirror.output0.txt": "ba\n"}
+    files |= {f"{FOLDER}/testo/mirror.input1.txt": "abc\n"}
+    _, source = load(make_archive, files)
+    assert [(s.name, s.input_file, s.answer_file, s.answer) for s in source.samples] == [
+        ("0", "testo/mirror.input0.txt", "testo/mirror.output0.txt", "ba\n"),
+        ("1", "testo/mirror.input1.txt", None, None),
+    ]
+
+
 def test_subtasks_from_score_type_parameters(make_archive: ArchiveMaker) -> None:
     yaml = (FIXTURE / "task.yaml").read_text() + "score_type: GroupMin\nscore_type_parameters: [[30, 2], [70, '1-2']]\n"
     _, source = load(make_archive, task(**{"task.yaml": yaml}))

@@ -127,15 +127,16 @@ def _checker(names: list[str]) -> Validator | None:
 
 def sample_pairs(names: list[str]) -> list[tuple[str, str | None]]:
     """(input, output or None) of each sample: ``att/input<N>.txt`` (or ``att/<N>.in``...), else
-    ``statement/input<N>`` or ``testo/input<N>`` (with or without ``.txt``)."""
+    ``statement/input<N>`` or ``testo/input<N>`` (with or without ``.txt``), each perhaps named after the
+    task (``testo/paletta.input0.txt`` with ``testo/paletta.output0.txt``, as the Italian olympiad keeps them)."""
     present = set(names)
     for folder in ("att", *STATEMENT_FOLDERS):
-        pattern = re.compile(rf"^{folder}/input(\d+)(\.txt)?$")
-        found = sorted((m for n in names if (m := pattern.match(n))), key=lambda m: int(m.group(1)))
+        pattern = re.compile(rf"^{folder}/([\w-]+\.)?input(\d+)(\.txt)?$")
+        found = sorted((m for n in names if (m := pattern.match(n))), key=lambda m: (m.group(1) or "", int(m.group(2))))
         if found:
             pairs = []
             for m in found:
-                answer = f"{folder}/output{m.group(1)}{m.group(2) or ''}"
+                answer = f"{folder}/{m.group(1) or ''}output{m.group(2)}{m.group(3) or ''}"
                 pairs.append((m.group(0), answer if answer in present else None))
             return pairs
     return []
