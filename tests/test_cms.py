@@ -124,6 +124,32 @@ def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker
     ]
 
 
+FILE_IO = """with open("input.txt") as given, open("output.txt", "w") as out:
+    n = int(given.readline())
+    for _ in range(n):
+        print(given.readline().strip()[::-1], file=out)
+"""
+
+
+def test_solutions_read_and_write_the_files_task_yaml_names(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """``infile``/``outfile`` name files solutions use instead of stdin and stdout; a task that names
+    neither (cmsImportTask reads input.txt and output.txt, newer CMS stdin and stdout) accepts both."""
+    yaml = (FIXTURE / "task.yaml").read_text()
+    named = yaml.replace('infile: ""', "infile: input.txt").replace('outfile: ""', "outfile: output.txt")
+    unnamed = yaml.replace('infile: ""\n', "").replace('outfile: ""\n', "")
+    for text, expected in ((named, ["AC", "AC"]), (unnamed, ["AC", "AC"]), (yaml, ["RTE", "RTE"])):
+        files = task(**{"task.yaml": text, "check/checker.py": None, "sol/mirror.cpp": None, "sol/mirror.py": FILE_IO})
+        archive, source = load(make_archive, files)
+        report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+        assert [v.code for v in report.runs[FOLDER][0].verdicts] == expected, text
+    files = task(**{"task.yaml": unnamed, "check/checker.py": None, "sol/mirror.cpp": None})  # stdin, stdout
+    archive, source = load(make_archive, files)
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
+    _, source = load(make_archive, task(**{"task.yaml": yaml.replace('infile: ""', "infile: ../x")}))
+    assert any("infile must be a plain file name" in str(d) for d in source.diagnostics)
+
+
 def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: ArchiveMaker, tmp_path: Path) -> None:
     archive = make_archive(task())
     report = build_site(options_for(archive, tmp_path / "site"))

@@ -44,7 +44,22 @@ def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: st
         checker=Checker(),  # CMS's white-diff: tokens
         package="cms",
         subtasks=_subtasks(data, gen),
+        io_files=(_io_file(data, "infile", lines, path), _io_file(data, "outfile", lines, path)),
+        io_either="infile" not in data and "outfile" not in data,  # CMS versions differ: either way works
     )
+
+
+IO_DEFAULTS = {"infile": "input.txt", "outfile": "output.txt"}  # as cmsImportTask's Italian loader reads it
+_PLAIN_NAME = re.compile(r"^[\w][\w.+-]*$")
+
+
+def _io_file(data: dict[str, Any], key: str, lines: dict[str, int], path: str) -> str:
+    """The file ``infile``/``outfile`` names ("": standard input or output), a plain file name."""
+    value = data.get(key, IO_DEFAULTS[key])
+    name = "" if value is None else str(value).strip()
+    if name and not _PLAIN_NAME.match(name):
+        raise MetadataError(path, lines.get(key), f'{key} must be a plain file name (or ""), not {value!r}')
+    return name
 
 
 def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:

@@ -122,6 +122,8 @@ class Job:
     interactive: bool = False  # the solver talks to the validator instead of reading the sample
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
     passes: int = 2  # at most this many passes (limits: validation_passes)
+    io_files: tuple[str, str] = ("", "")  # the files the solver reads and writes instead of stdin, stdout
+    io_either: bool = False  # stdin and stdout serve too (a CMS task that names no files)
 
 
 @dataclass
@@ -547,6 +549,7 @@ def _jobs(
         interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
         repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
+        repr((source.meta.io_files, source.meta.io_either)),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
@@ -558,6 +561,7 @@ def _jobs(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
                 source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes,
+                source.meta.io_files, source.meta.io_either,
             )
         )  # fmt: skip
     return jobs
@@ -585,9 +589,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     feedback: dict[str, bytes] = {}
     passes = job.passes if job.multi_pass else 1
     for number in range(1, passes + 1):
-        result = sandbox.run(
-            list(solver.argv), stdin, tools.limits(job.limits), files=files, toolchain=sandboxed(tools.toolchain)
-        )
+        result = _run_solver(job, tools, stdin, files)
         verdict = judge(job, result, options, feedback if job.multi_pass else None)
         nextpass = feedback.pop("nextpass.in", None)
         if not job.multi_pass:
@@ -601,6 +603,25 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         # The next pass's input is the validator's input too, as BAPCtools and DOMjudge give it.
         job = replace(job, sample=replace(job.sample, input=nextpass.decode("utf-8", "replace")))
     raise AssertionError("unreachable")
+
+
+def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes | tuple[bytes, int]]) -> RunResult:
+    """One run of the job's solver on ``stdin``; a task whose solutions read and write files (a CMS
+    task's ``infile``, ``outfile``) gets the input as that file, and its output is what that file holds."""
+    infile, outfile = job.io_files
+    if infile:
+        files, stdin = {**files, infile: stdin}, stdin if job.io_either else b""
+    result = sandbox.run(
+        list(job.solver.argv),
+        stdin,
+        tools.limits(job.limits),
+        files=files,
+        toolchain=sandboxed(tools.toolchain),
+        collect=outfile or None,
+    )
+    if not outfile or (job.io_either and not result.collected):  # no output file: what it printed
+        return result
+    return replace(result, stdout=result.collected)
 
 
 MAX_SAMPLE = 256 * sandbox.MiB
