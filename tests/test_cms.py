@@ -82,6 +82,12 @@ def test_a_task_with_only_task_yaml_says_what_it_lacks(make_archive: ArchiveMake
     ]
 
 
+def test_a_grader_given_to_contestants_keeps_solutions_from_running_too(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task(**{"att/grader.c": "int main() { return 0; }\n"}))
+    assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown
+    assert any("without att/grader.c" in str(d) for d in source.diagnostics)
+
+
 def test_a_grader_keeps_solutions_from_running_and_says_so(make_archive: ArchiveMaker) -> None:
     _, source = load(make_archive, task(**{"sol/grader.cpp": "int main() {}\n"}))
     assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown

@@ -86,6 +86,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
     graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+    graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
     graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
     missing = []
     if statement is None and pdf is None:
