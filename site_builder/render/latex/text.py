@@ -72,6 +72,12 @@ def _ensuremath_in_math(tex: str) -> str:
 
 
 MATH_FILTERS = (_ensuremath_in_math,)
+# Boxes that only place or colour their text: the text (``\\raisebox{lift}{text}``, ``\\colorbox{c}{text}``).
+HOLDERS = {
+    "raisebox": lambda cmd, ctx: cmd.arg(1),
+    "colorbox": lambda cmd, ctx: cmd.arg(1),
+    "fcolorbox": lambda cmd, ctx: cmd.arg(2),
+}
 COMMANDS = {
     "\\": _line_break,
     "newline": _line_break,
