@@ -129,6 +129,9 @@ class Layout(Compact):
     # Documents made from several files (a Polygon statement's sections): (name, TeX) of each, a
     # document whose name no file has, which ``\input``s the files beside it.
     composed: tuple[tuple[str, str], ...] = ()
+    # Files compiled with every solver of their language: a CMS task's grader (``sol/grader.cpp``) and the
+    # headers beside it; a solver is then the grader's functions, not a program of its own
+    graders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

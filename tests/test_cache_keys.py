@@ -288,6 +288,7 @@ ENTRY = EntrySource(
         solvers=("solution.py",), shown=("other.cpp",),
         validator=Validator("output_validator", "python", "v.py", ("output_validator/v.py",)), missing=("a test",),
         composed=(("legend", "statement-sections/english/legend.tex"),),
+        graders=("sol/grader.cpp",),
     ),
     slug="t/2020/a-x", withheld=(("page.html", "a browser would run it"),),
     shared=(SourceFile("t/common/header.tex", "text", 5, "d3", ""),),

@@ -88,13 +88,39 @@ def test_a_grader_given_to_contestants_keeps_solutions_from_running_too(make_arc
     assert any("without att/grader.c" in str(d) for d in source.diagnostics)
 
 
-def test_a_grader_keeps_solutions_from_running_and_says_so(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, task(**{"sol/grader.cpp": "int main() {}\n"}))
-    assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown
+def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_others_from_running(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """As CMS compiles a submission with ``sol/grader.cpp``: the grader has ``main`` and calls the
+    solution's function (declared in the header beside it); a Python solution has no grader to run with."""
+    files = task(
+        **{
+            "sol/grader.cpp": GRADER,
+            "sol/mirror.h": "#include <string>\nstd::string mirror(const std::string &word);\n",
+            "sol/mirror.cpp": '#include "mirror.h"\nstd::string mirror(const std::string &w) {\n'
+            "    return std::string(w.rbegin(), w.rend());\n}\n",
+            "check/checker.py": None,
+        }
+    )
+    archive, source = load(make_archive, files)
+    assert source.layout.solvers == ("sol/mirror.cpp",) and "sol/mirror.py" in source.layout.shown
     assert [str(d) for d in source.diagnostics] == [
-        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without sol/grader.cpp"
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run sol/mirror.py without sol/grader.cpp"
         " (they are shown, not run)"
     ]
+    if HAS_GXX:
+        report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+        assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
+
+
+GRADER = """#include <iostream>
+#include "mirror.h"
+int main() {
+    int n;
+    std::cin >> n;
+    for (std::string word; n-- > 0 && std::cin >> word;) std::cout << mirror(word) << '\\n';
+}
+"""
 
 
 def test_cms_scores() -> None:

@@ -88,6 +88,8 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
     graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
     graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
+    linked = _linked_graders(names, graders) if not any("/manager." in g for g in graders) else []
+    languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
     if statement is None and pdf is None:
         missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
@@ -95,17 +97,41 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         missing.append("samples (att/input0.txt with att/output0.txt)")
     if not solvers:
         missing.append("a solution (sol/)")
-    if graders and solvers:
-        missing.append(f"a way to run solutions without {graders[0]} (they are shown, not run)")
-        solvers = []
+    unlinked = [n for n in solvers if _language_id(n) not in languages] if graders else []
+    if unlinked:  # a grader of their language is compiled with solvers; the others cannot run alone
+        which = "solutions" if len(unlinked) == len(solvers) else ", ".join(unlinked)
+        missing.append(f"a way to run {which} without {graders[0]} (they are shown, not run)")
+        solvers = [n for n in solvers if n not in unlinked]
     return Layout(
         statements=(("en", statement),) if statement else (),
         statement_pdf=pdf,
+        graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
         shown=tuple(sorted(n for n in runnable if n not in solvers)),
         validator=_checker(names),
         missing=tuple(missing),
     )
+
+
+HEADERS = (".h", ".hpp")
+
+
+def _language_id(name: str) -> str:
+    language = judge_language(name)
+    return language.id if language is not None else ""
+
+
+def _linked_graders(names: list[str], graders: list[str]) -> list[str]:
+    """The graders a compiled solver is linked with (``sol/grader.cpp``, else ``att/grader.cpp``: one per
+    compiled language), with the headers of their folder; none for an interpreted language."""
+    found: dict[str, str] = {}
+    for name in sorted(graders, key=lambda n: not n.startswith("sol/")):
+        language = judge_language(name)
+        if name.rsplit("/", 1)[-1].startswith("grader.") and language is not None and language.compile:
+            found.setdefault(language.id, name)
+    folders = {g.split("/")[0] for g in found.values()}
+    headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
+    return sorted(found.values()) + sorted(headers)
 
 
 def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:

@@ -294,7 +294,7 @@ def _read_text(source: EntrySource) -> str:
     validator's and samples' files by digest. Not its write-up or statement: an author editing those
     keeps the entry's verification, and the dev server need not save the cache for each save."""
     layout = source.layout
-    read = {*layout.solvers, *(layout.validator.files if layout.validator else ())}
+    read = {*layout.solvers, *layout.graders, *(layout.validator.files if layout.validator else ())}
     scripted = tuple(n for n in layout.solvers if n.endswith("/"))
     read.update(f.name for f in source.files if scripted and f.name.startswith(scripted))
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
@@ -442,13 +442,18 @@ def _unsafe_name(files: dict[str, str]) -> str:
 def _solver_files(source: EntrySource, name: str, text: str) -> dict[str, str]:
     """A solver's source under its own file name, as it runs or compiles in a working directory, with the
     files a package's ``include/<language>/`` (or ``include/default/``) adds to every submission, which
-    win a clash of names; a package's ``{{constants}}`` replaced in all of them."""
+    win a clash of names, and a CMS task's grader; a package's ``{{constants}}`` replaced in all of them."""
     constants = dict(source.meta.constants)
     files = {name.rsplit("/", 1)[-1]: substitute_constants(text, constants)}
     language = judge_language(name)
     if source.meta.package and language is not None:
         for included, item in _included(source, language.id).items():
             files[included] = substitute_constants(item, constants)
+    for grader in source.layout.graders:  # a CMS task's grader of its language, and the headers beside it
+        same = (found := judge_language(grader)) is not None and language is not None and found.id == language.id
+        linked = source.file(grader) if same or grader.endswith((".h", ".hpp")) else None
+        if linked is not None and linked.text is not None:
+            files.setdefault(grader.rsplit("/", 1)[-1], substitute_constants(linked.text, constants))
     return files
 
 
