@@ -104,6 +104,7 @@ def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_oth
     )
     archive, source = load(make_archive, files)
     assert source.layout.solvers == ("sol/mirror.cpp",) and "sol/mirror.py" in source.layout.shown
+    assert source.layout.graders == ("sol/grader.cpp", "sol/mirror.h")
     assert [str(d) for d in source.diagnostics] == [
         f"archive/{FOLDER}: warning: CMS task lacks a way to run sol/mirror.py without sol/grader.cpp"
         " (they are shown, not run)"
@@ -111,6 +112,11 @@ def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_oth
     if HAS_GXX:
         report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
         assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
+
+
+def test_the_grader_given_to_contestants_is_preferred_it_reads_the_samples_as_shown(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task(**{"sol/grader.cpp": "// binary\n", "att/grader.cpp": "// text\n"}))
+    assert source.layout.graders == ("att/grader.cpp",) and source.layout.solvers == ("sol/mirror.cpp",)
 
 
 GRADER = """#include <iostream>

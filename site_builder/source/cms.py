@@ -122,10 +122,12 @@ def _language_id(name: str) -> str:
 
 
 def _linked_graders(names: list[str], graders: list[str]) -> list[str]:
-    """The graders a compiled solver is linked with (``sol/grader.cpp``, else ``att/grader.cpp``: one per
-    compiled language), with the headers of their folder; none for an interpreted language."""
+    """The graders a compiled solver is linked with (``att/grader.cpp``, else ``sol/grader.cpp``: one per
+    compiled language), with the headers of their folder; none for an interpreted language. The one given
+    to contestants first: it reads the samples as the statement shows them (the judge's may read another
+    format, binary in the Italian olympiad's 2020 tasks)."""
     found: dict[str, str] = {}
-    for name in sorted(graders, key=lambda n: not n.startswith("sol/")):
+    for name in sorted(graders, key=lambda n: not n.startswith("att/")):
         language = judge_language(name)
         if name.rsplit("/", 1)[-1].startswith("grader.") and language is not None and language.compile:
             found.setdefault(language.id, name)
