@@ -58,7 +58,6 @@ class Metadata(Compact):
     # The files solutions read their input from and write their output to ("": standard input, output): a
     # CMS task's ``infile``/``outfile`` (the Italian format's default is input.txt and output.txt)
     io_files: tuple[str, str] = ("", "")
-    io_either: bool = False  # io_files are cmsImportTask's defaults, not the task's: stdin and stdout serve too
 
 
 # What a package without an editorial lacks: said on its page, and counted once in the build's summary

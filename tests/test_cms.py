@@ -170,8 +170,9 @@ FILE_IO = """with open("input.txt") as given, open("output.txt", "w") as out:
 
 
 def test_solutions_read_and_write_the_files_task_yaml_names(make_archive: ArchiveMaker, tmp_path: Path) -> None:
-    """``infile``/``outfile`` name files solutions use instead of stdin and stdout; a task that names
-    neither (cmsImportTask reads input.txt and output.txt, newer CMS stdin and stdout) accepts both."""
+    """``infile``/``outfile`` name files solutions use (by default input.txt and output.txt, as
+    cmsImportTask reads them); a grader that reads stdin unless ``EVAL`` is defined (CMS defines it, the
+    build does not) is given the input there too, and what it prints is its output."""
     yaml = (FIXTURE / "task.yaml").read_text()
     named = yaml.replace('infile: ""', "infile: input.txt").replace('outfile: ""', "outfile: output.txt")
     unnamed = yaml.replace('infile: ""\n', "").replace('outfile: ""\n', "")
@@ -180,7 +181,7 @@ def test_solutions_read_and_write_the_files_task_yaml_names(make_archive: Archiv
         archive, source = load(make_archive, files)
         report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
         assert [v.code for v in report.runs[FOLDER][0].verdicts] == expected, text
-    files = task(**{"task.yaml": unnamed, "check/checker.py": None, "sol/mirror.cpp": None})  # stdin, stdout
+    files = task(**{"task.yaml": named, "check/checker.py": None, "sol/mirror.cpp": None})  # stdin, stdout
     archive, source = load(make_archive, files)
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]

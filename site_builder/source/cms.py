@@ -45,7 +45,6 @@ def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: st
         package="cms",
         subtasks=_subtasks(data, gen),
         io_files=(_io_file(data, "infile", lines, path), _io_file(data, "outfile", lines, path)),
-        io_either="infile" not in data and "outfile" not in data,  # CMS versions differ: either way works
     )
 
 

@@ -123,7 +123,6 @@ class Job:
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
     passes: int = 2  # at most this many passes (limits: validation_passes)
     io_files: tuple[str, str] = ("", "")  # the files the solver reads and writes instead of stdin, stdout
-    io_either: bool = False  # stdin and stdout serve too (a CMS task that names no files)
 
 
 @dataclass
@@ -554,7 +553,7 @@ def _jobs(
         interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
         repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
-        repr((source.meta.io_files, source.meta.io_either)),
+        repr(source.meta.io_files),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
@@ -566,7 +565,7 @@ def _jobs(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
                 source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes,
-                source.meta.io_files, source.meta.io_either,
+                source.meta.io_files,
             )
         )  # fmt: skip
     return jobs
@@ -612,10 +611,12 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
 
 def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes | tuple[bytes, int]]) -> RunResult:
     """One run of the job's solver on ``stdin``; a task whose solutions read and write files (a CMS
-    task's ``infile``, ``outfile``) gets the input as that file, and its output is what that file holds."""
+    task's ``infile``, ``outfile``) gets the input as that file too, and its output is what that file holds,
+    else what it printed: CMS compiles with ``EVAL`` defined, which the build does not, and graders choose
+    the files or the standard streams by it (``#ifdef EVAL``)."""
     infile, outfile = job.io_files
     if infile:
-        files, stdin = {**files, infile: stdin}, stdin if job.io_either else b""
+        files = {**files, infile: stdin}
     result = sandbox.run(
         list(job.solver.argv),
         stdin,
@@ -624,7 +625,7 @@ def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes
         toolchain=sandboxed(tools.toolchain),
         collect=outfile or None,
     )
-    if not outfile or (job.io_either and not result.collected):  # no output file: what it printed
+    if not outfile or not result.collected:  # no output file: what it printed
         return result
     return replace(result, stdout=result.collected)
 
