@@ -262,3 +262,8 @@ def test_ensuremath_in_math_is_its_argument() -> None:
     """A macro defined as ``\\ensuremath{N}`` is used in math, where Temml has no ``\\ensuremath``."""
     document, warnings = render_latex("\\newcommand{\\N}{\\ensuremath{N}}Let $\\N \\le 10$ hold.", "x.tex")
     assert [m.tex for m in document.math] == ["{N}\\le 10"] and warnings == []
+
+
+def test_makeatletter_and_makeatother_are_silent() -> None:
+    document, warnings = render_latex("\\makeatletter\nText.\n\\makeatother\n", "x.tex")
+    assert warnings == [] and "Text." in document.html and "makeat" not in document.html

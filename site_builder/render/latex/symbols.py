@@ -83,6 +83,8 @@ SYMBOLS = {
 
 IGNORED = frozenset(
     {
+        "makeatletter",  # catcodes, which a reader of definitions as text needs not change
+        "makeatother",
         "phantom",  # space the size of its argument: nothing on a page that flows
         "hphantom",
         "vphantom",
