@@ -55,6 +55,9 @@ class Metadata(Compact):
     constants: tuple[tuple[str, str], ...] = ()  # a package's named constants, for \constant{name}
     scoring: bool = False  # a package's ``type: scoring``: test groups give points
     subtasks: tuple[Subtask, ...] = ()  # a scoring package's test groups, in order
+    # The files solutions read their input from and write their output to ("": standard input, output): a
+    # CMS task's ``infile``/``outfile`` (the Italian format's default is input.txt and output.txt)
+    io_files: tuple[str, str] = ("", "")
 
 
 # What a package without an editorial lacks: said on its page, and counted once in the build's summary
@@ -118,13 +121,16 @@ class Layout(Compact):
     statements: tuple[tuple[str, str], ...] = ()  # (language code, file), the primary language first
     statement_pdf: str | None = None
     writeup: str | None = None
-    solvers: tuple[str, ...] = ()  # run on every sample: Python and C++
+    solvers: tuple[str, ...] = ()  # run on every sample: files, or folders with build/run scripts ("x/")
     shown: tuple[str, ...] = ()  # other reference solutions: shown highlighted, not run
     validator: Validator | None = None
     missing: tuple[str, ...] = ()  # what a problem package lacks, in words
     # Documents made from several files (a Polygon statement's sections): (name, TeX) of each, a
     # document whose name no file has, which ``\input``s the files beside it.
     composed: tuple[tuple[str, str], ...] = ()
+    # Files compiled with every solver of their language: a CMS task's grader (``sol/grader.cpp``) and the
+    # headers beside it; a solver is then the grader's functions, not a program of its own
+    graders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +152,9 @@ class EntrySource(Compact):
     layout: Layout = Layout()
     slug: str = ""  # the folder of its page in the site: ``path`` made URL-safe (and unique)
     withheld: tuple[tuple[str, str], ...] = ()  # files not published, and why (publish/screening.py)
+    # .tex files outside the folder that its documents \input (a contest's shared template), named by their
+    # paths in the archive: read for rendering, never published with the entry (source/shared.py)
+    shared: tuple[SourceFile, ...] = ()
     _key_text: str = field(default="", init=False, repr=False, compare=False)  # see ``key_text``
 
     def file(self, name: str) -> SourceFile | None:
@@ -163,9 +172,9 @@ class EntrySource(Compact):
         samples' texts, which are files' texts, by the files' names): cheaper than ``repr``.
         Made once per value: a build keys its inputs, its render and its verification by it."""
         if not self._key_text:
-            files = tuple((f.name, f.digest, f.binary) for f in self.files)
+            files = tuple((f.name, f.digest, f.binary) for f in (*self.files, *self.shared))
             samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
-            rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples"))
+            rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples", "shared"))
             object.__setattr__(self, "_key_text", repr((files, samples, rest)))
         return self._key_text
 
@@ -245,6 +254,7 @@ LANGUAGE_NAMES = {
     "yaml": "YAML",
     "bash": "Shell",
     "text": "Text",
+    "build-run": "build/run scripts",  # a package's program built and run by its own scripts
 }
 PACKAGE_NAMES = {"polygon": "Polygon package", "cms": "CMS task"}
 

@@ -25,6 +25,42 @@ def test_folder_names() -> None:
     assert infer_folder_name("A-LCA-queries").title == "LCA Queries"
 
 
+def test_a_folder_of_a_format_the_builder_does_not_read_is_one_warning_naming_it(make_archive: ArchiveMaker) -> None:
+    archive = make_archive(
+        {
+            "t/dj/domjudge-problem.ini": "name='Hello'\n",
+            "t/dj/data/sample/1.in": "1\n",
+            "t/dj/data/sample/1.ans": "1\n",
+            "t/cf/statements/english/problem.tex": "x",
+            "t/cf/tests/01": "1\n",
+            "t/cf/solutions/main.cpp": "int main() {}\n",
+            "t/it/sol/soluzione.cpp": "int main() {}\n",
+            "t/it/gen/GEN": "# ST: 10\n1\n",
+            "t/usaco/1.in": "1\n",
+            "t/usaco/1.out": "1\n",
+            "t/usaco/2.in": "2\n",
+            "t/old/I.1": "1\n",
+            "t/old/O.1": "1\n",
+            "t/notes/1.in": "a lone input is not a problem\n",
+            "t/A-ours/solution.py": "print(1)\n",
+        }
+    )
+    entries, problems = load_archive(archive, "archive")
+    assert [e.path for e in entries] == ["t/A-ours"]
+    assert [(d.path, d.level, d.message.split(",")[0]) for d in sorted(problems)] == [
+        ("archive/t/cf", "warning", "this folder looks like a Polygon (Codeforces) package without problem.xml"),
+        (
+            "archive/t/dj",
+            "warning",
+            "this folder looks like a DOMjudge problem (domjudge-problem.ini) without problem.yaml",
+        ),
+        ("archive/t/it", "warning", "this folder looks like a CMS task without task.yaml"),
+        ("archive/t/old", "warning", "this folder looks like a USACO-style problem (I.1 with its .out"),
+        ("archive/t/usaco", "warning", "this folder looks like a USACO-style problem (1.in with its .out"),
+    ]
+    assert all(d.message.endswith("a format the builder does not read; not published") for d in problems)
+
+
 def test_walk_finds_problem_folders_at_any_depth(make_archive: ArchiveMaker) -> None:
     archive = make_archive(
         {

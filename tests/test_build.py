@@ -608,3 +608,34 @@ def test_no_sitemap_without_base_url_and_one_note_says_what_to_set(
     assert "https://archive.example.org/t/C-z/index.html" in (tmp_path / "site/sitemap.xml").read_text()
     assert main(["build", *where, "--base-url", "archive.example.org"]) == 1
     assert "--base-url: must be an http or https URL with a host, not 'archive.example.org'" in capsys.readouterr().err
+
+
+def test_a_statement_inputs_a_shared_template_from_inside_the_archive(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """``\\input`` may reach a contest's shared file outside the problem folder, never out of the archive;
+    editing the shared file renders the entries that input it again (and only those)."""
+    files: dict[str, str | bytes] = {
+        "boi/2024/common/header.tex": "\\newcommand{\\contest}{Baltic Day One}\nShared words of the jury.\n",
+        "boi/2024/A-walk/problem.yaml": "title: Walk\n",
+        "boi/2024/A-walk/statement.tex": "\\input{../common/header}\nWalk in \\contest.\n",
+        "boi/2024/B-run/problem.yaml": "title: Run\n",
+        "boi/2024/B-run/statement.tex": "Run alone.\n",
+        "boi/2024/C-out/problem.yaml": "title: Out\n",
+        "boi/2024/C-out/statement.tex": "Text.\n\\input{../../../../secret}\n",
+    }
+    archive = make_archive(files)
+    out = tmp_path / "site"
+    report = build_site(options_for(archive, out))
+    [error] = [str(d).replace(str(archive), "archive") for d in report.diagnostics if d.level == "error"]
+    assert error.endswith("C-out/statement.tex:2: \\input{../../../../secret} points outside the archive; refused")
+    walk = (out / "boi/2024/A-walk/index.html").read_text()
+    assert "Shared words of the jury." in walk and "Walk in Baltic Day One." in walk
+    run_page = (out / "boi/2024/B-run/index.html").stat().st_mtime_ns
+
+    (archive / "boi/2024/common/header.tex").write_text("\\newcommand{\\contest}{Baltic Day Two}\nNew words.\n")
+    build_site(options_for(archive, out))
+    walk = (out / "boi/2024/A-walk/index.html").read_text()
+    assert "New words." in walk and "Walk in Baltic Day Two." in walk
+    assert (out / "boi/2024/B-run/index.html").stat().st_mtime_ns == run_page  # not rendered again
+    assert not (out / "boi/2024/common").exists()  # read for the statement, never published as an entry's

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -119,7 +120,15 @@ META = Metadata(
     scoring=False, subtasks=(Subtask("g1", 10.0),),
 )  # fmt: skip
 SOLVER = Solver(
-    "solution.py", "python", "print(3)", ("python3", "solution.py"), "", Path("/c/abc/program"), (("a", "b"),)
+    "solution.py",
+    "python",
+    "print(3)",
+    ("python3", "solution.py"),
+    "",
+    Path("/c/abc/program"),
+    (("a", "b"),),
+    Path("/c/def/built.tar"),
+    sys.executable,
 )
 VALIDATOR = ValidatorProgram(
     "v.py",
@@ -210,39 +219,46 @@ def test_the_checker_the_limits_the_sample_and_the_code_change_the_key(monkeypat
 # item of a tuple, so a field added later anywhere inside is changed too.
 
 
-def every_change(value: Any, record: bool = False) -> Iterator[tuple[tuple[type, str] | None, Any]]:
+def every_change(
+    value: Any, record: bool = False, whole: frozenset[tuple[type, str]] = frozenset()
+) -> Iterator[tuple[tuple[type, str] | None, Any]]:
     """Each way of changing ``value`` a little: (the innermost class and field changed, or None for
     ``value`` itself; the changed value). A tuple is a sequence, one item longer when changed, unless it
-    is an item of a tuple (``record``: a pair such as (name, text)), which keeps its length."""
+    is an item of a tuple (``record``: a pair such as (name, text)), which keeps its length. A change
+    anywhere inside a field of ``whole`` is named by that field."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             if f.init:
-                for where, new in every_change(getattr(value, f.name)):
-                    yield where or (type(value), f.name), dataclasses.replace(value, **{f.name: new})
+                outer = (type(value), f.name)
+                for where, new in every_change(getattr(value, f.name), whole=whole):
+                    yield outer if outer in whole else where or outer, dataclasses.replace(value, **{f.name: new})
     elif isinstance(value, dict):
         assert value, "give the base object a non-empty dict, so that its values are changed too"
         last = list(value)[-1]
         yield None, {**value, last + "x": value[last]}
         for name, item in value.items():
-            for where, new in every_change(item):
+            for where, new in every_change(item, whole=whole):
                 yield where, {**value, name: new}
     elif isinstance(value, tuple):
         assert value, "give the base object a non-empty tuple, so that its items are changed too"
         if not record:
             yield None, (*value, value[-1])
         for i, item in enumerate(value):
-            for where, new in every_change(item, record=isinstance(item, tuple) and not record):
+            for where, new in every_change(item, isinstance(item, tuple) and not record, whole):
                 yield where, (*value[:i], new, *value[i + 1 :])
     else:
         for _, new in changed(value):
             yield None, new
 
 
-def unkeyed(base: Any, key_of: Any, exempt: dict[tuple[type, str], str]) -> tuple[list[str], list[str]]:
-    """The changes of ``base`` that keep its key though not exempt, and the exempt ones that change it."""
+def unkeyed(
+    base: Any, key_of: Any, exempt: dict[tuple[type, str], str], whole: frozenset[tuple[type, str]] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """The changes of ``base`` that keep its key though not exempt, and the exempt ones that change it
+    (``whole``: fields whose every change, however deep, is the field's)."""
     first = key_of(base)
     kept, keyed = [], []
-    for where, new in every_change(base):
+    for where, new in every_change(base, whole=whole):
         assert where is not None
         name = f"{where[0].__name__}.{where[1]}"
         same = key_of(new) == first
@@ -271,8 +287,10 @@ ENTRY = EntrySource(
         solvers=("solution.py",), shown=("other.cpp",),
         validator=Validator("output_validator", "python", "v.py", ("output_validator/v.py",)), missing=("a test",),
         composed=(("legend", "statement-sections/english/legend.tex"),),
+        graders=("sol/grader.cpp",),
     ),
     slug="t/2020/a-x", withheld=(("page.html", "a browser would run it"),),
+    shared=(SourceFile("t/common/header.tex", "text", 5, "d3", ""),),
 )  # fmt: skip
 
 # (class, field) -> why an entry's pages cannot change with it though its render key does not.
@@ -393,6 +411,7 @@ NOT_COMPILED: dict[tuple[type, str], str] = {
     (JudgeLanguage, "name"): "how pages name the language",
     (JudgeLanguage, "run"): "how the program is run, not built (the verdict key has it)",
     (JudgeLanguage, "threads"): "the limits of the program's runs, not of its compile",
+    (JudgeLanguage, "pypy"): "which interpreter runs a program, not how it is built (the verdict key has it)",
     **{
         (JudgeLanguage, name): "which compiler is found, and how its version is read: the version found is keyed"
         for name in ("tools", "version", "sysroot")
@@ -441,6 +460,7 @@ NOT_VERIFIED: dict[tuple[type, str], str] = {
     **{(Diagnostic, f.name): "a note on the page" for f in dataclasses.fields(Diagnostic)},
     (EntrySource, "slug"): "the folder of its page",
     (EntrySource, "withheld"): "which files the site publishes",
+    (EntrySource, "shared"): "TeX files outside the folder that its documents input: rendered, never run",
     **{(c, f): r for (c, f), r in NOT_RENDERED.items() if c in (SourceFile, Sample)},
 }
 
@@ -452,7 +472,7 @@ def entry_key(source: EntrySource) -> str:
 
 
 def test_every_input_of_an_entrys_verification_changes_its_entry_key() -> None:
-    kept, keyed = unkeyed(READ, entry_key, NOT_VERIFIED)
+    kept, keyed = unkeyed(READ, entry_key, NOT_VERIFIED, frozenset({(EntrySource, "shared")}))
     assert kept == [], "these change what verifying the entry reads, but a verification made before is recalled"
     assert keyed == [], "NOT_VERIFIED lists these, but they change the key: take them out of the list"
 

@@ -52,6 +52,18 @@ def test_statement_samples_solutions_and_checker(make_archive: ArchiveMaker) -> 
     assert entry.checking == "CMS checker (check/checker.py)" and entry.package_name == "CMS task"
 
 
+def test_samples_named_after_the_task_in_its_statement_folder(make_archive: ArchiveMaker) -> None:
+    """The Italian olympiad's archive keeps samples beside the statement, named after the task."""
+    files = task(**{"att/input0.txt": None, "att/output0.txt": None, "att/input1.txt": None, "att/output1.txt": None})
+    files |= {f"{FOLDER}/testo/mirror.input0.txt": "ab\n", f"{FOLDER}/testo/mirror.output0.txt": "ba\n"}
+    files |= {f"{FOLDER}/testo/mirror.input1.txt": "abc\n"}
+    _, source = load(make_archive, files)
+    assert [(s.name, s.input_file, s.answer_file, s.answer) for s in source.samples] == [
+        ("0", "testo/mirror.input0.txt", "testo/mirror.output0.txt", "ba\n"),
+        ("1", "testo/mirror.input1.txt", None, None),
+    ]
+
+
 def test_subtasks_from_score_type_parameters(make_archive: ArchiveMaker) -> None:
     yaml = (FIXTURE / "task.yaml").read_text() + "score_type: GroupMin\nscore_type_parameters: [[30, 2], [70, '1-2']]\n"
     _, source = load(make_archive, task(**{"task.yaml": yaml}))
@@ -70,13 +82,51 @@ def test_a_task_with_only_task_yaml_says_what_it_lacks(make_archive: ArchiveMake
     ]
 
 
-def test_a_grader_keeps_solutions_from_running_and_says_so(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, task(**{"sol/grader.cpp": "int main() {}\n"}))
+def test_a_grader_given_to_contestants_keeps_solutions_from_running_too(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task(**{"att/grader.c": "int main() { return 0; }\n"}))
     assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown
+    assert any("without att/grader.c" in str(d) for d in source.diagnostics)
+
+
+def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_others_from_running(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """As CMS compiles a submission with ``sol/grader.cpp``: the grader has ``main`` and calls the
+    solution's function (declared in the header beside it); a Python solution has no grader to run with."""
+    files = task(
+        **{
+            "sol/grader.cpp": GRADER,
+            "sol/mirror.h": "#include <string>\nstd::string mirror(const std::string &word);\n",
+            "sol/mirror.cpp": '#include "mirror.h"\nstd::string mirror(const std::string &w) {\n'
+            "    return std::string(w.rbegin(), w.rend());\n}\n",
+            "check/checker.py": None,
+        }
+    )
+    archive, source = load(make_archive, files)
+    assert source.layout.solvers == ("sol/mirror.cpp",) and "sol/mirror.py" in source.layout.shown
+    assert source.layout.graders == ("sol/grader.cpp", "sol/mirror.h")
     assert [str(d) for d in source.diagnostics] == [
-        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without sol/grader.cpp"
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run sol/mirror.py without sol/grader.cpp"
         " (they are shown, not run)"
     ]
+    if HAS_GXX:
+        report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+        assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
+
+
+def test_the_grader_given_to_contestants_is_preferred_it_reads_the_samples_as_shown(make_archive: ArchiveMaker) -> None:
+    _, source = load(make_archive, task(**{"sol/grader.cpp": "// binary\n", "att/grader.cpp": "// text\n"}))
+    assert source.layout.graders == ("att/grader.cpp",) and source.layout.solvers == ("sol/mirror.cpp",)
+
+
+GRADER = """#include <iostream>
+#include "mirror.h"
+int main() {
+    int n;
+    std::cin >> n;
+    for (std::string word; n-- > 0 && std::cin >> word;) std::cout << mirror(word) << '\\n';
+}
+"""
 
 
 def test_cms_scores() -> None:
@@ -110,6 +160,33 @@ def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker
         f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
         " (they are shown, not run)"
     ]
+
+
+FILE_IO = """with open("input.txt") as given, open("output.txt", "w") as out:
+    n = int(given.readline())
+    for _ in range(n):
+        print(given.readline().strip()[::-1], file=out)
+"""
+
+
+def test_solutions_read_and_write_the_files_task_yaml_names(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """``infile``/``outfile`` name files solutions use (by default input.txt and output.txt, as
+    cmsImportTask reads them); a grader that reads stdin unless ``EVAL`` is defined (CMS defines it, the
+    build does not) is given the input there too, and what it prints is its output."""
+    yaml = (FIXTURE / "task.yaml").read_text()
+    named = yaml.replace('infile: ""', "infile: input.txt").replace('outfile: ""', "outfile: output.txt")
+    unnamed = yaml.replace('infile: ""\n', "").replace('outfile: ""\n', "")
+    for text, expected in ((named, ["AC", "AC"]), (unnamed, ["AC", "AC"]), (yaml, ["RTE", "RTE"])):
+        files = task(**{"task.yaml": text, "check/checker.py": None, "sol/mirror.cpp": None, "sol/mirror.py": FILE_IO})
+        archive, source = load(make_archive, files)
+        report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+        assert [v.code for v in report.runs[FOLDER][0].verdicts] == expected, text
+    files = task(**{"task.yaml": named, "check/checker.py": None, "sol/mirror.cpp": None})  # stdin, stdout
+    archive, source = load(make_archive, files)
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
+    _, source = load(make_archive, task(**{"task.yaml": yaml.replace('infile: ""', "infile: ../x")}))
+    assert any("infile must be a plain file name" in str(d) for d in source.diagnostics)
 
 
 def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: ArchiveMaker, tmp_path: Path) -> None:

@@ -256,3 +256,14 @@ def test_conditionals_take_the_plastex_branch_and_keep_lines() -> None:
     words = re.sub(r"<[^>]+>", " ", document.html).split()
     assert words[:2] == ["web", "long"] and "short" in words and "paper" not in words and "no" not in words
     assert warnings == [(9, "unknown macro \\unknownhere; shown as text")]
+
+
+def test_ensuremath_in_math_is_its_argument() -> None:
+    """A macro defined as ``\\ensuremath{N}`` is used in math, where Temml has no ``\\ensuremath``."""
+    document, warnings = render_latex("\\newcommand{\\N}{\\ensuremath{N}}Let $\\N \\le 10$ hold.", "x.tex")
+    assert [m.tex for m in document.math] == ["{N}\\le 10"] and warnings == []
+
+
+def test_makeatletter_and_makeatother_are_silent() -> None:
+    document, warnings = render_latex("\\makeatletter\nText.\n\\makeatother\n", "x.tex")
+    assert warnings == [] and "Text." in document.html and "makeat" not in document.html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from site_builder.errors import LatexError
-from site_builder.render.latex import macros
+from site_builder.render.latex import macros, render_latex
 from site_builder.render.latex.macros import Macros, expand_macros
 
 
@@ -193,3 +193,20 @@ def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPat
 )
 def test_each_kind_of_definition_defines_as_latex_does(source: str, result: str) -> None:
     assert expanded(source) == result
+
+
+def test_an_environment_opened_in_begin_code_and_closed_in_end_code_is_whole() -> None:
+    """The Italian olympiad's statements define a boxed warning as a ``list`` opened by
+    ``\\newenvironment``'s begin code and closed by its end code: a brace that ends the begin code is not
+    one that closes the list."""
+    source = (
+        "\\newenvironment{warning}\n  {\\par\\begin{itemize}\\item[!]}\n  {\\end{itemize}\\par}\n"
+        "Text \\begin{warning}mind the bounds\\end{warning} more.\n"
+    )
+    html = render_latex(source, "x.tex")[0].html
+    assert "mind the bounds" in html and "<ul" in html and "more." in html and "\\par" not in html
+
+
+def test_provideenvironment_keeps_an_existing_definition() -> None:
+    source = "\\newenvironment{a}{[}{]}\\provideenvironment{a}{(}{)}\\begin{a}x\\end{a}"
+    assert expand_macros(source, "x.tex", Macros()).replace("{}", "").strip("%\n") == "[x]"

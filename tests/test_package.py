@@ -274,6 +274,14 @@ def modern_package(folder: str) -> dict[str, str | bytes]:
     }
 
 
+def test_a_bapctools_package_without_its_samples_is_told_where_they_come_from() -> None:
+    names = ["problem.yaml", "generators/generators.yaml", "problem_statement/problem.en.tex"]
+    layout = package_layout(names, Metadata(package="legacy"), has_samples=False)
+    assert any("generators/generators.yaml makes them" in m and "commit data/sample/" in m for m in layout.missing)
+    layout = package_layout(names[::2], Metadata(package="legacy"), has_samples=False)
+    assert "samples (data/sample/*.in with *.ans)" in layout.missing
+
+
 def build(make_archive: ArchiveMaker, files: dict[str, str | bytes], tmp_path: Path) -> tuple[Path, list[str]]:
     out = tmp_path / "site"
     archive = make_archive(files)
@@ -604,6 +612,62 @@ def test_a_validator_with_build_and_run_scripts_is_built_by_them(make_archive: A
     [error] = diagnostics
     assert "Checker does not build: output_validators/pairs/: build failed:" in error and "missing.cpp" in error
     assert "Checker does not build" in (out / f"{folder}/index.html").read_text()
+
+
+@pytest.mark.skipif(not HAS_GXX, reason="needs g++")
+def test_a_submission_with_build_and_run_scripts_is_built_and_run_by_them(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """An accepted submission that is a folder with ``build``/``run`` scripts: ``build`` compiles in the
+    sandbox, ``run`` is what runs on each sample (here it passes an argument the program needs), the
+    folder's files are listed as sources; a build that fails is the submission's compile error."""
+    folder = "icpc/2019/E-sums"
+    scripted = f"{folder}/submissions/accepted/scripted"
+    files: dict[str, str | bytes] = {
+        f"{folder}/problem.yaml": "name: Sums\n",
+        f"{folder}/problem_statement/problem.en.tex": "\\problemname{Sums}\nAdd two numbers.\n",
+        f"{folder}/data/sample/1.in": "2 3\n",
+        f"{folder}/data/sample/1.ans": "5\n",
+        f"{folder}/data/sample/2.in": "10 -4\n",
+        f"{folder}/data/sample/2.ans": "6\n",
+        f"{scripted}/build": "#!/bin/sh\ng++ -O2 -o adder src/adder.cpp\n",
+        f"{scripted}/run": "#!/bin/sh\nexec ./adder plus\n",
+        f"{scripted}/src/adder.cpp": CPP_ADDER,
+        f"{scripted}/src/unused_main.cpp": "int main() { return 1; }\n",
+    }
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert diagnostics == []
+    page = (out / f"{folder}/index.html").read_text()
+    assert "Verified 2/2" in page
+    assert "submissions/accepted/scripted/src/adder.cpp" in page  # its files are shown as sources
+    assert "an accepted submission" not in page  # the folder is the package's accepted submission
+
+    files[f"{scripted}/src/adder.cpp"] = CPP_ADDER.replace("a + b", "a + b + 1")  # same cache: built again
+    out, diagnostics = build(make_archive, files, tmp_path)
+    assert "Failing: build/run scripts 2/2" in (out / f"{folder}/index.html").read_text()
+
+    files[f"{scripted}/build"] = "#!/bin/sh\ng++ -o adder src/adder.cpp src/unused_main.cpp\n"
+    out, diagnostics = build(make_archive, files, tmp_path / "again")
+    page = (out / f"{folder}/index.html").read_text()
+    assert "build failed:" in page and "multiple definition of" in page and "Verified" not in page
+    assert any("submissions/accepted/scripted/" in d for d in diagnostics)
+
+    files[f"{scripted}/build"] = "#!/bin/sh\ng++ -o adder src/adder.cpp\n"
+    del files[f"{scripted}/run"]
+    (make_archive(files) / scripted / "run").unlink()
+    out, diagnostics = build(make_archive, files, tmp_path / "no-run")
+    assert "the build left no executable named run" in (out / f"{folder}/index.html").read_text()
+
+
+CPP_ADDER = r"""#include <cstring>
+#include <iostream>
+int main(int argc, char **argv) {
+    if (argc != 2 || std::strcmp(argv[1], "plus") != 0) return 3;
+    long long a, b;
+    std::cin >> a >> b;
+    std::cout << a + b << "\n";
+}
+"""
 
 
 CPP_SUM_JUDGE = r"""#include <fstream>

@@ -99,6 +99,12 @@ def test_standard_checkers_are_our_comparisons(make_archive: ArchiveMaker) -> No
     assert render_entry(source).checking == "tokens compared, numbers within 10⁻⁶ (absolute or relative)"
 
 
+def test_missing_samples_are_looked_for_in_the_packages_own_language(make_archive: ArchiveMaker) -> None:
+    xml = (FIXTURE / "problem.xml").read_text().replace('language="english"', 'language="russian"')
+    _, source = load(make_archive, {f"{FOLDER}/problem.xml": xml})
+    assert any("statement-sections/russian/example.01" in m for m in messages(source))
+
+
 def test_a_package_with_only_problem_xml_says_what_it_lacks(make_archive: ArchiveMaker) -> None:
     _, source = load(make_archive, {f"{FOLDER}/problem.xml": (FIXTURE / "problem.xml").read_text()})
     assert messages(source) == [

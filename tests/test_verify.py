@@ -16,8 +16,11 @@ from conftest import ArchiveMaker, options_for
 
 from site_builder.model import EntrySource
 from site_builder.source.archive import load_archive
+from site_builder.source.languages import judge_languages
 from site_builder.verify import jobs as verifying
+from site_builder.verify import toolchains
 from site_builder.verify.jobs import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
+from site_builder.verify.toolchains import interpreter_for
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -525,6 +528,45 @@ def test_python2_is_not_run_and_says_so(make_archive: ArchiveMaker, tmp_path: Pa
         runs["submissions/accepted/old.py"].note == "not run: Python 2 (this build runs Python 3, as judges do today)"
     )
     assert [v.code for v in runs["submissions/accepted/new.py"].verdicts] == ["AC"]
+
+
+MATCHING = "match input().split():\n    case [a, b]:\n        print(int(a) + int(b))\n"  # Python 3.10
+ON_PYPY = "import sys, __pypy__\n" + ADD  # runs only on PyPy
+PYPY = shutil.which("pypy3")
+
+
+def test_python_runs_with_pypy_unless_pypy_cannot_parse_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As Kattis runs Python 3: PyPy when installed; a program using syntax newer than PyPy's Python runs
+    with the build's interpreter; one that imports ``__pypy__`` is not run without PyPy."""
+    python, build = judge_languages()["python"], "/usr/bin/python3"
+    monkeypatch.setattr(toolchains, "_pypy", lambda command: ("/opt/pypy/bin/pypy3", (3, 9)))
+    assert interpreter_for(python, ADD, build) == ("/opt/pypy/bin/pypy3", "")
+    assert interpreter_for(python, ON_PYPY, build) == ("/opt/pypy/bin/pypy3", "")
+    assert interpreter_for(python, MATCHING, build) == (build, "")
+    assert interpreter_for(python, "print(1\n", build) == ("/opt/pypy/bin/pypy3", "")  # PyPy says what is wrong
+    monkeypatch.setattr(toolchains, "_pypy", lambda command: ("/opt/pypy/bin/pypy3", (3, 10)))
+    assert interpreter_for(python, MATCHING, build) == ("/opt/pypy/bin/pypy3", "")
+    monkeypatch.setattr(toolchains, "_pypy", lambda command: None)
+    assert interpreter_for(python, ADD, build) == (build, "")
+    needs = "not run: it imports __pypy__, and pypy3 is not installed"
+    assert interpreter_for(python, ON_PYPY, build) == (build, needs)
+    assert interpreter_for(python, "# import __pypy__\n" + ADD, build) == (build, "")
+
+
+@pytest.mark.skipif(PYPY is None, reason="needs pypy3")
+def test_pypy_runs_python_where_it_is_installed(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    archive = make_archive(
+        {
+            "t/A-x/problem.yaml": "name: X\n",
+            "t/A-x/submissions/accepted/pypy.py": ON_PYPY,
+            "t/A-x/submissions/accepted/matching.py": MATCHING,
+            "t/A-x/submissions/accepted/wrong.py": "import __pypy__\nprint(4)\n",
+            "t/A-x/data/sample/1.in": "2 3\n",
+            "t/A-x/data/sample/1.ans": "5\n",
+        }
+    )
+    runs = {r.solver.rsplit("/", 1)[1]: [v.code for v in r.verdicts] for r in verify(archive, tmp_path).runs["t/A-x"]}
+    assert runs == {"pypy.py": ["AC"], "matching.py": ["AC"], "wrong.py": ["WA"]}
 
 
 def test_python2_without_a_shebang_is_told_by_what_python3_says(make_archive: ArchiveMaker, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -150,8 +151,12 @@ def _document(
     folder = item.name.rpartition("/")[0]
     base = folder + "/" if folder else ""
     options: dict[str, object] = {}
-    if suffix == ".tex":
-        options["inputs"] = {n[len(base) :]: t for n, t in extras.tex.items() if n.startswith(base) and n != item.name}
+    if suffix == ".tex":  # every other .tex file of the folder, and those outside it it reads, from its folder
+        here = posixpath.join(source.path, folder) if folder else source.path
+        inputs = {posixpath.relpath(n, folder or "."): t for n, t in extras.tex.items() if n != item.name}
+        inputs.update((posixpath.relpath(f.name, here), f.text) for f in source.shared if f.text is not None)
+        options["inputs"] = inputs
+        options["folder"] = here
         options["problem_title"] = extras.title
         options["time_limit"] = source.meta.time_limit
     try:
@@ -204,6 +209,8 @@ def _source_files(source: EntrySource, statements: list[Document], solution: Doc
     names = [doc.file for doc in (solution, *statements) if doc is not None and not doc.file.endswith(".txt")]
     validator = source.layout.validator
     names += list(validator.files) if validator is not None else []
+    scripted = tuple(n for n in source.layout.solvers if n.endswith("/"))  # submissions built by their scripts
+    names += [f.name for f in source.files if f.name.startswith(scripted)] if scripted else []
     composed = {name.rpartition("/")[0] + "/" for name, _ in source.layout.composed}
     names += sorted(f.name for f in source.files if f.name.endswith(".tex") and f.name.startswith(tuple(composed)))
     described = ("problem.yaml", "data/test_group.yaml", "task.yaml")  # not problem.xml: XML is withheld

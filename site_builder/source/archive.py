@@ -10,6 +10,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from .layout import native_layout, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
 from .polygon import is_polygon
+from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Signature, Snapshot, file_signature
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -62,6 +64,26 @@ def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = froz
     if is_polygon(names) or is_cms(names, folders):
         return True
     return bool(folders & PACKAGE_FOLDERS)
+
+
+_NUMBERED_INPUT = re.compile(r"^(?:(\d+)\.in|I\.(\d+))$")
+
+
+def unread_format(names: set[str], folders: set[str] | frozenset[str]) -> str:
+    """The format a folder that is no problem folder of ours looks like a problem of, in words (one
+    warning names it); "" when it looks like none."""
+    if "domjudge-problem.ini" in names:
+        return "a DOMjudge problem (domjudge-problem.ini) without problem.yaml"
+    if "statements" in folders and folders & {"tests", "solutions", "files", "statement-sections"}:
+        return "a Polygon (Codeforces) package without problem.xml"
+    if len(folders & {"sol", "gen", "att", "testo", "cor", "check"}) >= 2:
+        return "a CMS task without task.yaml"
+    for name in sorted(names):
+        match = _NUMBERED_INPUT.match(name)
+        number = match and (match.group(1) or match.group(2))
+        if number and (f"{number}.out" in names or f"O.{number}" in names):
+            return f"a USACO-style problem ({name} with its .out, and no problem.yaml)"
+    return ""
 
 
 def is_problem_dir(folder: Path) -> bool:
@@ -178,13 +200,18 @@ def too_deep(rel: str) -> str:
 
 
 def find_problem_folders(
-    archive: Path, listing: Listing | None = None, deep: list[str] | None = None, skip: frozenset[str] = frozenset()
+    archive: Path,
+    listing: Listing | None = None,
+    deep: list[str] | None = None,
+    skip: frozenset[str] = frozenset(),
+    unread: list[tuple[str, str]] | None = None,
 ) -> list[Path]:
     """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
     into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
     paths) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as listed just before
     (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not entered because it is
-    ``too_deep``."""
+    ``too_deep``; ``unread`` each folder that looks like a problem of a format the builder does not read,
+    with that format in words (not entered either)."""
     found: list[Path] = []
     pending = [str(archive)]
     root = len(str(archive)) + 1
@@ -207,6 +234,10 @@ def find_problem_folders(
         dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
         if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
             found.append(Path(top))
+            continue
+        if top != str(archive) and (kind := unread_format(files, {e.name for e in dirs})):
+            if unread is not None:
+                unread.append((top[root:], kind))
             continue
         pending += [e.path for e in reversed(dirs) if not e.is_symlink()]
     return found
@@ -312,14 +343,55 @@ def load_entry(
         repr(diagnostics),
     )
     key = str(folder)
+    real = real_archive or os.path.realpath(archive)
     if snapshot is not None and (known := snapshot.get(key, signature)) is not None:
-        return known
+        return _with_shared(known, archive, real)
     digests = _unchanged_digests(snapshot.previous(key) if snapshot is not None else None, signature[1])
     source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo, digests)
     if snapshot is not None:
         stats = [info for _, _, info in listing] + ([timelimit] if timelimit else [])
         snapshot.remember(key, signature, stats, source)
-    return source
+    return _with_shared(source, archive, real)
+
+
+def _with_shared(source: EntrySource, archive: Path, real_archive: str) -> EntrySource:
+    """``source`` with the .tex files outside its folder that its documents ``\\input`` (``shared.py``),
+    read now, each time (no file of the folder says when they change), and from inside the archive only."""
+    texts = [f.text for f in source.files if f.name.endswith(".tex") and f.text is not None]
+    folders = document_folders(source.path, [f.name for f in source.files])
+    pending = outside_names(texts, folders, source.path)
+    read: dict[str, SourceFile] = {}
+    diagnostics: list[Diagnostic] = []
+    while pending and len(read) < MAX_SHARED:
+        name = pending.pop(0)
+        if name in read or (item := _load_shared(archive, real_archive, name, source, diagnostics)) is None:
+            continue
+        read[name] = item
+        pending += outside_names([item.text or ""], folders, source.path)
+    if not read and not diagnostics:
+        return source
+    return replace(source, shared=tuple(read.values()), diagnostics=(*source.diagnostics, *diagnostics))
+
+
+def _load_shared(
+    archive: Path, real_archive: str, name: str, source: EntrySource, diagnostics: list[Diagnostic]
+) -> SourceFile | None:
+    """One file outside the entry's folder that it inputs (None when there is none by that name); a
+    symbolic link that leads out of the archive is not followed (a warning)."""
+    path = os.path.join(archive, *name.split("/"))
+    shown = f"{source.archive_prefix}/{name}" if source.archive_prefix else name
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or any(is_ignored(part) for part in name.split("/")):
+        return None
+    real = os.path.realpath(path)
+    if not real.startswith(real_archive.rstrip(os.sep) + os.sep):
+        message = f"{source.path} inputs it, but it is a symbolic link leading out of the archive; not read"
+        diagnostics.append(Diagnostic(shown, 0, message, "warning"))
+        return None
+    return _load_file(real, info.st_size, name, shown, diagnostics)
 
 
 def _unchanged_digests(
@@ -441,10 +513,14 @@ def load_archive(
     real_archive = os.path.realpath(archive)
     refused: set[str] = set()
     deep: list[str] = []
-    folders = find_problem_folders(archive, listed, deep, skip)
+    unread: list[tuple[str, str]] = []
+    folders = find_problem_folders(archive, listed, deep, skip, unread)
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
+    for rel, kind in unread:
+        message = f"this folder looks like {kind}, a format the builder does not read; not published"
+        problems.append(Diagnostic(f"{prefix}/{rel}", 0, message, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):

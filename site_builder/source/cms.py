@@ -44,7 +44,21 @@ def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: st
         checker=Checker(),  # CMS's white-diff: tokens
         package="cms",
         subtasks=_subtasks(data, gen),
+        io_files=(_io_file(data, "infile", lines, path), _io_file(data, "outfile", lines, path)),
     )
+
+
+IO_DEFAULTS = {"infile": "input.txt", "outfile": "output.txt"}  # as cmsImportTask's Italian loader reads it
+_PLAIN_NAME = re.compile(r"^[\w][\w.+-]*$")
+
+
+def _io_file(data: dict[str, Any], key: str, lines: dict[str, int], path: str) -> str:
+    """The file ``infile``/``outfile`` names ("": standard input or output), a plain file name."""
+    value = data.get(key, IO_DEFAULTS[key])
+    name = "" if value is None else str(value).strip()
+    if name and not _PLAIN_NAME.match(name):
+        raise MetadataError(path, lines.get(key), f'{key} must be a plain file name (or ""), not {value!r}')
+    return name
 
 
 def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
@@ -71,7 +85,10 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
     graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+    graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
     graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
+    linked = _linked_graders(names, graders) if not any("/manager." in g for g in graders) else []
+    languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
     if statement is None and pdf is None:
         missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
@@ -79,17 +96,43 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         missing.append("samples (att/input0.txt with att/output0.txt)")
     if not solvers:
         missing.append("a solution (sol/)")
-    if graders and solvers:
-        missing.append(f"a way to run solutions without {graders[0]} (they are shown, not run)")
-        solvers = []
+    unlinked = [n for n in solvers if _language_id(n) not in languages] if graders else []
+    if unlinked:  # a grader of their language is compiled with solvers; the others cannot run alone
+        which = "solutions" if len(unlinked) == len(solvers) else ", ".join(unlinked)
+        missing.append(f"a way to run {which} without {graders[0]} (they are shown, not run)")
+        solvers = [n for n in solvers if n not in unlinked]
     return Layout(
         statements=(("en", statement),) if statement else (),
         statement_pdf=pdf,
+        graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
         shown=tuple(sorted(n for n in runnable if n not in solvers)),
         validator=_checker(names),
         missing=tuple(missing),
     )
+
+
+HEADERS = (".h", ".hpp")
+
+
+def _language_id(name: str) -> str:
+    language = judge_language(name)
+    return language.id if language is not None else ""
+
+
+def _linked_graders(names: list[str], graders: list[str]) -> list[str]:
+    """The graders a compiled solver is linked with (``att/grader.cpp``, else ``sol/grader.cpp``: one per
+    compiled language), with the headers of their folder; none for an interpreted language. The one given
+    to contestants first: it reads the samples as the statement shows them (the judge's may read another
+    format, binary in the Italian olympiad's 2020 tasks)."""
+    found: dict[str, str] = {}
+    for name in sorted(graders, key=lambda n: not n.startswith("att/")):
+        language = judge_language(name)
+        if name.rsplit("/", 1)[-1].startswith("grader.") and language is not None and language.compile:
+            found.setdefault(language.id, name)
+    folders = {g.split("/")[0] for g in found.values()}
+    headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
+    return sorted(found.values()) + sorted(headers)
 
 
 def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:
@@ -127,15 +170,16 @@ def _checker(names: list[str]) -> Validator | None:
 
 def sample_pairs(names: list[str]) -> list[tuple[str, str | None]]:
     """(input, output or None) of each sample: ``att/input<N>.txt`` (or ``att/<N>.in``...), else
-    ``statement/input<N>`` or ``testo/input<N>`` (with or without ``.txt``)."""
+    ``statement/input<N>`` or ``testo/input<N>`` (with or without ``.txt``), each perhaps named after the
+    task (``testo/paletta.input0.txt`` with ``testo/paletta.output0.txt``, as the Italian olympiad keeps them)."""
     present = set(names)
     for folder in ("att", *STATEMENT_FOLDERS):
-        pattern = re.compile(rf"^{folder}/input(\d+)(\.txt)?$")
-        found = sorted((m for n in names if (m := pattern.match(n))), key=lambda m: int(m.group(1)))
+        pattern = re.compile(rf"^{folder}/([\w-]+\.)?input(\d+)(\.txt)?$")
+        found = sorted((m for n in names if (m := pattern.match(n))), key=lambda m: (m.group(1) or "", int(m.group(2))))
         if found:
             pairs = []
             for m in found:
-                answer = f"{folder}/output{m.group(1)}{m.group(2) or ''}"
+                answer = f"{folder}/{m.group(1) or ''}output{m.group(2)}{m.group(3) or ''}"
                 pairs.append((m.group(0), answer if answer in present else None))
             return pairs
     return []

@@ -7,6 +7,7 @@ data the archive walk only hashed (Polygon's ``tests/01``): those few are read n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,7 +77,8 @@ def load_sample_pairs(
         texts = [_sample_text(by_name[n], folder, where, diagnostics, hashed) if n else None for n in (given, answer)]
         if texts[0] is None or (answer and texts[1] is None):
             continue
-        stem = given.rsplit("/", 1)[-1].removeprefix("example.").removeprefix("input").removesuffix(".txt")
+        stem = given.rsplit("/", 1)[-1].removeprefix("example.").removesuffix(".txt")
+        stem = re.sub(r"^(?:[\w-]+\.)?input(?=\d+$)", "", stem)  # input0, paletta.input0: "0"
         samples.append(Sample(stem, given, answer, texts[0], texts[1]))
     return samples
 

@@ -67,6 +67,7 @@ class JudgeLanguage:
     program: str = "program"
     threads: bool = False
     sysroot: tuple[str, ...] = ()
+    pypy: str = ""  # the PyPy command that runs ``{python}`` programs when installed (see languages.yaml)
 
 
 TABLE = Path(__file__).resolve().parent.parent / "languages.yaml"
@@ -92,6 +93,7 @@ def judge_languages() -> dict[str, JudgeLanguage]:
             program=str(spec.get("program", "program")),
             threads=bool(spec.get("threads", False)),
             sysroot=tuple(spec.get("sysroot", ())),
+            pypy=str(spec.get("pypy", "")),
         )
         for key, spec in data.items()
     }

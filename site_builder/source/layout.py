@@ -46,13 +46,18 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
     writeups = _documents(names, _WRITEUP, ("solution", "problem_statement"), ("tex", "md"))
     accepted = [n for n in names if n.startswith("submissions/accepted/") and n.count("/") == 2]
     code = [n for n in accepted if language_for(n) not in (None, "text", "markdown", "latex", "yaml")]
-    solvers = _by_language(n for n in code if judge_language(n))
+    solvers = _by_language(n for n in code if judge_language(n)) + scripted_submissions(names)
     missing = []
     if not statements and not pdfs:
         missing.append("a statement (statement/problem.en.tex or .md; legacy: problem_statement/problem.en.tex)")
-    if not has_samples:
+    if not has_samples and "generators/generators.yaml" in names:  # BAPCtools makes data/ from it
+        missing.append(
+            "samples (data/sample/*.in with *.ans; generators/generators.yaml makes them, which this build"
+            " does not run: commit data/sample/)"
+        )
+    elif not has_samples:
         missing.append("samples (data/sample/*.in with *.ans)")
-    if not accepted:
+    if not accepted and not solvers:
         missing.append("an accepted submission (submissions/accepted/)")
     if not writeups:
         missing.append(MISSING_WRITEUP)
@@ -99,7 +104,25 @@ def _validator(folder: str, files: tuple[str, ...]) -> Validator:
     return Validator(folder, next((lang for lang in languages if lang), "unknown"), "", files)
 
 
-SCRIPTED = "build-run"  # a validator's "language" when its folder has ``build``/``run`` scripts
+SCRIPTED = "build-run"  # a validator's or submission's "language" when its folder has ``build``/``run`` scripts
+
+
+def scripted_submissions(names: list[str]) -> list[str]:
+    """The accepted submissions that are folders with ``build`` and/or ``run`` scripts, as the package format
+    allows (``submissions/accepted/fast/``, named with the slash): built and run by their scripts."""
+    folders = {
+        n.rsplit("/", 1)[0] + "/"
+        for n in names
+        if n.startswith("submissions/accepted/") and n.count("/") == 3 and n.rsplit("/", 1)[1] in ("build", "run")
+    }
+    return sorted(folders)
+
+
+def folder_files(names: Iterable[str], folder: str) -> list[str]:
+    """The files under ``folder`` (a name ending in a slash), at any depth."""
+    return sorted(n for n in names if n.startswith(folder) and n != folder)
+
+
 WELL_KNOWN_MAINS = ("validator.py", "validate.py", "output_validator.py", "checker.py", "check.py")
 
 

@@ -196,8 +196,9 @@ def polygon_layout(names: list[str], problem: PolygonProblem, has_samples: bool)
     missing: list[str] = []
     if not statements:
         missing.append("a statement (statement-sections/english/legend.tex, or statements/english/problem.tex)")
-    if not has_samples:
-        missing.append("samples (tests marked sample in problem.xml, or statement-sections/english/example.01)")
+    if not has_samples:  # named in the package's own language (Russian-only packages are common)
+        language = next((lang for lang, _, _ in problem.statements if lang), "english")
+        missing.append(f"samples (tests marked sample in problem.xml, or statement-sections/{language}/example.01)")
     run = [p.path for p in problem.solutions if p.tag in RUN_TAGS and p.path in present]
     others = [p.path for p in problem.solutions if p.tag not in RUN_TAGS and p.path in present]
     missing += [f"{p.path}, which problem.xml names" for p in problem.solutions if p.path not in present]

@@ -192,9 +192,8 @@ class Compiler:
         problemtools make it: ``build`` run in the sandbox, which must leave an executable ``run``. The
         folder it leaves comes back as a tar archive (read in memory only), kept by the sources' digests
         and the compilers' versions; ("", message) when the build failed."""
-        named = sorted((name, text_digest(text)) for name, text in files.items())
-        key = hashlib.sha256(json.dumps([named, "build-run", self.version, _CODE]).encode()).hexdigest()[:24]
-        built, error_file = self.folder / key / "built.tar", self.folder / key / "error.txt"
+        built = self.scripted(files)
+        error_file = built.with_name("error.txt")
         if built.is_file():
             return built, ""
         if error_file.is_file() and not self.rerun:
@@ -221,6 +220,13 @@ class Compiler:
         with contextlib.suppress(OSError):
             write_atomic(error_file, message.encode("utf-8"))
         return None, message
+
+    def scripted(self, files: dict[str, str]) -> Path:
+        """Where a program built by its own scripts is kept (``build_scripted``): by its files' digests and
+        the compilers' versions."""
+        named = sorted((name, text_digest(text)) for name, text in files.items())
+        key = hashlib.sha256(json.dumps([named, "build-run", self.version, _CODE]).encode()).hexdigest()[:24]
+        return self.folder / key / "built.tar"
 
     def _header_flags(self, files: dict[str, str], sources: list[str]) -> list[str]:
         """``-I`` the precompiled ``<bits/stdc++.h>`` for sources that include it: g++ takes ~2 s to

@@ -28,15 +28,15 @@ from ..errors import Diagnostic
 from ..model import CHECKER_NOT_BUILT, Checker, Entry, EntrySource, Sample, SolverRun, Verdict, format_memory
 from ..sandbox import runner as sandbox
 from ..sandbox.runner import Call, Limits, RunResult, Toolchain
-from ..source.languages import TABLE, judge_language, judge_languages, suffix
-from ..source.layout import SCRIPTED
+from ..source.languages import TABLE, JudgeLanguage, judge_language, judge_languages, suffix
+from ..source.layout import SCRIPTED, folder_files
 from ..source.package import substitute_constants
 from .cache import Recalled, ResultCache
 from .checkers import checker_arguments, judge_checker, judge_interactor
 from .compare import compare_output
 from .compiler import CPP_STANDARD, Compiler, Source, text_digest
 from .runtimes import interpreter_version, python_runtime
-from .toolchains import Installed, installed, python2, python2_failure, sandboxed
+from .toolchains import Installed, installed, interpreter_for, pypy, python2, python2_failure, sandboxed
 
 SHOWN_OUTPUT = 64 * 1024
 CACHE_VERSION = "3"
@@ -65,6 +65,8 @@ class Solver:
     note: str = ""  # set when it cannot run (no compiler, compile error, interactive problem)
     program: Path | None = None  # a compiled solver, shown to the run as ``./program`` (or as the table says)
     included: tuple[tuple[str, str], ...] = ()  # a package's include/ files, beside an interpreted solver
+    built: Path | None = None  # a submission built by its own ``build`` script: the folder it left, as a tar
+    interpreter: str = ""  # the interpreter that runs it (PyPy or the build's Python), for interpreted languages
 
     @property
     def hash(self) -> str:
@@ -75,7 +77,12 @@ class Solver:
         return text_digest(self.source + (repr(self.included) if self.included else ""))
 
     def files(self) -> dict[str, bytes | tuple[bytes, int]]:
-        """An interpreted solver's files in its working folder: its source, and what the package includes."""
+        """The solver's files in its working folder: the compiled program (as its language names it), the
+        folder its ``build`` script left, or an interpreted solver's source and what the package includes."""
+        if self.program is not None:
+            return _program_files(self.program, runtime_language(self.language).program)
+        if self.built is not None:
+            return _unpacked_tree(sandbox.read_regular(self.built, MAX_PROGRAM))
         return {self.filename: self.source.encode(), **{name: text.encode() for name, text in self.included}}
 
     @property
@@ -118,6 +125,7 @@ class Job:
     interactive: bool = False  # the solver talks to the validator instead of reading the sample
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
     passes: int = 2  # at most this many passes (limits: validation_passes)
+    io_files: tuple[str, str] = ("", "")  # the files the solver reads and writes instead of stdin, stdout
 
 
 @dataclass
@@ -157,6 +165,7 @@ class Verifier:
                     self.compiler.tools(lang).missing or self.compiler.tools(lang).version
                     for lang in judge_languages().values()
                 ),
+                *(interpreter_version(found[0]) for lang in judge_languages().values() if (found := pypy(lang))),
             ]
         )
 
@@ -205,6 +214,8 @@ class Verifier:
         for source in sources:
             solvers = _solvers(source, options, compiler)
             validator = _validator(source, options, compiler)
+            built = [s.built for s in solvers] + [validator.built if validator else None]
+            plan.programs[source.path] += tuple(p.parent.name for p in built if p)  # kept by a whole build
             if validator is not None and validator.broken:  # nothing can be judged: said once, not per sample
                 blame = f"{CHECKER_NOT_BUILT}\n{validator.note}"
                 solvers = [s if s.note else replace(s, note=blame) for s in solvers]
@@ -285,7 +296,9 @@ def _read_text(source: EntrySource) -> str:
     validator's and samples' files by digest. Not its write-up or statement: an author editing those
     keeps the entry's verification, and the dev server need not save the cache for each save."""
     layout = source.layout
-    read = {*layout.solvers, *(layout.validator.files if layout.validator else ())}
+    read = {*layout.solvers, *layout.graders, *(layout.validator.files if layout.validator else ())}
+    scripted = tuple(n for n in layout.solvers if n.endswith("/"))
+    read.update(f.name for f in source.files if scripted and f.name.startswith(scripted))
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
     read.update(f.name for f in source.files if f.name.startswith("include/"))
     files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
@@ -337,17 +350,26 @@ def _validator_source(source: EntrySource) -> Source | None:
 def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) -> list[Solver]:
     solvers = []
     for name in source.layout.solvers:
+        if name.endswith("/"):
+            solvers.append(_scripted_solver(source, name, compiler))
+            continue
         item = source.file(name)
         language = judge_language(name)
         if item is None or item.text is None or language is None:
             continue
         files = _solver_files(source, name, item.text)
         tools = compiler.tools(language)
+        interpreter, needs = ("", "")
+        if language.pypy and kattis_package(source):  # as Kattis runs Python 3; our own folders: the build's
+            interpreter, needs = interpreter_for(language, item.text, options.interpreter)
+        if interpreter:
+            tools = installed(language, interpreter)
         note = (
             _unsafe_name(files)
             or (PYTHON2_NOTE if language.id == "python" and python2(name, item.text) else "")
             or _unrunnable(source)
             or (f"not run: {tools.missing}" if tools.missing else "")
+            or needs
         )
         if note:
             solvers.append(Solver(name, language.id, item.text, (), note))
@@ -357,12 +379,43 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
             extra = tuple((n, t) for n, t in sorted(files.items()) if n != filename)
-            solvers.append(Solver(name, language.id, files[filename], argv, included=extra))
+            solvers.append(Solver(name, language.id, files[filename], argv, included=extra, interpreter=interpreter))
             continue
         binary, note = compiler.compile(Source.of(language, files, filename))
         argv = tuple(tools.command(language.run, memory_mb=memory_mb)) if binary else ()
         solvers.append(Solver(name, language.id, files[filename], argv, note, binary))
     return solvers
+
+
+def kattis_package(source: EntrySource) -> bool:
+    """An ICPC/Kattis problem package (not one of our own folders, nor a Polygon or CMS one)."""
+    return source.meta.package not in (None, "polygon", "cms")
+
+
+def _scripted_solver(source: EntrySource, name: str, compiler: Compiler) -> Solver:
+    """A submission folder with ``build``/``run`` scripts, built as the package format says (as output
+    validators with scripts are: ``Compiler.build_scripted``); ``./run`` is then run on every sample."""
+    files = _scripted_files(source, name)
+    digest = json.dumps(sorted((n, text_digest(t)) for n, t in files.items()))
+    note = _unsafe_name(files) or _unrunnable(source)
+    if note:
+        return Solver(name, SCRIPTED, digest, (), note)
+    built, note = compiler.build_scripted(files)
+    if built is None:  # shown as a compiled solver's compile error is ("build failed:" and what it printed)
+        return Solver(name, SCRIPTED, digest, (), note if note.startswith("could not") else "compile error:\n" + note)
+    return Solver(name, SCRIPTED, digest, SCRIPTED_LANGUAGE.run, built=built)
+
+
+def _scripted_files(source: EntrySource, folder: str) -> dict[str, str]:
+    """A scripted submission's text files by their paths in its folder, over the package's
+    ``include/default/`` files, constants replaced."""
+    constants = dict(source.meta.constants)
+    files = {n: substitute_constants(t, constants) for n, t in _included(source, "default").items()}
+    for name in folder_files((f.name for f in source.files), folder):
+        item = source.file(name)
+        if item is not None and item.text is not None:
+            files[name[len(folder) :]] = substitute_constants(item.text, constants)
+    return files
 
 
 MAX_MEMORY = 4096 * sandbox.MiB  # the most a package's memory limit gives a run on the build's machine
@@ -391,13 +444,18 @@ def _unsafe_name(files: dict[str, str]) -> str:
 def _solver_files(source: EntrySource, name: str, text: str) -> dict[str, str]:
     """A solver's source under its own file name, as it runs or compiles in a working directory, with the
     files a package's ``include/<language>/`` (or ``include/default/``) adds to every submission, which
-    win a clash of names; a package's ``{{constants}}`` replaced in all of them."""
+    win a clash of names, and a CMS task's grader; a package's ``{{constants}}`` replaced in all of them."""
     constants = dict(source.meta.constants)
     files = {name.rsplit("/", 1)[-1]: substitute_constants(text, constants)}
     language = judge_language(name)
     if source.meta.package and language is not None:
         for included, item in _included(source, language.id).items():
             files[included] = substitute_constants(item, constants)
+    for grader in source.layout.graders:  # a CMS task's grader of its language, and the headers beside it
+        same = (found := judge_language(grader)) is not None and language is not None and found.id == language.id
+        linked = source.file(grader) if same or grader.endswith((".h", ".hpp")) else None
+        if linked is not None and linked.text is not None:
+            files.setdefault(grader.rsplit("/", 1)[-1], substitute_constants(linked.text, constants))
     return files
 
 
@@ -459,6 +517,15 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     return ValidatorProgram(name, (), (), args, digest, note)
 
 
+# A submission built by its own scripts: no tools to find, ``./run`` (which its build left) is what runs.
+SCRIPTED_LANGUAGE = JudgeLanguage(SCRIPTED, "build/run scripts", (), (), ("./run",))
+
+
+def runtime_language(language: str) -> JudgeLanguage:
+    """The table's language of a solver (``language``: its id), or the scripted one."""
+    return SCRIPTED_LANGUAGE if language == SCRIPTED else judge_languages()[language]
+
+
 MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit,
 MARGIN_SECONDS = 1.0  # and at least a second over it
 
@@ -478,9 +545,10 @@ def _jobs(
     wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
     memory = run_memory(source, options)
     limits = Limits(wall=wall, memory=memory, stack=memory)  # as judges give it: the stack may take it all
-    program = solver.program.parent.name if solver.program else ""  # the compiled program's key
+    # the compiled (or script-built) program's key
+    program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
-    before += [" ".join(solver.argv), program]
+    before += [" ".join(solver.argv), program, interpreter_version(solver.interpreter) if solver.interpreter else ""]
     after = [
         repr(source.meta.checker),
         validator.digest if validator else None,
@@ -488,6 +556,7 @@ def _jobs(
         interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
         repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
+        repr(source.meta.io_files),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
@@ -499,6 +568,7 @@ def _jobs(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
                 source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes,
+                source.meta.io_files,
             )
         )  # fmt: skip
     return jobs
@@ -515,21 +585,18 @@ def _json_list(parts: list[str | None]) -> str:
 def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
-    language = judge_languages()[solver.language]
-    tools = installed(language, options.interpreter)
+    tools = installed(runtime_language(solver.language), solver.interpreter or options.interpreter)
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
         stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
-        files = _program_files(solver.program, language.program) or solver.files()
+        files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
     feedback: dict[str, bytes] = {}
     passes = job.passes if job.multi_pass else 1
     for number in range(1, passes + 1):
-        result = sandbox.run(
-            list(solver.argv), stdin, tools.limits(job.limits), files=files, toolchain=sandboxed(tools.toolchain)
-        )
+        result = _run_solver(job, tools, stdin, files)
         verdict = judge(job, result, options, feedback if job.multi_pass else None)
         nextpass = feedback.pop("nextpass.in", None)
         if not job.multi_pass:
@@ -543,6 +610,27 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         # The next pass's input is the validator's input too, as BAPCtools and DOMjudge give it.
         job = replace(job, sample=replace(job.sample, input=nextpass.decode("utf-8", "replace")))
     raise AssertionError("unreachable")
+
+
+def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes | tuple[bytes, int]]) -> RunResult:
+    """One run of the job's solver on ``stdin``; a task whose solutions read and write files (a CMS
+    task's ``infile``, ``outfile``) gets the input as that file too, and its output is what that file holds,
+    else what it printed: CMS compiles with ``EVAL`` defined, which the build does not, and graders choose
+    the files or the standard streams by it (``#ifdef EVAL``)."""
+    infile, outfile = job.io_files
+    if infile:
+        files = {**files, infile: stdin}
+    result = sandbox.run(
+        list(job.solver.argv),
+        stdin,
+        tools.limits(job.limits),
+        files=files,
+        toolchain=sandboxed(tools.toolchain),
+        collect=outfile or None,
+    )
+    if not outfile or not result.collected:  # no output file: what it printed
+        return result
+    return replace(result, stdout=result.collected)
 
 
 MAX_SAMPLE = 256 * sandbox.MiB
@@ -601,9 +689,8 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
 
     if validator.note:
         return verdict("CE" if validator.broken else "NJ", validator.note)
-    language = judge_languages()[job.solver.language]
     try:
-        files = _program_files(job.solver.program, language.program) or job.solver.files()
+        files = job.solver.files()
         checking = _validator_files_for(validator, sample.input, sample.answer or "")
     except OSError as error:
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")

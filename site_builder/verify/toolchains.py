@@ -3,6 +3,8 @@ must show it, its version, and its commands with the blanks filled in."""
 
 from __future__ import annotations
 
+import ast
+import logging
 import os
 import re
 import shutil
@@ -19,6 +21,7 @@ from .runtimes import command_version, interpreter_version, python_runtime
 SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib")  # shown to every run already
 THREADED_PROCESSES = 256
 NOTHING = Toolchain()  # the JVM, Go and .NET start a thread per core and more
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +76,7 @@ def installed(language: JudgeLanguage, python: str) -> Installed:
 def _installed(language: JudgeLanguage, python: str, isolated: bool) -> Installed:
     if language.id == "python":
         command, toolchain = python_runtime(python)
-        pypy = shutil.which("pypy3")
-        if pypy is not None:
-            command, toolchain = python_runtime(pypy)
-        return Installed(language, "", (("{python}", command),), toolchain, interpreter_version(pypy or python))
+        return Installed(language, "", (("{python}", command),), toolchain, interpreter_version(python))
     paths: list[tuple[str, str]] = []
     binds: dict[str, str] = {}
     root = _sysroot(language)
@@ -93,6 +93,49 @@ def _installed(language: JudgeLanguage, python: str, isolated: bool) -> Installe
         binds[root] = root
     version = command_version([dict(paths).get(w, w) for w in language.version]) if language.version else ""
     return Installed(language, "", tuple(paths), Toolchain(tuple(sorted(binds.items()))), version)
+
+
+def pypy(language: JudgeLanguage) -> tuple[str, tuple[int, int]] | None:
+    """The PyPy that runs ``language``'s programs (its ``pypy:`` command, when installed): its path and
+    the Python version it implements; None without one."""
+    return _pypy(language.pypy)
+
+
+@lru_cache(maxsize=8)
+def _pypy(command: str) -> tuple[str, tuple[int, int]] | None:
+    found = shutil.which(command) if command else None
+    if found is None:
+        return None
+    version = command_version([found, "-c", "import sys; print('%d %d' % sys.version_info[:2])"]).split()
+    if len(version) != 2 or not all(part.isdigit() for part in version):
+        log.warning("%s does not start (%s): Python runs with the build's interpreter", found, " ".join(version))
+        return None
+    return found, (int(version[0]), int(version[1]))
+
+
+PYPY_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*__pypy__\b|from[ \t]+__pypy__[ \t.])", re.M)
+
+
+def interpreter_for(language: JudgeLanguage, text: str, python: str) -> tuple[str, str]:
+    """Which interpreter runs a program of ``language`` (``python``: the build's), and why it cannot
+    run ("" when it can): PyPy when it is installed, unless the program uses syntax newer than PyPy's
+    Python (then ``python``, which parses it); a program that imports ``__pypy__`` needs PyPy."""
+    found = pypy(language)
+    if found is None:
+        needs = language.pypy and PYPY_MODULE.search(text)
+        return python, (f"not run: it imports __pypy__, and {language.pypy} is not installed" if needs else "")
+    path, version = found
+    try:
+        ast.parse(text, feature_version=version)
+    except SyntaxError:
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            return path, ""  # wrong in every version: PyPy says so, as a judge running it would
+        return python, ""
+    except (ValueError, RecursionError, MemoryError):
+        return path, ""
+    return path, ""
 
 
 def _sysroot(language: JudgeLanguage) -> str:

@@ -48,6 +48,7 @@ def render_latex(
     samples: tuple[Sample, ...] = (),
     constants: dict[str, str] | None = None,
     inputs: dict[str, str] | None = None,
+    folder: str = "",
     problem_title: str = "",
     time_limit: float | None = None,
 ) -> tuple[Document, list[tuple[int, str]]]:
@@ -56,7 +57,9 @@ def render_latex(
     ``assets`` are the image files beside the document (``asset_base`` is their folder on the page).
     A problem package's statement may place its ``samples`` with ``\\nextsample`` and
     ``\\remainingsamples`` and use its ``constants`` with ``\\constant{name}``. ``inputs`` are the
-    other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline (nothing outside the folder).
+    other ``.tex`` files beside it, which ``\\input`` and ``\\include`` inline, by their paths from its
+    folder (``../common/template.tex``); ``folder`` is that folder in the archive, which they may leave but
+    not the archive ("": they may not leave the folder).
     ``problem_title`` and ``time_limit`` are what contest templates' ``\\problemtitle`` and ``\\timelimit``
     (seconds) stand for.
 
@@ -67,8 +70,9 @@ def render_latex(
     macros.defined["problemtitle"] = Macro(0, None, tex_escape(problem_title))
     if time_limit is not None:
         macros.defined["timelimit"] = Macro(0, None, f"{time_limit:g}")
-    nodes = parse_latex(expand_macros(text, path, macros, inputs), path)
+    nodes = parse_latex(expand_macros(text, path, macros, inputs, folder), path)
     ctx = Context(
+        folder=folder,
         macros=macros,
         doc=Collector(path=path, id_prefix=id_prefix, samples=samples),
         assets=assets,

@@ -55,6 +55,11 @@ COMMAND_ARGS: dict[str, str] = {
         "{",
     ),
     "href": "{{",
+    **dict.fromkeys(("makebox", "framebox"), "[[{"),  # [width][position]{text}
+    "raisebox": "{[[{",  # {lift}[height][depth]{text}
+    "colorbox": "[{{",
+    "fcolorbox": "[{{{",
+    **dict.fromkeys(("phantom", "hphantom", "vphantom", "sout", "xout"), "{"),
     "textcolor": "[{{",
     "color": "[{",
     "includegraphics": "<[{",
@@ -115,6 +120,7 @@ ENV_ARGS: dict[str, str] = {
     "wrapfigure": "[{[{",
     **dict.fromkeys(("subfigure", "subtable"), "[{"),
     "multicols": "{",
+    "list": "{{",  # {label}{spacing}
     "frame": "<[(",
     **dict.fromkeys(("block", "alertblock", "exampleblock"), "<{<"),
     **dict.fromkeys(("overprint", "onlyenv", "altenv", "itemize", "enumerate", "description"), "<["),

@@ -46,6 +46,7 @@ class Context:
     asset_base: str = ""
     constants: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
+    folder: str = ""  # the document's folder in the archive: how far up ``\input`` may reach
     macros: Macros = field(default_factory=Macros)
     input_stack: list[str] = field(default_factory=list)
     inlined: int = 0  # characters of TeX that ``\input`` has inlined so far

@@ -1,11 +1,13 @@
-"""``\\input`` and ``\\include``: another ``.tex`` file of the same problem folder, inlined."""
+"""``\\input`` and ``\\include``: another ``.tex`` file of the problem folder, or of the archive around it
+(a contest's shared template one level up), inlined; never a file outside the archive."""
 
 from __future__ import annotations
 
 import html
+import posixpath
 
 from ...errors import LatexError
-from ..document import is_local_path
+from ...source.shared import input_name
 from .core import Context, _plain, render_blocks
 from .macros import expand_macros
 from .nodes import Cmd
@@ -16,13 +18,17 @@ MAX_INLINED = 8 * 1024 * 1024  # characters inlined in all: nine files each inpu
 
 
 def _input(cmd: Cmd, ctx: Context) -> str:
-    """``\\input{file}``: another .tex file of the problem folder, inlined; never a file outside it."""
+    """``\\input{file}``: another .tex file of the problem folder or of the archive around it, inlined;
+    never a file outside the archive."""
     name = _plain(cmd.arg(0))
-    if not is_local_path(name):
-        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name}{{{name}}} points outside the problem folder; refused")
-    found = next((n for n in (name, name + ".tex") if n in ctx.inputs), None)
+    key = input_name(name, ctx.folder)
+    if key is None:
+        where = "the archive" if ctx.folder else "the problem folder"
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name}{{{name}}} points outside {where}; refused")
+    found = next((n for n in (key, key + ".tex") if n in ctx.inputs), None)
     if found is None:
-        ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: no such .tex file beside this one; left out")
+        where = "in the archive" if key.startswith("../") else "beside this one"
+        ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: no such .tex file {where}; left out")
         return f'<p class="missing">[\\{cmd.name}{{{html.escape(name)}}}: file not found]</p>'
     if found in ctx.input_stack or len(ctx.input_stack) >= MAX_INPUT_DEPTH:
         chain = " -> ".join([*ctx.input_stack, found])
@@ -32,7 +38,7 @@ def _input(cmd: Cmd, ctx: Context) -> str:
         raise LatexError(
             ctx.doc.path, cmd.line, f"\\{cmd.name} inlines over {MAX_INLINED >> 20} MiB of TeX in all; refused"
         )
-    path = ctx.doc.path.rsplit("/", 1)[0] + "/" + found
+    path = posixpath.normpath(ctx.doc.path.rsplit("/", 1)[0] + "/" + found)
     nodes = parse_latex(expand_macros(ctx.inputs[found], path, ctx.macros, ctx.inputs), path)
     before = len(ctx.doc.warnings)
     ctx.input_stack.append(found)

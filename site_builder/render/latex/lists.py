@@ -1,4 +1,5 @@
-"""Lists: ``itemize``, ``enumerate`` and ``description``, nested, with ``\\item[label]``."""
+"""Lists: ``itemize``, ``enumerate``, ``description`` and LaTeX's own ``list`` (as ``itemize``), nested,
+with ``\\item[label]``."""
 
 from __future__ import annotations
 
@@ -78,4 +79,4 @@ def _item_outside_list(cmd: Cmd, ctx: Context) -> str:
 
 
 COMMANDS = {"item": _item_outside_list}
-ENVIRONMENTS = dict.fromkeys(("itemize", "enumerate", "description"), _list)
+ENVIRONMENTS = dict.fromkeys(("itemize", "enumerate", "description", "list"), _list)  # list{label}{spacing}

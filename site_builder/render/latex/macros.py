@@ -9,10 +9,12 @@ and TikZ pictures are copied as they are (a picture is compiled by TeX, given th
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 from ...errors import LatexError
+from ...source.shared import input_name
 from .parser import PICTURE_ENVS, VERBATIM_ENVS, matching
 
 MAX_EXPANSIONS = 200_000
@@ -23,6 +25,7 @@ RAW_ENVS = VERBATIM_ENVS | PICTURE_ENVS
 DEFINERS = frozenset(
     {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def", "gdef", "edef", "xdef"}
     | {"let", "DeclareMathOperator"}
+    | {"newenvironment", "renewenvironment", "provideenvironment"}
 )
 # What a TikZ picture may need from its document's preamble, besides definitions: kept as written.
 PICTURE_SETUP = frozenset(
@@ -34,6 +37,7 @@ _PARAMS = re.compile(r"(?:#[1-9])*")
 _SPACE = re.compile(r"(?:[ \t]|\n(?![ \t]*\n)|%[^\n]*\n)*")  # spaces, one newline, comments: never a blank line
 _AFTER_WORD = re.compile(r"[ \t]*(?:\n(?![ \t]*\n)[ \t]*)?")  # the space after a control word, as TeX skips it
 _INPUT_NAME = re.compile(r"\s*\{([^{}]*)\}")
+_ENV_NAME = re.compile(r"[ \t]*\{([A-Za-z@*]+)\}")
 _CHUNK = 512  # characters of the input below joined on at least, when a construct reads past the end of its text
 _LOOKAHEAD = 64  # characters a construct may look ahead without reading them: ``\begin {verbatim}``
 _RAW_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(e) for e in sorted(RAW_ENVS)) + r")\}")
@@ -59,14 +63,14 @@ class Macros:
     switches: dict[str, bool] = field(default_factory=lambda: {"plastex": True})
 
 
-def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] | None = None) -> str:
+def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] | None = None, folder: str = "") -> str:
     """The source with the definitions it makes taken out and every use of a defined macro expanded.
 
     ``inputs`` are the ``.tex`` files that ``\\input`` may name: their definitions are read where they are
     input, so a shared ``macros.tex`` works. Raises ``LatexError`` with the line for a definition that is
     not closed or an expansion that never ends.
     """
-    return _Expander(text, path, macros, inputs or {}).run()
+    return _Expander(text, path, macros, inputs or {}, folder=folder).run()
 
 
 class _Expander:
@@ -78,7 +82,9 @@ class _Expander:
     a macro) has ``text`` joined with more of the input below, from ``mark``, the start of the construct.
     """
 
-    def __init__(self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0) -> None:
+    def __init__(
+        self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0, folder: str = ""
+    ) -> None:
         self.text = text
         self.pos = 0
         self.mark = 0  # the start of the construct being read: kept when more input is joined on
@@ -88,6 +94,7 @@ class _Expander:
         self.path = path
         self.macros = macros
         self.inputs = inputs
+        self.folder = folder  # the document's folder in the archive (see ``inputs.input_name``)
         self.depth = depth
         self.out: list[str] = []
         self.open_ifs: list[str] = []  # the switches whose ``\fi`` is still to come, innermost last
@@ -206,6 +213,9 @@ class _Expander:
             self._copy_raw(raw.group(1))
         elif name == "verb":
             self._copy_verb()
+        elif name in ("begin", "end") and (env := self._match(_ENV_NAME)) and f"{name}@{env[1]}" in self.macros.defined:
+            self.pos = env.end()  # an environment the document defines: its begin or end code, expanded
+            self._expand(f"{name}@{env[1]}")
         elif name in DEFINERS:
             self._definition(name)
         elif name in ("input", "include") and self.depth < 8:
@@ -239,15 +249,37 @@ class _Expander:
 
     def _definition(self, kind: str) -> None:
         try:
-            name, macro = self._read_definition(kind)
+            found = self._read_environment(kind) if kind.endswith("environment") else [self._read_definition(kind)]
         except _NotMine:
             self.emit(self.text[self.mark : self.pos])
             return
         source = self.text[self.mark : self.pos]
-        if macro is not None and not (kind == "providecommand" and name in self.macros.defined):
-            self.macros.defined[name] = macro
+        for name, macro in found:
+            if macro is not None and not (kind.startswith("provide") and name in self.macros.defined):
+                self.macros.defined[name] = macro
+        if found:
             self.macros.sources.append(source)
         self.emit("{}" + "%\n" * source.count("\n"))
+
+    def _read_environment(self, kind: str) -> list[tuple[str, Macro | None]]:
+        """``\\newenvironment{name}[n][default]{begin code}{end code}``: ``\\begin{name}`` becomes the begin
+        code (with its arguments), ``\\end{name}`` the end code, as TeX expands them (so an environment
+        opened in one and closed in the other, a ``list`` inside a box, is whole once both are in place)."""
+        self._take("*")
+        self._skip_space()
+        env = self._match(_ENV_NAME)
+        if env is None:
+            raise _NotMine
+        self.pos = env.end()
+        count = self._read_bracket()
+        default = self._read_bracket()
+        number = min(int(count), 9) if count is not None and count.strip().isdigit() else 0
+        # A code ending in a control word is closed off: ``\\par`` and the text after ``\\end{name}`` stay apart.
+        begin, end = (_closed(self._read_group(f"the environment's {part} code")) for part in ("begin", "end"))
+        return [
+            (f"begin@{env[1]}", Macro(number, default if number else None, begin)),
+            (f"end@{env[1]}", Macro(0, None, end)),
+        ]
 
     def _read_definition(self, kind: str) -> tuple[str, Macro | None]:
         if kind == "let":
@@ -350,13 +382,13 @@ class _Expander:
         m = self._match(_INPUT_NAME, _LOOKAHEAD)
         if m is None:
             return
-        name = m.group(1).strip()
-        found = next((n for n in (name, name + ".tex") if n in self.inputs), None)
+        key = input_name(m.group(1).strip(), self.folder)
+        found = next((n for n in (key, key + ".tex") if n in self.inputs), None) if key is not None else None
         if found is None or found in self.macros.inputs_read:
             return
         self.macros.inputs_read.add(found)
-        path = self.path.rsplit("/", 1)[0] + "/" + found
-        _Expander(self.inputs[found], path, self.macros, self.inputs, self.depth + 1).run()
+        path = posixpath.normpath(self.path.rsplit("/", 1)[0] + "/" + found)
+        _Expander(self.inputs[found], path, self.macros, self.inputs, self.depth + 1, self.folder).run()
 
     # Conditionals: ``\newif\ifname``, ``\nametrue``, ``\namefalse``, ``\ifname ... \else ... \fi``
 
@@ -437,7 +469,7 @@ class _Expander:
             args.append(macro.default if given is None else given)
         while len(args) < macro.params:
             args.append(self._read_argument(name))
-        if macro.params == 0 and name[:1].isalpha():
+        if macro.params == 0 and name[:1].isalpha() and not name.startswith(("begin@", "end@")):  # \end{x}: no word
             m = self._match(_AFTER_WORD)
             assert m is not None
             self.pos = m.end()
@@ -480,6 +512,11 @@ class _Expander:
             self.pos += consume
             return True
         return False
+
+
+def _closed(code: str) -> str:
+    """``code`` with ``{}`` after a control word that ends it, so that it does not run into what follows."""
+    return code + "{}" if re.search(r"\\[A-Za-z@]+$", code) else code
 
 
 class _NotMine(Exception):

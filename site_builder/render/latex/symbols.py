@@ -83,6 +83,11 @@ SYMBOLS = {
 
 IGNORED = frozenset(
     {
+        "makeatletter",  # catcodes, which a reader of definitions as text needs not change
+        "makeatother",
+        "phantom",  # space the size of its argument: nothing on a page that flows
+        "hphantom",
+        "vphantom",
         "maketitle",
         "noindent",
         "indent",
@@ -202,6 +207,10 @@ INLINE_TAGS = {
     "textnormal": ("", ""),
     "mbox": ('<span class="nowrap">', "</span>"),
     "fbox": ('<span class="boxed">', "</span>"),
+    "makebox": ('<span class="nowrap">', "</span>"),
+    "framebox": ('<span class="boxed">', "</span>"),
+    "sout": ("<s>", "</s>"),
+    "xout": ("<s>", "</s>"),
     "textsuperscript": ("<sup>", "</sup>"),
     "textsubscript": ("<sub>", "</sub>"),
     "enquote": ("\u201c", "\u201d"),

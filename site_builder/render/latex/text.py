@@ -63,6 +63,21 @@ def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
     return f"<code>{html.escape(_plain(cmd.arg(0)))}</code>"
 
 
+_ENSUREMATH = re.compile(r"\\ensuremath(?![A-Za-z@])")
+
+
+def _ensuremath_in_math(tex: str) -> str:
+    """``\\ensuremath{x}`` in math is ``{x}`` (Temml has no ``\\ensuremath``; macros often use it)."""
+    return _ENSUREMATH.sub("", tex) if "ensuremath" in tex else tex
+
+
+MATH_FILTERS = (_ensuremath_in_math,)
+# Boxes that only place or colour their text: the text (``\\raisebox{lift}{text}``, ``\\colorbox{c}{text}``).
+HOLDERS = {
+    "raisebox": lambda cmd, ctx: cmd.arg(1),
+    "colorbox": lambda cmd, ctx: cmd.arg(1),
+    "fcolorbox": lambda cmd, ctx: cmd.arg(2),
+}
 COMMANDS = {
     "\\": _line_break,
     "newline": _line_break,
