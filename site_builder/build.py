@@ -375,8 +375,19 @@ class Builder:
         # every entry keyed, in the site's order: so is the site
         if all(entry_url(e) in keys for e in site.entries):
             whole = hashlib.sha256(shared.encode())
-            for entry in site.entries:  # what other pages can show of it: its card, less its searchable text
-                whole.update(f"\n{entry_url(entry)} {listed(entry)}".encode())
+            # What other pages can show of each entry (``listed``): its card but its runs, a function of
+            # its content key, remembered by it (``listed.json``), and its runs.
+            memo = JsonStore(self.options.cache / "listed.json", "listing cache")
+            seen: dict[str, str] = {}
+            for entry in site.entries:
+                content = self.content_keys[entry.path]
+                shown = memo.get(content)
+                if not isinstance(shown, str):
+                    shown = hashlib.sha256(listed(replace(entry, runs=())).encode()).hexdigest()
+                seen[content] = shown
+                whole.update(f"\n{entry_url(entry)} {shown} {entry.runs!r}".encode())
+            if seen != memo.data:
+                write_json(memo.path, seen)
             site_key = whole.hexdigest()
             keys.update(
                 {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}
