@@ -185,7 +185,7 @@ def test_the_budget_counts_the_input_below_every_pending_expansion(monkeypatch: 
     """With \\a's and \\b's results still being read when \\c expands, the document after it holds \\c's
     result, what is left of theirs, and the rest of the document after \\a: the last counts too."""
     monkeypatch.setattr(macros, "MAX_SIZE", 1 << 20)
-    # (the space after \\a ends its name, and is skipped as TeX skips it)
+    # (the space after \a ends its name, and is skipped as TeX skips it)
     chain = "\\def\\a{\\b.}\\def\\b{\\c.}\\def\\c{" + "x" * (500 << 10) + "}\\a "
     fits = expanded(chain + "y" * (400 << 10))
     assert fits == "{}{}{}" + "x" * (500 << 10) + ".." + "y" * (400 << 10)
