@@ -19,13 +19,16 @@ MiB = 1 << 20
 
 
 @pytest.fixture(autouse=True)
-def _found_removing_nothing() -> None:
+def _found_removing_nothing() -> Iterator[None]:
     """Where groups are made is found once per process, and the groups of ended builds there removed then:
-    here that first look removes nothing, so that the tests below remove only groups they made, in a group of
-    their own (on a shared machine, a mistake in the removal could otherwise end other builds' runs)."""
+    here each test finds it afresh, removing nothing, so that the tests below remove only groups they made, in
+    a group of their own (on a shared machine, a mistake in the removal could otherwise end other builds' runs)."""
+    cgroup.hierarchy.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cgroup, "_remove_stale", lambda base: None)
         cgroup.hierarchy()
+    yield
+    cgroup.hierarchy.cache_clear()
 
 
 @pytest.fixture
@@ -45,10 +48,9 @@ def _values(group: cgroup.Group, *names: str) -> list[int]:
     return [int((f / n).read_text()) for f in group.folders for n in names if (f / n).exists()]
 
 
-def _dead_pid() -> int:
-    done = subprocess.Popen(["true"])
-    done.wait()
-    return done.pid
+def _no_process() -> int:
+    """A process id no process can have: above the kernel's largest."""
+    return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
 
 
 def test_a_group_holds_its_limits_and_a_new_limit_replaces_them(group: cgroup.Group) -> None:
@@ -139,7 +141,7 @@ def _state(pid: int) -> str:
 
 def test_only_groups_named_for_an_ended_process_are_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Judged by name alone, in a folder of any kind (no control group is touched)."""
-    dead = _dead_pid()
+    dead = _no_process()
     names = [f"site-builder-{dead}-0", f"site-builder-{dead}-12", f"site-builder-{os.getpid()}-0"]
     names += [f"site-builder-probe-{dead}", f"other-builder-{dead}-0", f"site-builder-{dead}"]
     for name in names:
@@ -148,3 +150,43 @@ def test_only_groups_named_for_an_ended_process_are_stale(tmp_path: Path, monkey
     monkeypatch.setattr(cgroup, "_remove", lambda folder: removed.append(folder.name))
     cgroup._remove_stale(tmp_path)
     assert sorted(removed) == [f"site-builder-{dead}-0", f"site-builder-{dead}-12"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="groups are looked for as root only")
+def test_groups_are_made_where_both_controllers_are_and_a_group_can_be_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On hierarchies laid out in a folder: cgroup v1 (a hierarchy per controller), v2 (one, naming its
+    controllers), and each where a group cannot be made there or a controller is missing."""
+
+    def found(layout: dict[str, str]) -> tuple[int, tuple[Path, ...]] | None:
+        root = tmp_path / f"layout-{len(list(tmp_path.iterdir()))}"
+        for name, text in layout.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+        monkeypatch.setattr(cgroup, "ROOT", root)
+        cgroup.hierarchy.cache_clear()
+        return cgroup.hierarchy()
+
+    v1 = {"pids/cgroup.procs": "", "memory/cgroup.procs": ""}
+    assert found(v1) == (1, (cgroup.ROOT / "pids", cgroup.ROOT / "memory"))
+    assert cgroup.describe() == "cgroup v1 pids and memory"
+    assert found({"pids/cgroup.procs": "", "cpu/cgroup.procs": ""}) is None
+    blocked = f"{cgroup.PREFIX}-probe-{os.getpid()}"  # a file where the probe's group would be made
+    assert found({**v1, f"memory/{blocked}": ""}) is None
+    assert cgroup.describe() == "rlimits (no cgroup)"
+    assert found({**v1, f"pids/{blocked}": ""}) is None
+    assert found({"cgroup.controllers": "cpu io memory pids\n"}) == (2, (cgroup.ROOT,))
+    assert (cgroup.ROOT / "cgroup.subtree_control").read_text() == "+pids +memory\n"
+    assert found({"cgroup.controllers": "cpu io memory\n"}) is None
+
+
+def test_removing_a_group_whose_process_has_ended_is_no_error(tmp_path: Path) -> None:
+    """A process listed in a group may end before it is killed (here a folder stands for the group, listing a
+    process id no process has): removing the group goes on, and gives up on a folder it cannot remove."""
+    group = tmp_path / "group"
+    group.mkdir()
+    (group / "cgroup.procs").write_text(f"{_no_process()}\n")
+    cgroup._remove(group)
+    assert group.is_dir()  # a folder, unlike a group, cannot be removed while it holds a file
+    cgroup._remove(tmp_path / "gone")  # a group already removed
