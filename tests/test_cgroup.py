@@ -190,3 +190,33 @@ def test_removing_a_group_whose_process_has_ended_is_no_error(tmp_path: Path) ->
     cgroup._remove(group)
     assert group.is_dir()  # a folder, unlike a group, cannot be removed while it holds a file
     cgroup._remove(tmp_path / "gone")  # a group already removed
+
+
+def test_a_limit_is_written_to_the_files_of_each_version_the_group_has(tmp_path: Path) -> None:
+    """A folder stands for a group of cgroup v2 (``memory.max``, and no swap) and one of v1
+    (``memory.limit_in_bytes``): each file a group has holds its limit, and no other file is made."""
+    v2, v1 = tmp_path / "v2", tmp_path / "v1"
+    for folder, names in ((v2, ("pids.max", "memory.max", "memory.swap.max")), (v1, ("memory.limit_in_bytes",))):
+        folder.mkdir()
+        for name in names:
+            (folder / name).write_text("max\n")
+    cgroup.Group((v2, v1), 2).limit(3, 32 * MiB)
+    assert {f"{p.parent.name}/{p.name}": p.read_text() for p in tmp_path.glob("*/*")} == {
+        "v2/pids.max": "3\n",
+        "v2/memory.max": f"{32 * MiB}\n",
+        "v2/memory.swap.max": "0\n",
+        "v1/memory.limit_in_bytes": f"{32 * MiB}\n",
+    }
+
+
+def test_a_group_made_in_part_is_removed(group: cgroup.Group, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the group cannot be made in every hierarchy (the second is missing here), what was made of it is
+    removed, and there is no group (inside this test's own group, so nothing else is touched)."""
+    base = group.folders[0]
+    monkeypatch.setattr(cgroup, "hierarchy", lambda: (1, (base, tmp_path / "missing")))
+    try:
+        assert cgroup.make_group(7, 64 * MiB) is None
+        assert not [f for f in base.iterdir() if f.is_dir()]
+    finally:
+        for left in [f for f in base.iterdir() if f.is_dir()]:
+            left.rmdir()
