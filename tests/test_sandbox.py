@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -54,6 +56,57 @@ def test_runs_reuse_one_launcher(launchers: sandbox._Launchers) -> None:
     results = [run("print(input())", stdin=f"{n}\n".encode()) for n in range(3)]
     assert [r.stdout for r in results] == [b"0\n", b"1\n", b"2\n"]
     assert len(launchers.started) == 1
+
+
+def test_a_launchers_channels_keep_each_message_apart(launchers: sandbox._Launchers) -> None:
+    """The launcher answers a run's start and then its end: on a stream the two could arrive as one read,
+    and the end would be lost. Both the launcher's channel and the sandbox's are of datagrams."""
+    assert run("print(1)").stdout == b"1\n"
+    (launcher,) = launchers.started
+    assert launcher.outer.type == launcher.sock.type == socket.SOCK_SEQPACKET
+
+
+def test_a_sandbox_that_cannot_start_says_why() -> None:
+    pool = sandbox._Launchers(namespaces=True)
+    missing = "/nonexistent/site-builder-toolchain"
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sandbox, "_LAUNCHERS", pool)
+            if not sandbox.isolated():
+                pytest.skip("runs are not isolated on this machine")
+            with pytest.raises(sandbox.LauncherError) as info:
+                sandbox.run(["true"], None, Limits(wall=5), toolchain=sandbox.Toolchain(((missing, "/opt/tool"),)))
+    finally:
+        pool.close()
+    assert re.fullmatch(f"the sandbox did not start: bwrap: [^\\n]*{missing}[^\\n]*", str(info.value)), info.value
+
+
+def test_an_interpreter_needs_the_folders_above_its_real_file_outside_usr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its prefix (where its libraries are), found from the file a link leads to; for this build's own
+    interpreter, the base of its virtual environment too. Nothing in ``/usr``, and never the root."""
+    (tmp_path / "tool" / "bin").mkdir(parents=True)
+    (tmp_path / "tool" / "bin" / "run").write_text("")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "run").symlink_to(tmp_path / "tool" / "bin" / "run")
+    real_tool = Path(os.path.realpath(tmp_path / "tool"))
+    base = Path(os.path.realpath(tmp_path)) / "base"
+    monkeypatch.setattr(sys, "base_prefix", str(base))
+    assert sandbox.interpreter_folders(str(tmp_path / "tool" / "bin" / "run")) == (real_tool,)
+    assert sandbox.interpreter_folders(str(tmp_path / "links" / "run")) == (real_tool,)
+    for elsewhere in ("/usr/lib/tool/bin/run", "/usr/local/bin/tool", "/usr", "/tool-at-the-root"):
+        assert sandbox.interpreter_folders(elsewhere) == (), elsewhere
+    prefix = Path(os.path.realpath(sys.executable)).parent.parent
+    own = {base} | ({prefix} if not prefix.is_relative_to("/usr") else set())
+    assert sandbox.interpreter_folders(sys.executable) == tuple(sorted(own))
+
+
+def test_a_toolchain_showing_folders_keeps_the_files_it_makes() -> None:
+    made = (("/etc/tool.conf", b"x=1\n"), ("/usr/local/bin/tool", "/opt/tool/bin/tool"))
+    assert sandbox.Toolchain.showing(Path("/opt/tool"), made=made) == sandbox.Toolchain(
+        (("/opt/tool", "/opt/tool"),), made
+    )
 
 
 def test_a_launcher_killed_while_idle_is_replaced(launchers: sandbox._Launchers) -> None:
