@@ -66,19 +66,43 @@ def test_a_launchers_channels_keep_each_message_apart(launchers: sandbox._Launch
     assert launcher.outer.type == launcher.sock.type == socket.SOCK_SEQPACKET
 
 
-def test_a_sandbox_that_cannot_start_says_why() -> None:
-    pool = sandbox._Launchers(namespaces=True)
+def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bubblewrap's reason (its first 4 KiB, whatever its bytes), or that there was none, when it ends or
+    is still not ready when the time to start is up."""
+    from site_builder.sandbox.isolation import Isolation
+
+    def failure(toolchain: sandbox.Toolchain | None = None) -> str:
+        pool = sandbox._Launchers(namespaces=True)
+        try:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(sandbox, "_LAUNCHERS", pool)
+                with pytest.raises(sandbox.LauncherError) as info:
+                    sandbox.run(["true"], None, Limits(wall=5), toolchain=toolchain or sandbox.Toolchain())
+        finally:
+            pool.close()
+        return str(info.value)
+
     missing = "/nonexistent/site-builder-toolchain"
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(sandbox, "_LAUNCHERS", pool)
-            if not sandbox.isolated():
-                pytest.skip("runs are not isolated on this machine")
-            with pytest.raises(sandbox.LauncherError) as info:
-                sandbox.run(["true"], None, Limits(wall=5), toolchain=sandbox.Toolchain(((missing, "/opt/tool"),)))
-    finally:
-        pool.close()
-    assert re.fullmatch(f"the sandbox did not start: bwrap: [^\\n]*{missing}[^\\n]*", str(info.value)), info.value
+    if sandbox.isolated():
+        why = failure(sandbox.Toolchain(((missing, "/opt/tool"),)))
+        assert re.fullmatch(f"the sandbox did not start: bwrap: [^\\n]*{missing}[^\\n]*", why), why
+    mode = "root" if os.geteuid() == 0 else "user"
+    fakes = {
+        "silent": "exit 1",
+        "long": "printf '\\377' >&2; head -c 5000 /dev/zero | tr '\\0' x >&2; exit 1",
+        "hanging": "exec sleep 30",
+    }
+    for name, script in fakes.items():
+        (tmp_path / name).write_text(f"#!/bin/sh\n{script}\n")
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setattr(sandbox, "SANDBOX_START", 1.0)
+    for name, reason in (
+        ("silent", "no reason given"),
+        ("long", "\ufffd" + "x" * 4095),
+        ("hanging", "no reason given"),
+    ):
+        monkeypatch.setattr(sandbox, "isolation_level", lambda name=name: Isolation(mode, str(tmp_path / name)))
+        assert failure() == f"the sandbox did not start: {reason}", name
 
 
 def test_an_interpreter_needs_the_folders_above_its_real_file_outside_usr(

@@ -46,6 +46,7 @@ from .isolation import Isolation, Spec
 MiB = 1024 * 1024
 KILL = b"kill"  # launcher.KILL: stop the current run
 STDERR_KEPT = 8192
+SANDBOX_START = 30.0  # seconds a new sandbox may take to say it is ready
 # The wrapper that copies a file of the working folder to descriptor 3 once the program has ended.
 COLLECT = '"$@"; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
 # The same for a folder (``collect`` ending in "/"): its files as a tar archive, read in memory only.
@@ -429,7 +430,7 @@ class Launcher:
             theirs.close()
             renewed.close()
             renewer.close()
-            ours.settimeout(30.0)
+            ours.settimeout(SANDBOX_START)
             try:
                 ready = ours.recv(1 << 16)
             except OSError:
