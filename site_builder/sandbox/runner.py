@@ -431,15 +431,18 @@ class Launcher:
             renewed.close()
             renewer.close()
             ours.settimeout(SANDBOX_START)
+            late = ""  # said when the sandbox is still not ready: it hangs, rather than failed
             try:
                 ready = ours.recv(1 << 16)
+            except TimeoutError:
+                ready, late = b"", f" within {SANDBOX_START:g} s"
             except OSError:
                 ready = b""
             ours.settimeout(None)
             if not ready:
                 os.lseek(errors, 0, os.SEEK_SET)
                 why = os.read(errors, 4096).decode("utf-8", "replace").strip() or "no reason given"
-                raise LauncherError(f"the sandbox did not start: {why}")
+                raise LauncherError(f"the sandbox did not start{late}: {why}")
             return ours
         except BaseException:
             ours.close()
