@@ -181,6 +181,19 @@ def test_the_document_may_not_grow_past_its_budget(monkeypatch: pytest.MonkeyPat
     assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 1 MiB"
 
 
+def test_the_budget_counts_the_input_below_every_pending_expansion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With \\a's and \\b's results still being read when \\c expands, the document after it holds \\c's
+    result, what is left of theirs, and the rest of the document after \\a: the last counts too."""
+    monkeypatch.setattr(macros, "MAX_SIZE", 1 << 20)
+    # (the space after \a ends its name, and is skipped as TeX skips it)
+    chain = "\\def\\a{\\b.}\\def\\b{\\c.}\\def\\c{" + "x" * (500 << 10) + "}\\a "
+    fits = expanded(chain + "y" * (400 << 10))
+    assert fits == "{}{}{}" + "x" * (500 << 10) + ".." + "y" * (400 << 10)
+    with pytest.raises(LatexError) as info:
+        expanded(chain + "y" * (600 << 10))
+    assert str(info.value) == "t/x/solution.tex:1: \\c: expanding it grows the document past 1 MiB"
+
+
 @pytest.mark.parametrize(
     ("source", "result"),
     [

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -54,6 +56,82 @@ def test_runs_reuse_one_launcher(launchers: sandbox._Launchers) -> None:
     results = [run("print(input())", stdin=f"{n}\n".encode()) for n in range(3)]
     assert [r.stdout for r in results] == [b"0\n", b"1\n", b"2\n"]
     assert len(launchers.started) == 1
+
+
+def test_a_launchers_channels_keep_each_message_apart(launchers: sandbox._Launchers) -> None:
+    """The launcher answers a run's start and then its end: on a stream the two could arrive as one read,
+    and the end would be lost. Both the launcher's channel and the sandbox's are of datagrams."""
+    assert run("print(1)").stdout == b"1\n"
+    (launcher,) = launchers.started
+    assert launcher.outer.type == launcher.sock.type == socket.SOCK_SEQPACKET
+
+
+def test_a_sandbox_that_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bubblewrap's reason (its first 4 KiB, whatever its bytes), or that there was none, when it ends or
+    is still not ready when the time to start is up."""
+    from site_builder.sandbox.isolation import Isolation
+
+    def failure(toolchain: sandbox.Toolchain | None = None) -> str:
+        pool = sandbox._Launchers(namespaces=True)
+        try:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(sandbox, "_LAUNCHERS", pool)
+                with pytest.raises(sandbox.LauncherError) as info:
+                    sandbox.run(["true"], None, Limits(wall=5), toolchain=toolchain or sandbox.Toolchain())
+        finally:
+            pool.close()
+        return str(info.value)
+
+    missing = "/nonexistent/site-builder-toolchain"
+    if sandbox.isolated():
+        why = failure(sandbox.Toolchain(((missing, "/opt/tool"),)))
+        assert re.fullmatch(f"the sandbox did not start: bwrap: [^\\n]*{missing}[^\\n]*", why), why
+    mode = "root" if os.geteuid() == 0 else "user"
+    fakes = {
+        "silent": "exit 1",
+        "long": "printf '\\377' >&2; head -c 5000 /dev/zero | tr '\\0' x >&2; exit 1",
+        "hanging": "exec sleep 30",
+    }
+    for name, script in fakes.items():
+        (tmp_path / name).write_text(f"#!/bin/sh\n{script}\n")
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setattr(sandbox, "SANDBOX_START", 1.0)
+    reasons = {
+        "silent": ": no reason given",
+        "long": ": \ufffd" + "x" * 4095,
+        "hanging": " within 1 s: no reason given",
+    }
+    for name, reason in reasons.items():
+        monkeypatch.setattr(sandbox, "isolation_level", lambda name=name: Isolation(mode, str(tmp_path / name)))
+        assert failure() == f"the sandbox did not start{reason}", name
+
+
+def test_an_interpreter_needs_the_folders_above_its_real_file_outside_usr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its prefix (where its libraries are), found from the file a link leads to; for this build's own
+    interpreter, the base of its virtual environment too. Nothing in ``/usr``, and never the root."""
+    (tmp_path / "tool" / "bin").mkdir(parents=True)
+    (tmp_path / "tool" / "bin" / "run").write_text("")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "run").symlink_to(tmp_path / "tool" / "bin" / "run")
+    real_tool = Path(os.path.realpath(tmp_path / "tool"))
+    base = Path(os.path.realpath(tmp_path)) / "base"
+    monkeypatch.setattr(sys, "base_prefix", str(base))
+    assert sandbox.interpreter_folders(str(tmp_path / "tool" / "bin" / "run")) == (real_tool,)
+    assert sandbox.interpreter_folders(str(tmp_path / "links" / "run")) == (real_tool,)
+    for elsewhere in ("/usr/lib/tool/bin/run", "/usr/local/bin/tool", "/usr", "/tool-at-the-root"):
+        assert sandbox.interpreter_folders(elsewhere) == (), elsewhere
+    prefix = Path(os.path.realpath(sys.executable)).parent.parent
+    own = {base} | ({prefix} if not prefix.is_relative_to("/usr") else set())
+    assert sandbox.interpreter_folders(sys.executable) == tuple(sorted(own))
+
+
+def test_a_toolchain_showing_folders_keeps_the_files_it_makes() -> None:
+    made = (("/etc/tool.conf", b"x=1\n"), ("/usr/local/bin/tool", "/opt/tool/bin/tool"))
+    assert sandbox.Toolchain.showing(Path("/opt/tool"), made=made) == sandbox.Toolchain(
+        (("/opt/tool", "/opt/tool"),), made
+    )
 
 
 def test_a_launcher_killed_while_idle_is_replaced(launchers: sandbox._Launchers) -> None:
@@ -369,6 +447,9 @@ def test_paths_in_the_sandboxs_own_places_are_shown_under_run_host() -> None:
     assert isolation.shown_at("/tmpx/y") == "/tmpx/y"
     with pytest.raises(ValueError, match="/dev is the sandbox's own"):
         isolation.shown_at("/dev/sda")
+    for path in ("/proc", "/proc/1/root"):
+        with pytest.raises(ValueError, match="/proc is the sandbox's own"):
+            isolation.shown_at(path)
     binds = (("/tmp/venv", "/tmp/venv"), ("/srv/x", "/srv/x"))
     assert isolation.shown_args(["/tmp/venv/bin/python", "-c", "/tmp/venvx", "/srv/x/y", "/tmp/venv"], binds) == [
         "/run/host/tmp/venv/bin/python",
@@ -394,6 +475,13 @@ def test_a_clone_whose_flags_look_like_an_allowed_personality_is_still_refused()
     eperm = 0x00050000 | 1
     for flags in (0x00020000, 0x00020008, 0xFFFFFFFF):
         assert _run_bpf(program, clone, abi.arch, (flags,)) == eperm, hex(flags)
+
+
+def _destinations(args: list[str]) -> list[str]:
+    """Every place a bubblewrap command line makes in the sandbox (a folder, a mount, a link or a file)."""
+    operands = {"--dir": 1, "--tmpfs": 1, "--proc": 1, "--ro-bind": 2, "--dev-bind": 2, "--symlink": 2, "--file": 2}
+    end = args.index("--")
+    return [args[i + operands[a]] for i, a in enumerate(args[:end]) if a in operands]
 
 
 def _holds(args: list[str], *words: str) -> bool:
@@ -436,9 +524,14 @@ def test_the_sandbox_command_shows_what_the_spec_names_and_nothing_writable_besi
     assert _holds(args, "--perms", "0444", "--file", "5", "/etc/passwd")
     assert _holds(args, "--perms", "0755", "--dir", "/opt/empty")
     assert args.count("/opt") == 1, "a folder is made once"
+    places = _destinations(args)
+    assert len(places) == len(set(places)) and "/" not in places, "nothing is made twice, nor over the root"
+    made = {args[i + 1] for i, a in enumerate(args) if a == "--dir"}
+    assert made == {"/etc", "/opt", "/run", "/run/host", "/run/host/tmp", "/usr/local", "/usr/local/bin", "/opt/empty"}
     tail = ["--chdir", "/", "--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", "7", "--"]
     assert args[-3 - len(tail) : -3] == tail and args[-3:] == ["/run/host/tmp/venv/bin/python", "-c", "x"]
     assert "--seccomp" not in isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["true"], Spec())
+    assert _holds(isolation.command(Isolation(mode, "/usr/bin/bwrap"), ["true"], Spec(seccomp_fd=0)), "--seccomp", "0")
 
 
 def test_the_isolation_says_what_it_is() -> None:
@@ -467,3 +560,41 @@ def test_the_isolation_probe_says_why_a_sandbox_does_not_start(tmp_path: Path) -
     noisy.write_text("#!/bin/sh\necho first >&2\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     noisy.chmod(0o755)
     assert isolation._probe(Isolation(mode, str(noisy))) == "bwrap: No permissions to create new namespace"
+
+
+def test_the_isolation_probe_runs_with_nothing_of_the_builder_and_gives_up_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe's bubblewrap reads no input of the builder's and has its own PATH alone; one that hangs is
+    stopped; a probe that fails on the way leaves no descriptor open."""
+    from site_builder.sandbox import isolation, seccomp
+    from site_builder.sandbox.isolation import Isolation
+
+    mode = "root" if os.geteuid() == 0 else "user"
+    telling = tmp_path / "telling-bwrap"
+    telling.write_text('#!/bin/sh\necho "stdin=$(readlink /proc/self/fd/0) PATH=$PATH HOME=${HOME-none}" >&2\nexit 1\n')
+    telling.chmod(0o755)
+    read, write = os.pipe()
+    saved = os.dup(0)
+    try:
+        os.dup2(read, 0)  # a builder whose standard input is a pipe, whose data is not the probe's to read
+        told = isolation._probe(Isolation(mode, str(telling)))
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read, write):
+            os.close(fd)
+    assert told == "stdin=/dev/null PATH=/usr/bin:/bin HOME=none"
+
+    hanging = tmp_path / "hanging-bwrap"
+    hanging.write_text("#!/bin/sh\nexec sleep 30\n")
+    hanging.chmod(0o755)
+    monkeypatch.setattr(isolation, "PROBE_TIMEOUT", 0.5)
+    assert isolation._probe(Isolation(mode, str(hanging))).endswith("timed out after 0.5 seconds")
+
+    def broken() -> bytes:
+        raise OSError("no filter today")
+
+    opened = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(seccomp, "sandbox_filter", broken)
+    assert isolation._probe(Isolation(mode, str(telling))) == "no filter today"
+    assert set(os.listdir("/proc/self/fd")) == opened

@@ -51,6 +51,7 @@ NOBODY = 65534
 # The files of /etc that programs read to start: the dynamic linker's cache, the alternatives' links.
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
 TOP = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+PROBE_TIMEOUT = 30.0  # seconds a sandboxed ``true`` may take to start and end before the sandbox is judged broken
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +216,7 @@ def _probe(isolation: Isolation) -> str:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=PROBE_TIMEOUT,
             pass_fds=(read,),
             env={"PATH": "/usr/bin:/bin"},
             check=False,

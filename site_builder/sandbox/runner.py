@@ -46,6 +46,7 @@ from .isolation import Isolation, Spec
 MiB = 1024 * 1024
 KILL = b"kill"  # launcher.KILL: stop the current run
 STDERR_KEPT = 8192
+SANDBOX_START = 30.0  # seconds a new sandbox may take to say it is ready
 # The wrapper that copies a file of the working folder to descriptor 3 once the program has ended.
 COLLECT = '"$@"; s=$?; cat -- "$0" >&3 2>/dev/null; exit $s'
 # The same for a folder (``collect`` ending in "/"): its files as a tar archive, read in memory only.
@@ -429,16 +430,19 @@ class Launcher:
             theirs.close()
             renewed.close()
             renewer.close()
-            ours.settimeout(30.0)
+            ours.settimeout(SANDBOX_START)
+            late = ""  # said when the sandbox is still not ready: it hangs, rather than failed
             try:
                 ready = ours.recv(1 << 16)
+            except TimeoutError:
+                ready, late = b"", f" within {SANDBOX_START:g} s"
             except OSError:
                 ready = b""
             ours.settimeout(None)
             if not ready:
                 os.lseek(errors, 0, os.SEEK_SET)
                 why = os.read(errors, 4096).decode("utf-8", "replace").strip() or "no reason given"
-                raise LauncherError(f"the sandbox did not start: {why}")
+                raise LauncherError(f"the sandbox did not start{late}: {why}")
             return ours
         except BaseException:
             ours.close()
