@@ -41,7 +41,9 @@ from .source.config import BuildOptions, SiteConfig
 from .source.theme import Theme
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .theme import PACKAGED
-from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnostics
+from .verify.diagnostics import verification_diagnostics
+from .verify.options import VerifyOptions
+from .verify.verifier import Progress, Verifier
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
 from ..source.archive import is_problem_dir, load_entry, reserved_folder, unique_slugs, url_slug, walk_order
 from ..source.config import BuildOptions
-from ..verify.jobs import verification_diagnostics
+from ..verify.diagnostics import verification_diagnostics
 
 
 class LiveBuilder(Builder):
