@@ -36,12 +36,14 @@ from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
 from .render.workers import CARD_BUCKETS, Job, RenderPool, Setup, card_bucket, cards_key, render_entries
-from .source.archive import hashed_only
 from .source.config import BuildOptions, SiteConfig
+from .source.testdata import hashed_only
 from .source.theme import Theme
 from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
 from .theme import PACKAGED
-from .verify.jobs import Progress, Verifier, VerifyOptions, verification_diagnostics
+from .verify.diagnostics import verification_diagnostics
+from .verify.options import VerifyOptions
+from .verify.verifier import Progress, Verifier
 
 log = logging.getLogger(__name__)
 

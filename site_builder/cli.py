@@ -27,8 +27,9 @@ from .publish.report import (
 )
 from .render.workers import EarlyStart
 from .scaffold import create_entry
-from .source.archive import missing_archive, work_tree
+from .source.archive import missing_archive
 from .source.config import BuildOptions, make_options
+from .source.walk import work_tree
 
 
 def main(argv: list[str] | None = None) -> int:

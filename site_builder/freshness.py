@@ -26,11 +26,12 @@ from .model import EntrySource
 from .publish import output
 from .publish.report import BuildReport, report_from_summary
 from .render.math import MathRenderer
-from .source.archive import Stamp, load_archive, load_stamp
+from .source.archive import load_archive
 from .source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
 from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
+from .source.walk import Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, library_versions, write_json
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from .errors import SiteError
-from .source.archive import infer_folder_name
+from .source.paths import infer_folder_name
 
 TEX = r"""\documentclass{article}
 \usepackage{amsmath,amsthm}

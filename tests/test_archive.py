@@ -10,8 +10,9 @@ import pytest
 from conftest import ArchiveMaker, options_for
 
 from site_builder.freshness import load_inputs
-from site_builder.source.archive import infer_folder_name, load_archive
+from site_builder.source.archive import load_archive
 from site_builder.source.gitdates import parse_git_log
+from site_builder.source.paths import infer_folder_name
 
 
 def test_folder_names() -> None:
@@ -228,7 +229,7 @@ def test_a_full_read_lists_each_folder_once_and_loads_what_a_fresh_listing_loads
 def test_the_archive_is_root_archive_else_root_itself_when_it_holds_one(tmp_path: Path) -> None:
     from conftest import write_tree
 
-    from site_builder.source.archive import find_archive
+    from site_builder.source.walk import find_archive
 
     assert find_archive(tmp_path) == tmp_path / "archive"  # nothing here: the default, to be reported missing
     write_tree(tmp_path, {"site/t/A-x/solution.md": "a build's copy", "site/.site-builder": "", "notes/x.txt": "x"})
@@ -244,7 +245,7 @@ def test_the_archive_is_root_archive_else_root_itself_when_it_holds_one(tmp_path
 
 
 def test_the_builder_s_folders_are_neither_walked_nor_stamped(make_archive: ArchiveMaker) -> None:
-    from site_builder.source.archive import find_problem_folders, load_stamp
+    from site_builder.source.walk import find_problem_folders, load_stamp
 
     archive = make_archive(
         {

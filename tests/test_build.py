@@ -22,8 +22,9 @@ from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
 from site_builder.render.workers import CARD_BUCKETS, EarlyStart, cards_key
-from site_builder.source.archive import find_problem_folders, is_test_data
 from site_builder.source.config import BuildOptions
+from site_builder.source.testdata import is_test_data
+from site_builder.source.walk import find_problem_folders
 
 
 def entry_folders() -> list[Path]:
@@ -283,7 +284,7 @@ def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from site_builder import freshness
-    from site_builder.source import archive as archive_module
+    from site_builder.source import files
 
     archive = make_archive({"t/A-x/solution.md": "# X\n\nText.\n", "t/B-y/solution.md": "# Y\n\nMore.\n"})
     out = tmp_path / "site"
@@ -303,7 +304,7 @@ def test_a_settled_archive_is_checked_by_its_stamp_without_being_read(
         assert build_site(options).current
     # A full build reads no file either: each is remembered with its stat from the last read.
     with monkeypatch.context() as patched:
-        patched.setattr(archive_module, "_read_bytes", unread)
+        patched.setattr(files, "_read_bytes", unread)
         assert not build_site(options_for(archive, out, verify=False, rerun=True)).current
     # The same size and modification time do not hide a rewrite: the change time moved.
     text = archive / "t/B-y/solution.md"

@@ -40,8 +40,10 @@ from site_builder.source.config import BuildOptions, SiteConfig, load_site_confi
 from site_builder.source.languages import JudgeLanguage
 from site_builder.verify import compiler, jobs
 from site_builder.verify.compiler import Compiler, Source
-from site_builder.verify.jobs import Solver, ValidatorProgram, VerifyOptions
+from site_builder.verify.options import VerifyOptions
+from site_builder.verify.solvers import Solver, ValidatorProgram
 from site_builder.verify.toolchains import Installed
+from site_builder.verify.verifier import Verifier
 
 # (class, field) -> why changing it cannot change a verdict (or which other field carries it to the key).
 NOT_A_VERDICT: dict[tuple[type, str], str] = {
@@ -466,7 +468,7 @@ NOT_VERIFIED: dict[tuple[type, str], str] = {
 
 
 def entry_key(source: EntrySource) -> str:
-    verifier = jobs.Verifier.__new__(jobs.Verifier)
+    verifier = Verifier.__new__(Verifier)
     verifier.settings = "interpreter, limits, tools"
     return verifier._entry_key(source)
 

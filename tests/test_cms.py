@@ -9,9 +9,11 @@ from site_builder.build import build_site
 from site_builder.model import EntrySource, Subtask
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
-from site_builder.source.archive import hashed_only, is_problem_folder
+from site_builder.source.testdata import hashed_only
+from site_builder.source.walk import is_problem_folder
 from site_builder.verify.checkers import judge_checker
-from site_builder.verify.jobs import VerifyOptions, verify_entries
+from site_builder.verify.options import VerifyOptions
+from site_builder.verify.verifier import verify_entries
 from tests.conftest import ArchiveMaker, fixture_files, load_one, options_for
 from tests.sitecheck import check_site
 

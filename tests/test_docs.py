@@ -20,7 +20,8 @@ from site_builder.source.archive import load_archive
 from site_builder.source.languages import judge_languages
 from site_builder.source.metadata import CHECKER_KEYS, KEYS
 from site_builder.source.package import LEGACY_KEYS, MODERN_KEYS
-from site_builder.verify.jobs import VerifyOptions, verify_entries
+from site_builder.verify.options import VerifyOptions
+from site_builder.verify.verifier import verify_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -16,10 +16,10 @@ from site_builder.errors import Diagnostic
 from site_builder.freshness import Probe, inputs_key, program_fingerprint, same_interpreter, tool_fingerprint
 from site_builder.model import EntrySource, Metadata
 from site_builder.render.math import MathRenderer
-from site_builder.source.archive import Stamp
 from site_builder.source.config import SiteConfig, make_options
 from site_builder.source.snapshot import SETTLED_NS
 from site_builder.source.theme import Theme
+from site_builder.source.walk import Stamp
 from site_builder.store import PickleStore, write_json
 
 NOW = 10**18

@@ -44,7 +44,7 @@ def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
     make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A package's data is never read whole; a changed statement does not hash its data again."""
-    from site_builder.source import archive as archive_module
+    from site_builder.source import files
 
     secret = b"7 8\n" * 100_000
     archive = make_archive(
@@ -58,7 +58,7 @@ def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
             "t/p/data/secret/testdata.yaml": "points: 5\n",
         }
     )
-    real_read, real_digest = archive_module._read_bytes, archive_module._digest_file
+    real_read, real_digest = files._read_bytes, files._digest_file
     hashed: list[str] = []
 
     def read(path: str, size: int) -> bytes:
@@ -69,14 +69,14 @@ def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
         hashed.append(path.rsplit("/", 1)[-1])
         return real_digest(path)
 
-    monkeypatch.setattr(archive_module, "_read_bytes", read)
-    monkeypatch.setattr(archive_module, "_digest_file", digest)
+    monkeypatch.setattr(files, "_read_bytes", read)
+    monkeypatch.setattr(files, "_digest_file", digest)
     now = time.time_ns()
     first = Snapshot(now + SETTLED_NS)
     [entry], _ = load_archive(archive, "archive", {}, None, first)
     data = entry.file("data/secret/1.in")
     assert data is not None and data.text is None and data.size == len(secret)
-    assert data.digest == hashlib.sha1(secret).hexdigest() and data.binary == archive_module.TEST_DATA
+    assert data.digest == hashlib.sha1(secret).hexdigest() and data.binary == files.TEST_DATA
     assert entry.samples[0].input == "1 2\n"  # samples are read, to be shown and run
     assert entry.file("data/secret/testdata.yaml").text == "points: 5\n"  # type: ignore[union-attr]
     assert sorted(hashed) == ["1.in", "2.in"]

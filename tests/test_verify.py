@@ -17,10 +17,11 @@ from conftest import ArchiveMaker, options_for
 from site_builder.model import EntrySource
 from site_builder.source.archive import load_archive
 from site_builder.source.languages import judge_languages
-from site_builder.verify import jobs as verifying
-from site_builder.verify import toolchains
-from site_builder.verify.jobs import Job, Verifier, VerifyOptions, VerifyReport, verify_entries
+from site_builder.verify import jobs, toolchains, verifier
+from site_builder.verify.jobs import Job
+from site_builder.verify.options import VerifyOptions
 from site_builder.verify.toolchains import interpreter_for
+from site_builder.verify.verifier import Verifier, VerifyReport, verify_entries
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 SOLVERS = {
@@ -207,13 +208,12 @@ def test_an_entry_verified_before_is_recalled_whole_until_it_or_a_verdict_change
     options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
     kept = tmp_path / "cache" / "verify.json"
     planned: list[str] = []
-    jobs = verifying._jobs
 
     def counted(source: EntrySource, *args: Any) -> list[Job]:
         planned.append(source.path)
-        return jobs(source, *args)
+        return jobs._jobs(source, *args)
 
-    monkeypatch.setattr(verifying, "_jobs", counted)
+    monkeypatch.setattr(verifier, "_jobs", counted)  # as the verifier plans them
 
     def run() -> VerifyReport:
         planned.clear()

@@ -9,8 +9,8 @@ from functools import lru_cache
 from ..errors import Diagnostic
 from ..model import Entry, Site, Tag, Track
 from ..render.document import slugify
-from ..source.archive import RESERVED_TOP, natural_key, url_slug
 from ..source.config import SiteConfig
+from ..source.paths import RESERVED_TOP, natural_key, url_slug
 
 RESERVED_TRACKS = RESERVED_TOP  # a second guard: the walk loads no folder of these (source/archive.py)
 

@@ -17,8 +17,8 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..source.archive import BUILDER_MARKER, MARKER_TEXT
 from ..source.config import BuildOptions
+from ..source.walk import BUILDER_MARKER, MARKER_TEXT
 
 _HELD: set[int] = set()  # descriptors of the locks this process holds
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
-from ..source.archive import BUILDER_MARKER, MARKER_TEXT
 from ..source.config import BuildOptions
 from ..source.theme import Theme
+from ..source.walk import BUILDER_MARKER, MARKER_TEXT
 from ..store import JsonStore, write_atomic, write_json
 
 if TYPE_CHECKING:

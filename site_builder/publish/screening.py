@@ -15,7 +15,8 @@ from pathlib import Path
 from ..errors import Diagnostic
 from ..model import UNPUBLISHED_DATA, EntrySource
 from ..render.svg import SvgSanitizer
-from ..source.archive import is_sample_file, is_test_data
+from ..source.samples import is_sample_file
+from ..source.testdata import is_test_data
 from .mediatypes import is_active
 
 # The files a package format describes its problem in, which this page shows: withheld when active,

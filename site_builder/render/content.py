@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, SiteError
 from ..model import UNPUBLISHED_DATA, CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
-from ..source.archive import is_test_data
+from ..source.testdata import is_test_data
 from . import highlight
 from .checking import describe_checking
 from .document import fill_math, math_fallback, plain_text, render_plain_text

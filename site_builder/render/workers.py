@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..model import Entry, EntrySource
-from ..source.archive import find_problem_folders
 from ..source.languages import language_for
+from ..source.walk import find_problem_folders
 from ..store import PickleStore, renderer_fingerprint
 from .math import MathRenderer
 from .pictures import PictureRenderer
 
 if TYPE_CHECKING:
-    from ..source.archive import Stamp
     from ..source.config import BuildOptions
+    from ..source.walk import Stamp
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
 # The files every entry shows, whose lexers a worker prepares before its first entry.

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ..source.archive import is_ignored
+from ..source.walk import is_ignored
 
 ENTRY_MARKERS = ("problem.yaml",)
 

@@ -33,9 +33,9 @@ from watchdog.observers import Observer
 from ..build import BuildReport
 from ..errors import SiteError
 from ..publish.lock import build_lock
-from ..source.archive import in_builder_folder, is_ignored, is_problem_dir
 from ..source.config import BuildOptions
 from ..source.languages import suffix
+from ..source.walk import in_builder_folder, is_ignored, is_problem_dir
 from .changes import Change, ChangeKind, classify
 from .updates import LiveBuilder
 from .web import PreviewServer, ReloadHub, handler_for

@@ -17,9 +17,11 @@ from ..publish.downloads import sample_archives
 from ..publish.pages import code_pages, entry_url
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
-from ..source.archive import is_problem_dir, load_entry, reserved_folder, unique_slugs, url_slug, walk_order
+from ..source.archive import load_entry
 from ..source.config import BuildOptions
-from ..verify.jobs import verification_diagnostics
+from ..source.paths import reserved_folder, unique_slugs, url_slug, walk_order
+from ..source.walk import is_problem_dir
+from ..verify.diagnostics import verification_diagnostics
 
 
 class LiveBuilder(Builder):

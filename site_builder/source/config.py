@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..model import TrackInfo
-from .archive import find_archive
 from .metadata import time_limit_problem
 from .theme import Theme, default_theme, load_theme
+from .walk import find_archive
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = (

@@ -18,7 +18,7 @@ from .cms import sample_pairs as cms_samples
 from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
 from .yamlfile import Memo, parse_yaml_mapping
 
-Hashed = Callable[[str], bool]  # whether the archive walk only hashed a file (``archive.hashed_only``)
+Hashed = Callable[[str], bool]  # whether the archive walk only hashed a file (``testdata.hashed_only``)
 
 
 def load_polygon(

@@ -4,7 +4,7 @@ testlib: ``check input output answer``; exit 0 accepts, 1 is a wrong answer, 2 a
 error (both rejections), 3 the checker's own failure; 7 gives points (a scoring problem's: not a
 rejection, as Polygon counts it; the points are the message). The message is on stderr.
 CMS: ``checker input correct_output contestant_output``; the score, 0 to 1, on stdout and the
-message on stderr. A Kattis output validator is ``jobs.py``'s own (42 and 43).
+message on stderr. A Kattis output validator is ``judging.py``'s own (42 and 43).
 """
 
 from __future__ import annotations

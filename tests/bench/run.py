@@ -253,7 +253,8 @@ def scenario_verify(archive: Path, work: Path, slices: int = 10) -> dict[str, ob
     percent over the minutes a whole pass takes.
     """
     from site_builder.source.archive import load_archive
-    from site_builder.verify.jobs import VerifyOptions, verify_entries
+    from site_builder.verify.options import VerifyOptions
+    from site_builder.verify.verifier import verify_entries
 
     sources, _ = load_archive(archive, "archive")
     sources = [replace_cpp(s) for s in sources]

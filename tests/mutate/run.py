@@ -9,7 +9,7 @@ of the tests as they are now.
 
     python tests/mutate/run.py                      # every module below
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
-    python tests/mutate/run.py verify/jobs.py:_jobs,_entry_key   # only these functions or methods of it
+    python tests/mutate/run.py verify/jobs.py:_jobs,_read_text   # only these functions or methods of it
     python tests/mutate/run.py verify/jobs.py:_jobs --tests=tests/test_cache_keys.py   # checked by these only
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
@@ -36,7 +36,13 @@ CHILDREN = 2  # the machines have two cores
 # module (under site_builder/) -> the test files that check it; keep each set small and fast.
 MODULES: dict[str, tuple[str, ...]] = {
     "verify/compare.py": ("tests/test_compare.py",),
+    # the verifier's modules, each checked by the same two files (verify/options.py has no function to mutate)
     "verify/jobs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/judging.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/cache.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     # test_hostile.py builds whole sites (minutes per mutant) and one of its tests has a one-second deadline,
     # which a traced run on a loaded machine misses: only the tests of it that check the module.

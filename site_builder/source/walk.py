@@ -1,0 +1,268 @@
+"""The walk of the archive: where the archive is, which folders are problem folders (and which look
+like a problem of a format the builder does not read), which names are never part of it, how deep it
+may go, the builder's own folders it never enters, and its stamp (what ``stat`` says of every file)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cms import is_cms
+from .paths import natural_key
+from .polygon import is_polygon
+from .snapshot import file_signature
+
+_BACKUP = re.compile(r"(~$|^\.|^#.*#$|\.sw[a-p]$|^4913$|\.tmp$|\.bak$)")
+
+
+def is_ignored(name: str) -> bool:
+    """Hidden files, editor backups and swap files are never part of the archive."""
+    return bool(_BACKUP.search(name)) or name == "__pycache__"
+
+
+PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
+
+
+def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Our own problem folder (problem.yaml or a solution file), an ICPC problem package, a Polygon
+    package (problem.xml) or a CMS task (task.yaml)."""
+    if "problem.yaml" in names or any(n.startswith("solution.") for n in names):
+        return True
+    if is_polygon(names) or is_cms(names, folders):
+        return True
+    return bool(folders & PACKAGE_FOLDERS)
+
+
+_NUMBERED_INPUT = re.compile(r"^(?:(\d+)\.in|I\.(\d+))$")
+
+
+def unread_format(names: set[str], folders: set[str] | frozenset[str]) -> str:
+    """The format a folder that is no problem folder of ours looks like a problem of, in words (one
+    warning names it); "" when it looks like none."""
+    if "domjudge-problem.ini" in names:
+        return "a DOMjudge problem (domjudge-problem.ini) without problem.yaml"
+    if "statements" in folders and folders & {"tests", "solutions", "files", "statement-sections"}:
+        return "a Polygon (Codeforces) package without problem.xml"
+    if len(folders & {"sol", "gen", "att", "testo", "cor", "check"}) >= 2:
+        return "a CMS task without task.yaml"
+    for name in sorted(names):
+        match = _NUMBERED_INPUT.match(name)
+        number = match and (match.group(1) or match.group(2))
+        if number and (f"{number}.out" in names or f"O.{number}" in names):
+            return f"a USACO-style problem ({name} with its .out, and no problem.yaml)"
+    return ""
+
+
+def is_problem_dir(folder: Path) -> bool:
+    """Whether ``folder`` on disk is a problem folder, as ``find_problem_folders`` decides (False when
+    it is gone or is not a folder)."""
+    try:
+        with os.scandir(folder) as scan:
+            listing = [(e.name, e.is_dir()) for e in scan]
+    except OSError:
+        return False
+    files = {name for name, is_dir in listing if not is_dir}
+    return is_problem_folder(files, {name for name, is_dir in listing if is_dir and not is_ignored(name)})
+
+
+# A file the builder leaves in its output folder and its cache (``publish/output.py``,
+# ``publish/lock.py``): a folder that holds it is never archive content, wherever it lies, so that
+# an archive built into its own folder (``site/`` beside its tracks) never reads its site as a track.
+BUILDER_MARKER = ".site-builder"
+
+
+MARKER_TEXT = "Written by site-builder (its output or its cache): never read as part of an archive.\n"
+
+
+def find_archive(root: Path, skip: frozenset[str] = frozenset()) -> Path:
+    """The archive of the project folder ``root`` when none is named: ``root/archive`` where it is
+    a folder; else ``root`` itself where it holds ``site.yaml`` or a problem folder (an archive
+    repository, with its tracks at the top); else ``root/archive``, to be reported missing.
+    ``skip``: the output and cache folders (absolute paths), never looked into."""
+    nested = root / "archive"
+    if nested.is_dir():
+        return nested
+    if (root / "site.yaml").is_file() or holds_problem_folder(root, skip):
+        return root
+    return nested
+
+
+def holds_problem_folder(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> bool:
+    """Whether a problem folder lies below ``folder``, looked for breadth first in at most ``limit``
+    folders (a home folder is not searched whole), past hidden and builder's folders."""
+    pending = [str(folder)]
+    for top in pending:
+        if len(pending) > limit:
+            return False
+        try:
+            with os.scandir(top) as scan:
+                kinds = [(e, _is_dir(e)) for e in scan]
+        except OSError:
+            continue
+        files = {e.name for e, is_dir in kinds if not is_dir}
+        if BUILDER_MARKER in files:
+            continue
+        dirs = [e for e, is_dir in kinds if is_dir and not is_ignored(e.name) and not e.is_symlink()]
+        if top != str(folder) and is_problem_folder(files, {e.name for e in dirs}):
+            return True
+        pending += [e.path for e in dirs if e.path not in skip]
+    return False
+
+
+def in_builder_folder(archive: Path, relative: str) -> bool:
+    """Whether ``relative`` (a path inside ``archive``) lies in a folder that holds the ``BUILDER_MARKER``:
+    an output or cache folder, whose changes are none of the archive's."""
+    folder = archive
+    for part in relative.split("/")[:-1]:
+        folder = folder / part
+        if (folder / BUILDER_MARKER).is_file():
+            return True
+    return False
+
+
+def work_tree(path: Path) -> Path | None:
+    """The top of the git work tree that holds ``path``: the nearest folder with a ``.git`` (a folder,
+    or a worktree's or submodule's file), found without running git; None outside any."""
+    real = Path(os.path.realpath(path))
+    return next((top for top in (real, *real.parents) if os.path.lexists(top / ".git")), None)
+
+
+Listing = dict[str, list[os.DirEntry[str]]]  # folders as listed: every entry, in order of name
+
+
+# How deep and how long a path in the archive may be (components, and UTF-8 bytes): deeper ones
+# are refused with an error, before they reach the system's PATH_MAX or anything recursive.
+MAX_DEPTH = 32
+
+
+MAX_PATH_BYTES = 1024
+
+
+def too_deep(rel: str) -> str:
+    """Why a path relative to the archive is too deep or long to publish ("" when it is not)."""
+    if rel.count("/") >= MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} folders"
+    if len(rel.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return f"its path is longer than {MAX_PATH_BYTES} bytes"
+    return ""
+
+
+def find_problem_folders(
+    archive: Path,
+    listing: Listing | None = None,
+    deep: list[str] | None = None,
+    skip: frozenset[str] = frozenset(),
+    unread: list[tuple[str, str]] | None = None,
+) -> list[Path]:
+    """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
+    into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
+    paths) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as listed just before
+    (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not entered because it is
+    ``too_deep``; ``unread`` each folder that looks like a problem of a format the builder does not read,
+    with that format in words (not entered either)."""
+    found: list[Path] = []
+    pending = [str(archive)]
+    root = len(str(archive)) + 1
+    while pending:
+        top = pending.pop()
+        if top in skip:
+            continue
+        if len(top) > root and too_deep(top[root:] + "/x"):
+            if deep is not None:
+                deep.append(top[root:])
+            continue
+        try:
+            entries = _entries(top, listing)
+        except OSError:
+            continue
+        kinds = [(e, _is_dir(e)) for e in entries]
+        files = {e.name for e, is_dir in kinds if not is_dir}
+        if BUILDER_MARKER in files:
+            continue
+        dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
+        if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
+            found.append(Path(top))
+            continue
+        if top != str(archive) and (kind := unread_format(files, {e.name for e in dirs})):
+            if unread is not None:
+                unread.append((top[root:], kind))
+            continue
+        pending += [e.path for e in reversed(dirs) if not e.is_symlink()]
+    return found
+
+
+def _entries(folder: str, listing: Listing | None) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``: from ``listing`` where it has them, else listed now (OSError when
+    the folder cannot be listed)."""
+    if listing is not None and folder in listing:
+        return listing[folder]
+    with os.scandir(folder) as scan:
+        return list(scan)
+
+
+def _natural_name(entry: os.DirEntry[str]) -> tuple[tuple[int, int | str], ...]:
+    return natural_key(entry.name)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a folder or a link to one (as ``os.walk`` decides)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What ``stat`` says about every file of an archive (path, size, times, inode), as one digest."""
+
+    digest: str
+    newest_ns: int  # the latest modification or status-change time of any file
+    # The folders as listed for the stamp: loading the archive right after need not list them again.
+    listing: Listing = field(default_factory=dict, compare=False, repr=False)
+
+
+def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
+    """The archive's stamp, from its folders and ``stat`` alone: no file is read.
+
+    A file cannot change without changing its stamp (a rewrite sets the change time, which no
+    program can set back), except within one tick of the file system's clock: a stamp only vouches
+    for files whose times are older than that (see ``newest_ns``). The folders ``find_problem_folders``
+    does not enter (``skip``, and those with the ``BUILDER_MARKER``) are not stamped either."""
+    lines: list[str] = []
+    newest = 0
+    listing: Listing = {}
+    pending = [str(archive)]
+    while pending:
+        folder = pending.pop()
+        if folder in skip:
+            lines.append(f"{folder}\0skipped")
+            continue
+        try:
+            with os.scandir(folder) as scan:
+                found = listing[folder] = sorted(scan, key=lambda e: e.name)
+        except OSError as e:
+            lines.append(f"{folder}\0{e.errno}")
+            continue
+        if any(entry.name == BUILDER_MARKER for entry in found):
+            lines.append(f"{folder}\0{BUILDER_MARKER}")
+            continue
+        for entry in found:
+            if is_ignored(entry.name) and entry.name != ".timelimit":  # packages' .timelimit is read
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+                lines.append(entry.path + "/")
+                continue
+            try:
+                info = entry.stat()
+            except OSError as e:
+                lines.append(f"{entry.path}\0{e.errno}")
+                continue
+            lines.append(f"{entry.path}\0{file_signature(info)}")
+            newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+    return Stamp(digest, newest, listing)
