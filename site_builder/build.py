@@ -28,7 +28,8 @@ from .model import Entry, EntrySource, Site
 from .publish import output
 from .publish.catalog import link_site
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
-from .publish.pages import Output, PageRenderer, entry_url
+from .publish.outputs import Output, entry_url
+from .publish.pages import PageRenderer
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import is_svg, screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records

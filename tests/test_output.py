@@ -14,7 +14,7 @@ from conftest import ROOT, ArchiveMaker, options_for
 from site_builder.build import build_site
 from site_builder.errors import SiteError
 from site_builder.publish import output
-from site_builder.publish.pages import Output
+from site_builder.publish.outputs import Output
 from site_builder.render.workers import CARD_BUCKETS
 
 

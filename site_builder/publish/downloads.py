@@ -9,7 +9,7 @@ import zipfile
 from pathlib import PurePosixPath
 
 from ..model import EntrySource
-from .pages import Output
+from .outputs import Output
 
 SAMPLES_ZIP = "samples.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip can hold: the same samples make the same bytes

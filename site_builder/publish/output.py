@@ -27,7 +27,7 @@ from ..source.walk import BUILDER_MARKER, MARKER_TEXT
 from ..store import JsonStore, write_atomic, write_json
 
 if TYPE_CHECKING:
-    from .pages import Output
+    from .outputs import Output
 
 MANIFEST = "published.json"  # in the cache: every published file's digest, size and time
 HEAD = "published-head.json"  # the manifest's few fields a build that changes nothing reads

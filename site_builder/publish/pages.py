@@ -5,13 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 import os
 import re
 import traceback
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,17 +22,11 @@ from ..errors import Diagnostic, TemplateError
 from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory, language_name
 from ..render.document import slugify, transcript_html
 from .catalog import humanised, neighbours
+from .feeds import render_feed, render_sitemap, render_verification_report
+from .outputs import Output, code_page, code_url, entry_url, root_of
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
 RECENT = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    path: str  # posix, relative to the output folder
-    data: bytes
-    kept: str = ""  # set: the published file with this digest stays as it is, and ``data`` is empty
-    digest: str = ""  # of ``data``, when whoever made it has computed it already
 
 
 # Names of the languages problem statements come in, each in its own language.
@@ -76,15 +68,6 @@ def human_language(code: str) -> str:
     return HUMAN_LANGUAGES.get(code, code)
 
 
-def root_of(path: str) -> str:
-    """The relative prefix from a page at ``path`` back to the site root."""
-    return "../" * path.count("/")
-
-
-def entry_url(entry: Entry) -> str:
-    return f"{entry.slug or entry.path}/index.html"
-
-
 def files_summary(entry: Entry) -> str:
     """ "TeX · Python · C++": the write-up's format and the solvers' languages, for entry tables
     (a function, not a template macro: track and tag pages show it thousands of times). The
@@ -92,16 +75,6 @@ def files_summary(entry: Entry) -> str:
     parts = [entry.solution.file.rsplit(".", 1)[1].replace("tex", "TeX").replace("md", "MD")] if entry.solution else []
     parts += [language_name(s.language) for s in entry.solvers]
     return "\u00a0· ".join(dict.fromkeys(parts))
-
-
-def code_url(entry: Entry, name: str) -> str:
-    """The page of one of an entry's code files: ``<entry>/code-<file, slugged>.html``."""
-    return f"{entry.slug or entry.path}/{code_page(name)}"
-
-
-def code_page(name: str) -> str:
-    """A code file's page, as the entry's page links it (beside it)."""
-    return f"code-{slugify(name)}.html"
 
 
 def featured_solvers(entry: Entry) -> list[CodeFile]:
@@ -417,93 +390,6 @@ class UnlinkedLoader(jinja2.FileSystemLoader):
         if os.path.realpath(filename) != os.path.abspath(filename):
             raise jinja2.TemplateNotFound(template, f"{template}: a symbolic link, which is not followed")
         return source, filename, uptodate
-
-
-def render_sitemap(site: Site) -> Output:
-    """``sitemap.xml``: every page's absolute address (``site.base_url`` must be set)."""
-    base = site.base_url.rstrip("/") + "/"
-    paths = ["index.html", "tags/index.html"]
-    paths += [t.url for t in site.tracks]
-    paths += [f"tags/{t.slug}/index.html" for t in site.tags]
-    paths += [entry_url(e) for e in site.entries]
-    updated = {entry_url(e): e.updated for e in site.entries}
-    rows = []
-    for path in paths:
-        lastmod = f"<lastmod>{updated[path]}</lastmod>" if path in updated else ""
-        rows.append(f"  <url><loc>{html.escape(base + path)}</loc>{lastmod}</url>\n")
-    text = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + "".join(rows) + "</urlset>\n"
-    )
-    return Output("sitemap.xml", text.encode("utf-8"))
-
-
-FEED_ENTRIES = 50
-
-
-def render_feed(site: Site) -> Output:
-    """``feed.xml``: an Atom feed of the entries most recently added or changed (by the date their
-    folder last changed). Links are relative to the feed, or absolute under ``base_url``."""
-    base = site.base_url.rstrip("/") + "/" if site.base_url else ""
-    latest = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)[:FEED_ENTRIES]
-    items = []
-    for entry in latest:
-        url = base + entry_url(entry)
-        title = f"{entry.label}. {entry.title}" if entry.label else entry.title
-        summary = f"\n    <summary>{html.escape(entry.summary_text)}</summary>" if entry.summary_text else ""
-        items.append(
-            f"  <entry>\n    <title>{html.escape(title)}</title>\n"
-            f'    <link rel="alternate" type="text/html" href="{html.escape(url)}"/>\n'
-            f"    <id>{_feed_id(site, entry_url(entry))}</id>\n"
-            f"    <updated>{_atom_date(entry.updated)}</updated>{summary}\n  </entry>\n"
-        )
-    updated = _atom_date(latest[0].updated) if latest else "1970-01-01T00:00:00Z"
-    text = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
-        f"  <title>{html.escape(site.title)}: new and changed entries</title>\n"
-        f'  <link rel="self" type="application/atom+xml" href="{html.escape(base)}feed.xml"/>\n'
-        f'  <link rel="alternate" type="text/html" href="{html.escape(base)}index.html"/>\n'
-        f"  <id>{_feed_id(site, '')}</id>\n  <updated>{updated}</updated>\n"
-        f"  <author><name>{html.escape(site.title)}</name></author>\n" + "".join(items) + "</feed>\n"
-    )
-    return Output("feed.xml", text.encode("utf-8"))
-
-
-def _feed_id(site: Site, path: str) -> str:
-    """A stable id: the page's address under ``base_url``, else a name-based UUID of the site and path."""
-    if site.base_url:
-        return html.escape(site.base_url.rstrip("/") + "/" + path)
-    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'problem-archive:{site.title}:{path}')}"
-
-
-def _atom_date(day: str) -> str:
-    return f"{day}T00:00:00Z" if len(day) == 10 else day
-
-
-def render_verification_report(site: Site) -> Output:
-    """``verification.json``: every verdict of the build, for machines."""
-    rows = [
-        {
-            "entry": entry.path,
-            "solver": run.solver,
-            "solver_hash": run.source_hash,
-            "sample": verdict.sample,
-            "verdict": verdict.code,
-            "time": verdict.seconds,
-        }
-        for entry in site.entries
-        for run in entry.runs
-        for verdict in run.verdicts
-    ]
-    notes = [
-        {"entry": entry.path, "solver": run.solver, "solver_hash": run.source_hash, "note": run.note}
-        for entry in site.entries
-        for run in entry.runs
-        if run.note
-    ]
-    statuses = {entry.path: entry.verification[1] for entry in site.entries}
-    text = json.dumps({"results": rows, "not_run": notes, "status": statuses}, indent=1, sort_keys=True)
-    return Output("verification.json", (text + "\n").encode("utf-8"))
 
 
 FILE_GROUPS = (

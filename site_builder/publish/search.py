@@ -31,7 +31,8 @@ from ..model import Entry, Site
 from ..source.config import SiteConfig
 from ..store import PickleStore
 from .catalog import RESERVED_TRACKS, track_title
-from .pages import Output, entry_url, heading
+from .outputs import Output, entry_url
+from .pages import heading
 
 log = logging.getLogger(__name__)
 BUNDLE = "pagefind"

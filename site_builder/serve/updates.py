@@ -14,7 +14,8 @@ from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
 from ..publish.downloads import sample_archives
-from ..publish.pages import code_pages, entry_url
+from ..publish.outputs import entry_url
+from ..publish.pages import code_pages
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
 from ..source.archive import load_entry
