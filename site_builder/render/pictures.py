@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..model import TexPicture
 from ..sandbox import runner as sandbox
-from ..sandbox.runner import Limits, Toolchain, read_regular
+from ..sandbox.descriptors import read_regular
+from ..sandbox.runner import Limits, Toolchain
 from ..store import write_atomic
 from .document import linked_figure
 from .svg import SvgSanitizer

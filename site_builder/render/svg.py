@@ -21,7 +21,8 @@ from xml.parsers import expat
 
 from ..nodepackages import find_node_modules
 from ..sandbox import runner as sandbox
-from ..sandbox.runner import Limits, RunResult, Toolchain, interpreter_folders, read_regular
+from ..sandbox.descriptors import read_regular
+from ..sandbox.runner import Limits, RunResult, Toolchain, interpreter_folders
 from ..store import write_atomic, write_json
 
 WORKER = Path(__file__).with_name("svg_worker.cjs")

@@ -20,18 +20,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import errno
 import marshal
 import os
 import resource
 import selectors
-import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -41,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cgroup, isolation, seccomp
+from .descriptors import _close, _memfd, _pipe, _safe_name, _workdir
 from .isolation import Isolation, Spec
 
 MiB = 1024 * 1024
@@ -293,55 +290,6 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
     )
 
 
-def _safe_name(name: str) -> str:
-    """A path inside the working folder: never absolute, never with ``..`` or an empty part."""
-    parts = name.split("/")
-    if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"not a plain relative path: {name!r}")
-    return name
-
-
-@contextlib.contextmanager
-def _workdir(files: dict[str, tuple[bytes, int]], dirs: tuple[str, ...]) -> Iterator[str]:
-    """Without isolation: a temporary folder holding the run's files, removed afterwards."""
-    workdir = Path(tempfile.mkdtemp(prefix="site-builder-run-"))
-    try:
-        for name, (data, mode) in files.items():
-            target = workdir / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            target.chmod(mode)
-        for name in dirs:
-            (workdir / _safe_name(name)).mkdir(parents=True, exist_ok=True)
-        yield str(workdir)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _memfd(data: bytes, opened: list[int]) -> int:
-    """A descriptor reading ``data`` from the start: an anonymous file, on no disk and in no folder."""
-    fd = os.memfd_create("site-builder", os.MFD_CLOEXEC)
-    opened.append(fd)
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _pipe(opened: list[int]) -> tuple[int, int]:
-    read, write = os.pipe2(os.O_CLOEXEC)
-    opened += (read, write)
-    return read, write
-
-
-def _close(fds: list[int], opened: list[int]) -> None:
-    for fd in fds:
-        if fd in opened:
-            opened.remove(fd)
-            os.close(fd)
-
-
 def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     rlimits = [
         (resource.RLIMIT_CPU, limits.cpu),
@@ -355,21 +303,6 @@ def _rlimits(limits: Limits) -> list[tuple[int, int]]:
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
         rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
     return rlimits
-
-
-def read_regular(path: Path, cap: int) -> bytes:
-    """At most ``cap`` bytes of the regular file ``path``: a link, FIFO or device is an OSError, never a hang."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        chunks, size = [], 0
-        while size < cap and (chunk := os.read(fd, min(1 << 20, cap - size))):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 LAUNCHER = Path(__file__).with_name("launcher.py")

@@ -42,7 +42,8 @@ def _code_fingerprint() -> str:
     """The verifier's and the sandbox's code: a change to how runs are made or judged is a change to
     every entry's key and every sample's (a verdict judged by other code is not this code's verdict)."""
     here = Path(__file__).parent
-    code = [*sorted(here.glob("*.py")), here.parent / "sandbox" / "runner.py", here.parent / "sandbox" / "launcher.py"]
+    sandbox = here.parent / "sandbox"
+    code = [*sorted(here.glob("*.py")), *(sandbox / name for name in ("runner.py", "launcher.py", "descriptors.py"))]
     return text_digest("".join(p.read_text(encoding="utf-8") for p in code))
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ..model import Verdict
 from ..sandbox import runner as sandbox
+from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import RunResult, Toolchain
 from .checkers import checker_arguments, judge_checker
 from .compare import compare_output
@@ -67,7 +68,7 @@ def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -
     files.update({"input": given.encode(), "answer": answer.encode()})
     files.update(_program_files(validator.program, "validator"))
     if validator.built is not None:
-        files.update(_unpacked_tree(sandbox.read_regular(validator.built, MAX_PROGRAM)))
+        files.update(_unpacked_tree(read_regular(validator.built, MAX_PROGRAM)))
     return files
 
 

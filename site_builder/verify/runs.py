@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ..model import Verdict
 from ..sandbox import runner as sandbox
+from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Call, RunResult, Toolchain
 from .checkers import judge_interactor
 from .jobs import Job
@@ -25,7 +26,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
-        stdin = sandbox.read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
+        stdin = read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
         files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..model import EntrySource, format_memory
 from ..sandbox import runner as sandbox
+from ..sandbox.descriptors import read_regular
 from ..source.languages import JudgeLanguage, judge_language, judge_languages, suffix
 from ..source.layout import SCRIPTED, folder_files
 from ..source.package import substitute_constants
@@ -47,7 +48,7 @@ class Solver:
         if self.program is not None:
             return _program_files(self.program, runtime_language(self.language).program)
         if self.built is not None:
-            return _unpacked_tree(sandbox.read_regular(self.built, MAX_PROGRAM))
+            return _unpacked_tree(read_regular(self.built, MAX_PROGRAM))
         return {self.filename: self.source.encode(), **{name: text.encode() for name, text in self.included}}
 
     @property
@@ -298,7 +299,7 @@ MAX_PROGRAM = 512 * sandbox.MiB
 def _program_files(program: Path | None, name: str) -> dict[str, bytes | tuple[bytes, int]]:
     """A compiled program, as the run's executable file ``name`` (the builder wrote it: the cache is
     no run's to see or write)."""
-    return {name: (sandbox.read_regular(program, MAX_PROGRAM), 0o555)} if program else {}
+    return {name: (read_regular(program, MAX_PROGRAM), 0o555)} if program else {}
 
 
 def _unpacked_tree(archive: bytes) -> dict[str, bytes | tuple[bytes, int]]:

@@ -87,6 +87,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # running would end other people's runs on a shared machine
     "sandbox/cgroup.py": ("tests/test_cgroup.py",),
     "sandbox/runner.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
 # Too slow to run once per mutant (minutes each); the hand-written cases beside them check the same rules.
 DESELECTED = ("tests/test_compare.py::test_every_flag_gives_kattis_verdict_on_generated_pairs",)
