@@ -25,7 +25,7 @@ from pathlib import Path
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs
 from .model import Entry, EntrySource, Site
-from .publish import output
+from .publish import mathfont, output
 from .publish.catalog import link_site
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
@@ -105,6 +105,7 @@ class Builder:
         self.content_keys: dict[str, str] = {}  # entry path -> the render key of its content
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
+        self.math_assets: mathfont.MathAssets | None = None  # the math font as last cut, and its stylesheet
 
     def __enter__(self) -> Builder:
         return self
@@ -136,6 +137,7 @@ class Builder:
             if kept is not None:
                 return kept
         with output.SiteWriter(self.options, self.theme) as writer:
+            writer.add(self._math_outputs(entries))
             paths = self._write_pages(writer, site, sources, loaded.program)
             mark = self._lap("pages", mark)
             index = search.result() if search else build_search_index(search_records(site), self.renders)
@@ -461,6 +463,21 @@ class Builder:
         if used != store.data:
             write_json(store.path, used)
         return paths
+
+    def _math_outputs(self, entries: list[Entry]) -> list[Output]:
+        """Temml's stylesheet and the math font cut to what the entries' math draws (none when no
+        page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
+        chars = mathfont.site_math_chars([e.math_chars for e in entries])
+        sources = MathRenderer.math_sources(self.options.root) if chars else None
+        if sources is None or self.theme.static_file(mathfont.STYLESHEET) is not None:
+            return []
+        if self.math_assets is None or self.math_assets.chars != chars:
+            self.math_assets = mathfont.math_assets(*sources, chars, self.options.cache)
+        if self.math_assets.problem:
+            self.problems.append(
+                Diagnostic(self.options.display(self.options.root), 0, self.math_assets.problem, "warning")
+            )
+        return [Output(f"static/{name}", data) for name, data in self.math_assets.files.items()]
 
     def _render_key(self, source: EntrySource) -> str:
         digest = hashlib.sha256()

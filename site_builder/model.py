@@ -364,6 +364,7 @@ class Entry(Compact):
     memory_limit: int | None = None  # MiB
     checking: str = ""  # how answers are checked, in words ("tokens compared, numbers within 10^-6")
     subtasks: tuple[Subtask, ...] = ()  # a scoring problem's test groups and their points
+    math_chars: str = ""  # what the math font draws on its page, sorted (``render.document.math_characters``)
     complete: bool = True  # False for a card (see ``card``)
 
     def card(self) -> Entry:

@@ -26,6 +26,8 @@ class _Scanner(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if tag == "meta" and values.get("name") == "description" and not (values.get("content") or "").strip():
+            self.scan.problems.append("empty meta description (search results and link previews show none)")
         if values.get("id"):
             ident = str(values["id"])
             if ident in self.scan.ids:

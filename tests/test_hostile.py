@@ -288,7 +288,7 @@ def test_folders_named_as_the_sites_own_files_are_refused_whole(tmp_path: Path, 
         " (nothing in it is published or run)",
     ]
     site = tmp_path / "site"
-    assert (site / "static" / "style.css").read_text() == (ROOT / "static" / "style.css").read_text()
+    assert (site / "static" / "style.css").read_text().startswith((ROOT / "static" / "style.css").read_text())
     verified = json.loads((site / "verification.json").read_text())["results"]
     assert {r["entry"] for r in verified} == {"t/A-fine"}  # no other folder's solver ran
     assert not (site / "Pagefind" / "A-x").exists() and (site / "t" / "A-fine" / "index.html").is_file()
@@ -431,7 +431,7 @@ def test_track_folder_names_become_urls_by_the_rule_problem_folders_follow(
     for url in ("javascript-alert-document.domain", "Uber-track", "Uber-Track-2", "a-b-c"):
         assert f'href="{url}/index.html"' in home
         assert (site / url / "index.html").is_file()
-    assert (site / "static" / "style.css").read_text() == (ROOT / "static" / "style.css").read_text()
+    assert (site / "static" / "style.css").read_text().startswith((ROOT / "static" / "style.css").read_text())
     assert check_site(site) == []
 
 

@@ -354,12 +354,13 @@ def test_the_math_font_is_fetched_only_by_pages_with_math(browser: Any, site_url
             tab.goto(site_url + path)
             tab.wait_for_load_state("networkidle")
             assert tab.locator("math").count() > 0 if name == "entry" else tab.locator("math").count() == 0
-            fetched[name] = [u for u in urls if u.endswith(".woff2")]
+            fetched[name] = [u.rsplit("/", 1)[-1] for u in urls if u.endswith((".woff2", ".css"))]
             tab.close()
     finally:
         context.close()
-    assert "STIXTwoMath.woff2" in [u.rsplit("/", 1)[-1] for u in fetched["entry"]]
-    assert fetched["tags"] == []
+    assert [u for u in fetched["entry"] if u.startswith("STIXTwoMath-")], fetched["entry"]  # its cut, by digest
+    assert "temml.css" in fetched["entry"]
+    assert fetched["tags"] == ["style.css"]  # one stylesheet; no math font nor math styles
     for sheet in ("style.css", "temml.css"):  # each math font: text shown at once, the font swapped in
         text = (built / "static" / sheet).read_text()
         assert text.count("@font-face") == text.count("font-display: swap") >= 1, sheet
@@ -390,3 +391,22 @@ def test_one_search_finds_entries_in_every_shard_of_the_index(
             title = titles[shard[0].url]
             page.fill("#search-input", title)
             page.wait_for_selector(f".search-results .result-title:has-text('{title}')", timeout=15_000)
+
+
+def test_on_a_phone_the_page_does_not_move_when_the_search_box_and_theme_toggle_appear(
+    browser: Any, site_url: str
+) -> None:
+    """Layout shift: theme.js, which runs before the first paint, keeps the room of what site.js shows
+    later, so the content starts where it will stay (site.js held back here, as on a slow network)."""
+    tops = []
+    for blocked in (True, False):
+        context = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True, has_touch=True)
+        tab = context.new_page()
+        if blocked:
+            tab.route("**/static/site.js", lambda route: route.abort())
+        tab.goto(site_url + "index.html")
+        tab.wait_for_load_state("load")
+        assert tab.locator("#search-input").is_visible() != blocked
+        tops.append(tab.evaluate("document.getElementById('main').getBoundingClientRect().top"))
+        context.close()
+    assert tops[0] == tops[1]

@@ -357,6 +357,8 @@ def _static_files(options: BuildOptions, theme: Theme) -> dict[str, bytes]:
     files: dict[str, bytes] = {"pygments.css": highlight.stylesheet().encode("utf-8")}
     files.update(MathRenderer.published_files(options.root))
     files.update({name: path.read_bytes() for name, path in theme.static_files().items()})
+    if "style.css" in files:  # one stylesheet for pages to wait for: the code colours go at its end
+        files["style.css"] += b"\n/* Code highlighting (also alone as pygments.css) */\n" + files["pygments.css"]
     return files
 
 
@@ -499,6 +501,12 @@ def copy_static_file(options: BuildOptions, theme: Theme, relative: str) -> None
     source = theme.static_file(relative)
     target = options.out / "static" / relative
     unstamp(options.out)
+    if relative in ("style.css", "pygments.css"):  # the published style.css holds both
+        files = _static_files(options, theme)
+        for name in ("style.css", "pygments.css"):
+            if name in files:
+                write_atomic(options.out / "static" / name, files[name])
+        return
     if source is not None:
         write_atomic(target, source.read_bytes())
     else:

@@ -16,7 +16,7 @@ from ..model import UNPUBLISHED_DATA, CodeFile, Document, Entry, EntrySource, Sa
 from ..source.testdata import is_test_data
 from . import highlight
 from .checking import describe_checking
-from .document import fill_math, math_fallback, plain_text, render_plain_text
+from .document import fill_math, math_characters, math_fallback, plain_text, render_plain_text
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
@@ -255,7 +255,10 @@ def fill_entry_math(entry: Entry, results: dict[tuple[str, bool], MathResult]) -
             toc=tuple(replace(h, html=fill_math(h.html, rendered)) for h in document.toc),
         )
 
-    return _each_document(entry, fill, problems)
+    filled = _each_document(entry, fill, problems)
+    documents = (filled.statement, filled.solution, *filled.translations)
+    chars = "".join(math_characters(d.html) for d in documents if d is not None)
+    return replace(filled, math_chars="".join(sorted(set(chars))))
 
 
 def fill_entry_pictures(entry: Entry, results: dict[TexPicture, PictureResult]) -> Entry:

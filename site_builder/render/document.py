@@ -209,6 +209,37 @@ def _top_level_parts(body: str) -> int:
     return parts
 
 
+def math_characters(html_text: str) -> str:
+    """Every character the math font draws in the MathML of ``html_text``, sorted, as one string:
+    the text of each ``<math>`` element; the mathematical italic forms of its Latin and Greek letters
+    (a browser draws a one-letter ``<mi>`` in them); and the radical sign of a square or other root,
+    which the browser draws itself. The site's math font is cut down to these (publish/mathfont.py)."""
+    found: set[str] = set()
+    for block in _MATH_ELEMENT.findall(html_text):
+        text = html.unescape(_TAG.sub("", block))
+        found.update(ch for ch in text if not ch.isspace())
+        if "<msqrt" in block or "<mroot" in block:
+            found.add("\u221a")
+    found.update(italic for ch in list(found) if (italic := _MATH_ITALIC.get(ch)))
+    return "".join(sorted(found))
+
+
+def _math_italics() -> dict[str, str]:
+    """Each Latin and Greek letter's mathematical italic form (Unicode's block of mathematical letters,
+    with its one hole: italic h is the Planck constant)."""
+    pairs = {chr(0x41 + i): chr(0x1D434 + i) for i in range(26)}
+    pairs.update({chr(0x61 + i): chr(0x1D44E + i) for i in range(26)})
+    pairs["h"] = "\u210e"
+    pairs.update({chr(0x391 + i): chr(0x1D6E2 + i) for i in range(25) if i != 17})  # no capital final sigma
+    pairs.update({chr(0x3B1 + i): chr(0x1D6FC + i) for i in range(25)})
+    pairs.update({"\u0131": "\U0001d6a4", "\u0237": "\U0001d6a5"})  # dotless i and j
+    return pairs
+
+
+_MATH_ELEMENT = re.compile(r"<math\b.*?</math>", re.S)
+_MATH_ITALIC = _math_italics()
+
+
 def math_fallback(tex: str, display: bool) -> str:
     """Math shown as its TeX source, when it cannot be rendered."""
     delim = ("\\[", "\\]") if display else ("\\(", "\\)")

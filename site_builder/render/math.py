@@ -90,22 +90,29 @@ class MathRenderer:
 
     @staticmethod
     def published_files(root: Path) -> dict[str, bytes]:
-        """What pages need to show MathML well, by their names in static/: Temml's small font, Temml's
-        stylesheet for its STIX Two setup (the layout of align, equation numbers and tags), and the STIX
-        Two Math font it names, from @fontsource/stix-two-math. Browsers load the font only for pages
-        with math, and a reader's machine needs no math font of its own."""
+        """What every page may need, by its name in static/: Temml's small font (style.css names it
+        for script letters and primes). Pages with math also load ``math_sources``."""
         node_modules = locate_temml(root)
         if node_modules is None:
             return {}
-        wanted = {
-            "fonts/Temml.woff2": node_modules / "temml" / "dist" / "Temml.woff2",
-            "temml.css": node_modules / "temml" / "dist" / "Temml-STIX2.css",
-            "STIXTwoMath.woff2": node_modules / "@fontsource" / "stix-two-math" / "files" / STIX_FILE,
-        }
-        found = {name: path.read_bytes() for name, path in wanted.items() if path.is_file()}
-        if "temml.css" in found:  # text first, the 400 KB math font when it comes
-            found["temml.css"] = found["temml.css"].replace(b"@font-face {", b"@font-face {\n  font-display: swap;")
-        return found
+        path = node_modules / "temml" / "dist" / "Temml.woff2"
+        return {"fonts/Temml.woff2": path.read_bytes()} if path.is_file() else {}
+
+    @staticmethod
+    def math_sources(root: Path) -> tuple[bytes, bytes] | None:
+        """Temml's stylesheet for its STIX Two setup (the layout of align, equation numbers and tags),
+        and the STIX Two Math font it names, from @fontsource/stix-two-math, whole (publish/mathfont.py
+        cuts it down): a reader's machine needs no math font of its own. None without them."""
+        node_modules = locate_temml(root)
+        if node_modules is None:
+            return None
+        css = node_modules / "temml" / "dist" / "Temml-STIX2.css"
+        font = node_modules / "@fontsource" / "stix-two-math" / "files" / STIX_FILE
+        if not css.is_file() or not font.is_file():
+            return None
+        # text first, the math font when it comes
+        stylesheet = css.read_bytes().replace(b"@font-face {", b"@font-face {\n  font-display: swap;")
+        return stylesheet, font.read_bytes()
 
     @property
     def available(self) -> bool:

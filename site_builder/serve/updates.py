@@ -14,6 +14,7 @@ from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours
 from ..publish.downloads import sample_archives
+from ..publish.mathfont import FONT_PREFIX
 from ..publish.outputs import entry_url
 from ..publish.pages import code_pages
 from ..publish.report import BuildReport
@@ -23,6 +24,8 @@ from ..source.config import BuildOptions
 from ..source.paths import reserved_folder, unique_slugs, url_slug, walk_order
 from ..source.walk import is_problem_dir
 from ..verify.diagnostics import verification_diagnostics
+
+MATH_FONTS = f"static/{FONT_PREFIX}"  # the cuts of the math font, one published at a time
 
 
 class LiveBuilder(Builder):
@@ -158,12 +161,14 @@ class LiveBuilder(Builder):
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs = []
+        outputs = self._math_outputs(entries)  # a formula with a new character: the font cut again
         for path in sorted(wanted):
             outputs.append(plan[path]())
             outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
+        fresh_paths = {o.path for o in outputs}
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
+            stale |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fresh_paths}
             written = output.write_in_place(self.options.out, outputs, self.published)
             output.remove_in_place(self.options.out, stale, self.published)
             sources = [self.sources[f] for f in raw_folders if f in self.sources]
