@@ -36,11 +36,11 @@ from .publish.search import SearchFeed, SearchIndex, build_search_index, search_
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
-from .render.workers import CARD_BUCKETS, Job, RenderPool, Setup, card_bucket, cards_key, render_entries
+from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
 from .source.testdata import hashed_only
 from .source.theme import Theme
-from .store import JsonStore, PickleStore, renderer_fingerprint, write_json
+from .store import JsonStore, PickleStore, bucket_keys, renderer_fingerprint, write_json
 from .theme import PACKAGED
 from .verify.diagnostics import verification_diagnostics
 from .verify.options import VerifyOptions
@@ -309,33 +309,20 @@ class Builder:
         return entry.card() if card else entry
 
     def _card_bundle(self) -> dict[str, Entry]:
-        """The cards of the last full build's entries, by render key, from a few files (``CARD_BUCKETS``):
+        """The cards of the last full build's entries, by render key, from a few files (buckets):
         a thousand small files cost more to open than their contents cost to read, and one big file
         costs a whole write for one changed entry."""
-        bundle: dict[str, Entry] = {}
-        for bucket in range(CARD_BUCKETS):
-            cards = self.renders.get(cards_key(bucket))
-            if not isinstance(cards, dict):
-                return {}  # a bundle is whole or not used: each bucket is written with the others
-            bundle.update(cards)
-        return bundle
+        return self.renders.get_buckets(cards_key()) or {}
 
     def _save_card_bundle(self, entries: list[Entry], bundle: dict[str, Entry]) -> bool:
-        """Bundle the cards of ``entries`` (``bundle``: as it was read) unless it has just those,
-        writing only the buckets whose cards changed; whether it did not."""
+        """Bundle the cards of ``entries`` (``bundle``: as it was read; a card taken from it is the
+        very same object) unless it has just those, writing only the buckets whose cards changed;
+        whether it did not."""
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.card() if e.complete else e for e in lasting}
         if cards.keys() == bundle.keys():
             return False
-        buckets: list[dict[str, Entry]] = [{} for _ in range(CARD_BUCKETS)]
-        before: list[set[str]] = [set() for _ in range(CARD_BUCKETS)]
-        for key, card in cards.items():
-            buckets[card_bucket(key)][key] = card
-        for key in bundle:
-            before[card_bucket(key)].add(key)
-        for number, bucket in enumerate(buckets):
-            if not bundle or bucket.keys() != before[number]:
-                self.renders.put(cards_key(number), bucket)
+        self.renders.put_buckets(cards_key(), cards, bundle or None)
         return True
 
     def _forget_old_renders(self, sources: list[EntrySource], index: SearchIndex) -> None:
@@ -343,7 +330,7 @@ class Builder:
         for months would otherwise keep every entry as it ever was. (Called when the entries
         changed: else so did nothing in the cache.)"""
         keys = {self.content_keys[s.path] for s in sources}
-        keep = {*keys, *(cards_key(bucket) for bucket in range(CARD_BUCKETS))}
+        keep = {*keys, *bucket_keys(cards_key())}
         if index.keys:
             keep.update(index.keys)
         elif index.problem is None:

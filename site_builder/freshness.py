@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from .errors import Diagnostic
 from .model import EntrySource
@@ -80,8 +79,7 @@ class Probe:
 GIT_DATES = "git-dates.json"  # the archive's git dates, with the commit they are for
 STAMPS = "archive-stamp.json"  # the probe key of the last full read, and the inputs digest it gave
 YAML_MEMO = "yaml-v1"
-SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``), in buckets:
-SNAPSHOT_BUCKETS = 64  # by folder, so that one changed folder rewrites one bucket, not the archive
+SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``), in buckets by folder
 
 
 def probe_inputs(options: BuildOptions) -> Probe:
@@ -104,7 +102,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     memo = store.get(YAML_MEMO)
     memo = memo if isinstance(memo, dict) else {}
     known = len(memo)
-    last = _last_snapshot(store, probe.program)
+    last = store.get_buckets(SNAPSHOT, probe.program)  # those this same program loaded, if any
     snapshot = Snapshot(probe.started_ns - SETTLED_NS, last)
     shown = options.display(options.archive)
     listed, skip = probe.stamp.listing, options.own_folders
@@ -112,7 +110,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     if snapshot.changed:
-        _save_snapshot(store, probe.program, snapshot.seen, last)
+        store.put_buckets(SNAPSHOT, snapshot.seen, last, probe.program)
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
         record = {"probe": probe.key(), "inputs": inputs}
@@ -120,39 +118,6 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
             write_json(options.cache / STAMPS, record)
     seconds = time.perf_counter() - started
     return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, probe.theme, seconds)
-
-
-def snapshot_key(bucket: int) -> str:
-    return f"{SNAPSHOT}-{bucket:02x}"
-
-
-def _bucket(folder: str) -> int:
-    return int(hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:8], 16) % SNAPSHOT_BUCKETS
-
-
-def _last_snapshot(store: PickleStore, program: str) -> dict[str, Any] | None:
-    """The folders the last full read loaded, if this same program loaded them (every bucket)."""
-    folders: dict[str, Any] = {}
-    for bucket in range(SNAPSHOT_BUCKETS):
-        last = store.get(snapshot_key(bucket))
-        if not isinstance(last, dict) or last.get("program") != program or not isinstance(last.get("folders"), dict):
-            return None
-        folders.update(last["folders"])
-    return folders
-
-
-def _save_snapshot(store: PickleStore, program: str, seen: dict[str, Any], last: dict[str, Any] | None) -> None:
-    """Keep the folders this read may hand on, writing only the buckets whose folders changed
-    (a folder taken from ``last`` unchanged is the very same object)."""
-    buckets: list[dict[str, Any]] = [{} for _ in range(SNAPSHOT_BUCKETS)]
-    before: list[dict[str, Any]] = [{} for _ in range(SNAPSHOT_BUCKETS)]
-    for folder, value in seen.items():
-        buckets[_bucket(folder)][folder] = value
-    for folder, value in (last or {}).items():
-        before[_bucket(folder)][folder] = value
-    for number, (now, then) in enumerate(zip(buckets, before, strict=True)):
-        if last is None or now.keys() != then.keys() or any(now[f] is not then[f] for f in now):
-            store.put(snapshot_key(number), {"program": program, "folders": now})
 
 
 def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:

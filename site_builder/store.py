@@ -56,6 +56,24 @@ def library_versions(libraries: tuple[str, ...]) -> str:
     return " ".join(parts)
 
 
+BUCKETS = 64  # how many values ``PickleStore.put_buckets`` keeps a big dict in
+
+
+def bucket_keys(name: str) -> list[str]:
+    return [f"{name}-{number:02x}" for number in range(BUCKETS)]
+
+
+def bucket_of(key: str) -> int:
+    return int(hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:8], 16) % BUCKETS
+
+
+def _bucketed(items: dict[str, Any]) -> list[dict[str, Any]]:
+    buckets: list[dict[str, Any]] = [{} for _ in range(BUCKETS)]
+    for key, value in items.items():
+        buckets[bucket_of(key)][key] = value
+    return buckets
+
+
 class PickleStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -81,6 +99,26 @@ class PickleStore:
     def put_pickled(self, key: str, data: bytes) -> None:
         """Store a value already pickled (a worker process pickles an entry once, for two uses)."""
         write_atomic(self._path(key), data)
+
+    def get_buckets(self, name: str, tag: object = None) -> dict[str, Any] | None:
+        """The dict ``put_buckets`` kept under ``name`` with this ``tag``; None unless every bucket
+        is there with it (a dict is whole or not used: its buckets are written together)."""
+        items: dict[str, Any] = {}
+        for key in bucket_keys(name):
+            part = self.get(key)
+            if not isinstance(part, dict) or part.get("tag") != tag or not isinstance(part.get("items"), dict):
+                return None
+            items.update(part["items"])
+        return items
+
+    def put_buckets(self, name: str, items: dict[str, Any], last: dict[str, Any] | None, tag: object = None) -> None:
+        """Keep ``items`` in ``BUCKETS`` values by their keys' digests, writing only the buckets that
+        changed since ``last`` (as ``get_buckets`` gave it; None: write all): a key came or went, or
+        a value is not ``last``'s very object. One changed item rewrites one bucket, not all."""
+        now, then = _bucketed(items), _bucketed(last or {})
+        for key, part, before in zip(bucket_keys(name), now, then, strict=True):
+            if last is None or part.keys() != before.keys() or any(v is not before[k] for k, v in part.items()):
+                self.put(key, {"tag": tag, "items": part})
 
     def keep_only(self, keys: set[str]) -> None:
         """Delete every value but those of ``keys`` (values written meanwhile by another build may

@@ -21,10 +21,11 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
-from site_builder.render.workers import CARD_BUCKETS, EarlyStart, cards_key
+from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
 from site_builder.source.walk import find_problem_folders
+from site_builder.store import BUCKETS, bucket_keys
 
 
 def entry_folders() -> list[Path]:
@@ -398,7 +399,7 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     # others' were deleted above), the bundle of cards (in its buckets) and one search index.
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
     assert sum(name.startswith("search-") for name in kept) == 1
-    assert [f"{cards_key(n)}.pickle" for n in range(CARD_BUCKETS)] == [n for n in kept if n.startswith("cards-")]
+    assert [f"{key}.pickle" for key in bucket_keys(cards_key())] == [n for n in kept if n.startswith("cards-")]
     whole = sorted(
         _cached_path(p) for p in (options.cache / "render").rglob("*.pickle") if p.name[:6] not in ("cards-", "search")
     )
@@ -443,7 +444,7 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     # The workers' math went into the builder's math cache, their entries into the render cache.
     (math_cache,) = parallel.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40
-    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + CARD_BUCKETS + 1  # entries, cards, search
+    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + BUCKETS + 1  # entries, cards, search
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
 
 

@@ -114,40 +114,6 @@ def test_the_program_fingerprint_follows_the_themes_files_and_which_folder_has_t
     assert program_fingerprint(Theme((overrides, tmp_path / "none", own), ())) != base
 
 
-def test_the_last_snapshot_is_used_only_by_the_program_that_made_it(tmp_path: Path) -> None:
-    kept = PickleStore(tmp_path)
-    assert freshness._last_snapshot(kept, "program") is None
-    freshness._save_snapshot(kept, "program", {"t/A": (1,), "t/B": (2,)}, None)
-    assert freshness._last_snapshot(kept, "program") == {"t/A": (1,), "t/B": (2,)}
-    assert freshness._last_snapshot(kept, "other program") is None
-    kept.put(freshness.snapshot_key(3), {"program": "program", "folders": ["t/A"]})
-    assert freshness._last_snapshot(kept, "program") is None
-    kept.put(freshness.snapshot_key(3), ["program"])
-    assert freshness._last_snapshot(kept, "program") is None
-    (tmp_path / freshness.snapshot_key(5)[:2] / f"{freshness.snapshot_key(5)}.pickle").unlink()
-    assert freshness._last_snapshot(kept, "program") is None  # a bucket missing: none is used
-
-
-def test_one_changed_folder_rewrites_one_bucket_of_the_snapshot(tmp_path: Path) -> None:
-    kept = PickleStore(tmp_path)
-    folders = {f"t/E{i}": (i,) for i in range(300)}
-    freshness._save_snapshot(kept, "program", folders, None)
-    last = freshness._last_snapshot(kept, "program")
-    assert last == folders
-    files = sorted(tmp_path.rglob("snapshot-*.pickle"))
-    assert len(files) == freshness.SNAPSHOT_BUCKETS
-    times = {p: p.stat().st_mtime_ns for p in files}
-    seen = dict(last)
-    seen["t/E7"] = (7, "loaded again")
-    freshness._save_snapshot(kept, "program", seen, last)
-    assert [p for p in files if p.stat().st_mtime_ns != times[p]] == [
-        tmp_path
-        / freshness.snapshot_key(freshness._bucket("t/E7"))[:2]
-        / f"{freshness.snapshot_key(freshness._bucket('t/E7'))}.pickle"
-    ]
-    assert freshness._last_snapshot(kept, "program") == seen
-
-
 def test_the_stamped_inputs_are_known_only_for_the_probe_that_took_them(tmp_path: Path) -> None:
     options = make_options(tmp_path, archive=tmp_path, cache=tmp_path / "cache")
     assert freshness.stamped_inputs(options, PROBE) is None
@@ -227,7 +193,7 @@ def test_a_full_read_keeps_its_memo_snapshot_and_stamp(tmp_path: Path, monkeypat
     )  # fmt: skip
     parsed = PickleStore(options.cache / "parsed")
     assert len(parsed.get(freshness.YAML_MEMO)) == 2
-    assert freshness._last_snapshot(parsed, probe.program) is None, "folders written a moment ago are not remembered"
+    assert parsed.get_buckets(freshness.SNAPSHOT, probe.program) is None, "folders written a moment ago are not kept"
     assert not (options.cache / freshness.STAMPS).exists(), "files written a moment ago: no stamp vouches for them"
     monkeypatch.setattr(freshness, "SETTLED_NS", 0)
     settled = freshness.probe_inputs(options)
@@ -236,5 +202,6 @@ def test_a_full_read_keeps_its_memo_snapshot_and_stamp(tmp_path: Path, monkeypat
     stamps = json.loads((options.cache / freshness.STAMPS).read_text())
     assert stamps == {"probe": settled.key(), "inputs": loaded.inputs}
     assert freshness.stamped_inputs(options, settled) == loaded.inputs
-    snapshot = freshness._last_snapshot(parsed, settled.program)
+    snapshot = parsed.get_buckets(freshness.SNAPSHOT, settled.program)  # kept for this program only
+    assert parsed.get_buckets(freshness.SNAPSHOT, "another program") is None
     assert snapshot is not None and sorted(snapshot) == [str(archive / "t" / "A-x"), str(archive / "t" / "B-y")]

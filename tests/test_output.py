@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 import shutil
 import zipfile
 from pathlib import Path
@@ -15,7 +14,8 @@ from site_builder.build import build_site
 from site_builder.errors import SiteError
 from site_builder.publish import output
 from site_builder.publish.outputs import Output
-from site_builder.render.workers import CARD_BUCKETS
+from site_builder.render.workers import cards_key
+from site_builder.store import BUCKETS, PickleStore
 
 
 def project(tmp_path: Path) -> Path:
@@ -217,14 +217,13 @@ def test_one_changed_entry_rewrites_one_or_two_buckets_of_the_card_bundle(
     options = options_for(archive, tmp_path / "site", verify=False)
     build_site(options)
     buckets = sorted((options.cache / "render").rglob("cards-*.pickle"))
-    assert len(buckets) == CARD_BUCKETS
+    assert len(buckets) == BUCKETS
     times = {p: p.stat().st_mtime_ns for p in buckets}
     (archive / "t/A3-e3/solution.md").write_text("Text three.\n")
     assert build_site(options).published
     rewritten = [p for p in buckets if p.stat().st_mtime_ns != times[p]]
     assert 1 <= len(rewritten) <= 2  # the bucket the entry left, and the one its new key is in
-    cards = {}
-    for bucket in buckets:
-        cards.update(pickle.loads(bucket.read_bytes()))
+    cards = PickleStore(options.cache / "render").get_buckets(cards_key())
+    assert cards is not None
     assert sorted(card.path for card in cards.values()) == sorted(f"t/A{i}-e{i}" for i in range(12))
     assert [c.search_text for c in cards.values() if c.path == "t/A3-e3"] == ["\fText three."]

@@ -56,6 +56,47 @@ def test_keep_only_deletes_every_other_value(tmp_path: Path) -> None:
     assert (tmp_path / "notes.txt").is_file()
 
 
+def test_a_bucketed_dict_is_used_whole_and_only_with_its_tag(tmp_path: Path) -> None:
+    kept = PickleStore(tmp_path)
+    assert kept.get_buckets("snap", "program") is None
+    kept.put_buckets("snap", {"t/A": (1,), "t/B": (2,)}, None, "program")
+    assert kept.get_buckets("snap", "program") == {"t/A": (1,), "t/B": (2,)}
+    assert kept.get_buckets("snap", "other program") is None
+    assert kept.get_buckets("snap") is None  # no tag is another tag
+    keys = store.bucket_keys("snap")
+    kept.put(keys[3], {"tag": "program", "items": ["t/A"]})
+    assert kept.get_buckets("snap", "program") is None
+    kept.put(keys[3], ["program"])
+    assert kept.get_buckets("snap", "program") is None
+    kept.put(keys[3], {"tag": "program", "items": {}})
+    assert kept.get_buckets("snap", "program") is not None
+    (tmp_path / keys[5][:2] / f"{keys[5]}.pickle").unlink()
+    assert kept.get_buckets("snap", "program") is None  # a bucket missing: none is used
+
+
+def test_one_changed_item_rewrites_one_bucket(tmp_path: Path) -> None:
+    kept = PickleStore(tmp_path)
+    items = {f"t/E{i}": (i,) for i in range(300)}
+    kept.put_buckets("snap", items, None)
+    last = kept.get_buckets("snap")
+    assert last == items
+    files = [tmp_path / key[:2] / f"{key}.pickle" for key in store.bucket_keys("snap")]
+    assert len(files) == store.BUCKETS and all(f.is_file() for f in files)
+    times = {p: p.stat().st_mtime_ns for p in files}
+    seen = dict(last)
+    seen["t/E7"] = (7, "loaded again")  # a new object, equal or not: its bucket is written
+    kept.put_buckets("snap", seen, last)
+    assert [p for p in files if p.stat().st_mtime_ns != times[p]] == [files[store.bucket_of("t/E7")]]
+    assert kept.get_buckets("snap") == seen
+    last = kept.get_buckets("snap")
+    assert last is not None
+    seen = dict(last)
+    del seen["t/E9"]  # a key gone
+    times = {p: p.stat().st_mtime_ns for p in files}
+    kept.put_buckets("snap", seen, last)
+    assert [p for p in files if p.stat().st_mtime_ns != times[p]] == [files[store.bucket_of("t/E9")]]
+
+
 def test_a_json_store_keeps_what_is_put_once_saved(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "verify.json"
     first = JsonStore(path, "verdict cache")

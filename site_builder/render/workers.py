@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..model import Entry, EntrySource
 from ..source.languages import language_for
 from ..source.walk import find_problem_folders
-from ..store import PickleStore, renderer_fingerprint
+from ..store import PickleStore, bucket_keys, renderer_fingerprint
 from .math import MathRenderer
 from .pictures import PictureRenderer
 
@@ -58,18 +58,11 @@ class _Done:
     math: dict[str, Any]  # snippet key -> result, for the snippets this worker rendered
 
 
-CARD_BUCKETS = 64  # the bundle of cards is kept in this many files: one changed entry rewrites one
-
-
-def cards_key(bucket: int = 0) -> str:
-    """The render cache's key of one bucket of the bundle of the last full build's cards (see
-    ``Entry.card``), by render key (``card_bucket``): one bundle per renderer, so that with a new
+def cards_key() -> str:
+    """The render cache's name of the bundle of the last full build's cards (see ``Entry.card``),
+    kept in buckets (``PickleStore.put_buckets``): one bundle per renderer, so that with a new
     renderer there is none, and every entry is rendered again."""
-    return f"cards-{renderer_fingerprint()[:16]}-{bucket:02x}"
-
-
-def card_bucket(render_key: str) -> int:
-    return int(render_key[:8], 16) % CARD_BUCKETS
+    return f"cards-{renderer_fingerprint()[:16]}"
 
 
 class RenderPool:
@@ -105,7 +98,7 @@ class EarlyStart:
     def __call__(self, stamp: Stamp) -> None:
         options = self.options
         renders = PickleStore(options.cache / "render")
-        if options.workers <= 1 or renders.has(cards_key(0)):
+        if options.workers <= 1 or renders.has(bucket_keys(cards_key())[0]):
             return
         found = find_problem_folders(options.archive, stamp.listing, skip=options.own_folders)
         if len(found) < PARALLEL_THRESHOLD:
