@@ -12,10 +12,10 @@ import json
 import logging
 import os
 import re
-import stat
 from pathlib import Path
 
 from ..sandbox import runner as sandbox
+from ..sandbox.descriptors import read_regular
 from ..store import JsonStore, write_json
 
 log = logging.getLogger(__name__)
@@ -114,15 +114,7 @@ def _history_key(git: Path, inside: str) -> str | None:
 def _small_file(path: Path, limit: int) -> str | None:
     """A regular file's text, stripped, if it is no longer than ``limit`` (no link is followed)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = read_regular(path, limit + 1)
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        return os.read(fd, limit + 1).decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return data.decode("ascii", "replace").strip() if len(data) <= limit else None
