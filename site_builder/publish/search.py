@@ -84,8 +84,9 @@ class SearchIndex:
 # the site's.
 SHARD_ENTRIES = 500
 SHARDS = "shards.json"  # in the first shard's folder: the folders of the others, for ``mergeIndex``
-# What a shard other than the first needs: the browser searches it with the first shard's program.
-SHARD_DATA = ("pagefind-entry.json", "index/", "fragment/", "filter/")
+# What a shard other than the first needs besides its entry file and metadata (``_is_data``): the
+# browser searches it with the first shard's program.
+SHARD_FOLDERS = ("index/", "fragment/", "filter/")
 
 
 def pagefind_available() -> bool:
@@ -285,13 +286,14 @@ def _joined(shards: list[Shard]) -> SearchIndex:
     for shard in shards[1:]:
         folder = f"{BUNDLE}/part-{hashlib.sha256(shard.first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
         folders.append(folder + "/")
-        outputs += [Output(f"{folder}/{p}", d) for p, d in shard.files if p == SHARD_DATA[0] or _is_data(p)]
+        outputs += [Output(f"{folder}/{p}", d) for p, d in shard.files if _is_data(p)]
     outputs.append(Output(f"{BUNDLE}/{SHARDS}", json.dumps(folders).encode()))
     return SearchIndex(tuple(outputs), keys=tuple(s.key for s in shards))
 
 
 def _is_data(path: str) -> bool:
-    return path.endswith(".pf_meta") or path.startswith(SHARD_DATA[1:])
+    """A file of a shard's data, as opposed to Pagefind's program and user interface."""
+    return path == "pagefind-entry.json" or path.endswith(".pf_meta") or path.startswith(SHARD_FOLDERS)
 
 
 class PagefindSession:
