@@ -52,11 +52,11 @@ log = logging.getLogger(__name__)
 def listed(entry: Entry) -> str:
     """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
     text of its statement and write-up and the line counts of its code, which only its page and the
-    search index show. Equal for an entry whose write-up changed in words only, so the home, track
-    and tag pages are kept then."""
+    search index show, nor its runs, which each caller adds as its pages show them. Equal for an
+    entry whose write-up changed in words only, so the home, track and tag pages are kept then."""
     card = entry.card() if entry.complete else entry
     solvers, sources = (tuple(replace(c, lines=0) for c in files) for files in (card.solvers, card.sources))
-    return repr(replace(card, search_text="", solvers=solvers, sources=sources))
+    return repr(replace(card, search_text="", solvers=solvers, sources=sources, runs=()))
 
 
 def build_site(
@@ -375,7 +375,7 @@ class Builder:
                 content = self.content_keys[entry.path]
                 shown = memo.get(content)
                 if not isinstance(shown, str):
-                    shown = hashlib.sha256(listed(replace(entry, runs=())).encode()).hexdigest()
+                    shown = hashlib.sha256(listed(entry).encode()).hexdigest()
                 seen[content] = shown
                 whole.update(f"\n{entry_url(entry)} {shown} {entry.runs!r}".encode())
             if seen != memo.data:

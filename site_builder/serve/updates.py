@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import replace
 from functools import partial
 
 from ..build import Builder, listed, plan_raw_files
@@ -187,7 +186,7 @@ def listing(entry: Entry) -> tuple[object, ...]:
     """What pages other than its own show of an entry (``build.listed``), with its verdicts as the
     badge says them, not each run's time: if this is unchanged, they need no re-render
     (``verification.json``, which has the runs, is compared apart)."""
-    return listed(replace(entry, runs=())), entry.verification
+    return listed(entry), entry.verification
 
 
 def before_runs(site: Site, entry: Entry) -> object:
