@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from site_builder.build import build_site
-from site_builder.model import EntrySource, Subtask
+from site_builder.model import Subtask
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
 from site_builder.source.testdata import hashed_only
@@ -27,22 +27,17 @@ def task(**changes: str | None) -> dict[str, str | bytes]:
     return fixture_files(FIXTURE, FOLDER, changes)
 
 
-def load(make_archive: ArchiveMaker, files: dict[str, str | bytes]) -> tuple[Path, EntrySource]:
-    archive, entry = load_one(make_archive, files)
-    return archive, entry
-
-
 def test_task_yaml_makes_a_folder_a_cms_task(make_archive: ArchiveMaker) -> None:
     assert is_problem_folder({"task.yaml"}) and is_problem_folder({"task.yml"}, {"sol"})
     assert not is_problem_folder({"task.yml"}, {"roles"})  # an Ansible task list is not one
-    _, source = load(make_archive, task())
+    _, source = load_one(make_archive, task())
     meta = source.meta
     assert (meta.package, meta.title, meta.time_limit, meta.memory_limit) == ("cms", "Mirror Words", 1.5, 128)
     assert meta.subtasks == (Subtask("1", 40.0), Subtask("2", 60.0)) and source.diagnostics == ()
 
 
 def test_statement_samples_solutions_and_checker(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, task())
+    _, source = load_one(make_archive, task())
     assert [(s.input_file, s.answer_file) for s in source.samples] == [
         ("att/input0.txt", "att/output0.txt"),
         ("att/input1.txt", "att/output1.txt"),
@@ -59,7 +54,7 @@ def test_samples_named_after_the_task_in_its_statement_folder(make_archive: Arch
     files = task(**{"att/input0.txt": None, "att/output0.txt": None, "att/input1.txt": None, "att/output1.txt": None})
     files |= {f"{FOLDER}/testo/mirror.input0.txt": "ab\n", f"{FOLDER}/testo/mirror.output0.txt": "ba\n"}
     files |= {f"{FOLDER}/testo/mirror.input1.txt": "abc\n"}
-    _, source = load(make_archive, files)
+    _, source = load_one(make_archive, files)
     assert [(s.name, s.input_file, s.answer_file, s.answer) for s in source.samples] == [
         ("0", "testo/mirror.input0.txt", "testo/mirror.output0.txt", "ba\n"),
         ("1", "testo/mirror.input1.txt", None, None),
@@ -68,12 +63,12 @@ def test_samples_named_after_the_task_in_its_statement_folder(make_archive: Arch
 
 def test_subtasks_from_score_type_parameters(make_archive: ArchiveMaker) -> None:
     yaml = (FIXTURE / "task.yaml").read_text() + "score_type: GroupMin\nscore_type_parameters: [[30, 2], [70, '1-2']]\n"
-    _, source = load(make_archive, task(**{"task.yaml": yaml}))
+    _, source = load_one(make_archive, task(**{"task.yaml": yaml}))
     assert source.meta.subtasks == (Subtask("1 (2 tests)", 30.0), Subtask("2 (tests 1-2)", 70.0))
 
 
 def test_a_task_with_only_task_yaml_says_what_it_lacks(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, {f"{FOLDER}/task.yaml": "name: mirror\n"})
+    _, source = load_one(make_archive, {f"{FOLDER}/task.yaml": "name: mirror\n"})
     assert [str(d) for d in source.diagnostics] == [
         f"archive/{FOLDER}: warning: CMS task lacks {part}"
         for part in (
@@ -85,7 +80,7 @@ def test_a_task_with_only_task_yaml_says_what_it_lacks(make_archive: ArchiveMake
 
 
 def test_a_grader_given_to_contestants_keeps_solutions_from_running_too(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, task(**{"att/grader.c": "int main() { return 0; }\n"}))
+    _, source = load_one(make_archive, task(**{"att/grader.c": "int main() { return 0; }\n"}))
     assert source.layout.solvers == () and "sol/mirror.py" in source.layout.shown
     assert any("without att/grader.c" in str(d) for d in source.diagnostics)
 
@@ -104,7 +99,7 @@ def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_oth
             "check/checker.py": None,
         }
     )
-    archive, source = load(make_archive, files)
+    archive, source = load_one(make_archive, files)
     assert source.layout.solvers == ("sol/mirror.cpp",) and "sol/mirror.py" in source.layout.shown
     assert source.layout.graders == ("sol/grader.cpp", "sol/mirror.h")
     assert [str(d) for d in source.diagnostics] == [
@@ -117,7 +112,7 @@ def test_a_grader_is_compiled_with_the_solvers_of_its_language_and_keeps_the_oth
 
 
 def test_the_grader_given_to_contestants_is_preferred_it_reads_the_samples_as_shown(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, task(**{"sol/grader.cpp": "// binary\n", "att/grader.cpp": "// text\n"}))
+    _, source = load_one(make_archive, task(**{"sol/grader.cpp": "// binary\n", "att/grader.cpp": "// text\n"}))
     assert source.layout.graders == ("att/grader.cpp",) and source.layout.solvers == ("sol/mirror.cpp",)
 
 
@@ -145,7 +140,7 @@ def test_cms_scores() -> None:
 
 def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_path: Path) -> None:
     solutions = {"sol/mirror.cpp": None, "sol/mirror.py": "n = int(input())\nprint(input()[::-1])\n"}
-    archive, source = load(make_archive, task(**solutions))
+    archive, source = load_one(make_archive, task(**solutions))
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     [run] = report.runs[FOLDER]
     assert [(v.code, v.message) for v in run.verdicts] == [
@@ -156,7 +151,7 @@ def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_pa
 
 def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker) -> None:
     manager = {"check/checker.py": None, "check/manager.cpp": "int main() {}\n", "check/board.cpp": "int f();\n"}
-    _, source = load(make_archive, task(**manager))
+    _, source = load_one(make_archive, task(**manager))
     assert source.layout.validator is None and source.layout.solvers == ()
     assert [str(d) for d in source.diagnostics] == [
         f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
@@ -180,14 +175,14 @@ def test_solutions_read_and_write_the_files_task_yaml_names(make_archive: Archiv
     unnamed = yaml.replace('infile: ""\n', "").replace('outfile: ""\n', "")
     for text, expected in ((named, ["AC", "AC"]), (unnamed, ["AC", "AC"]), (yaml, ["RTE", "RTE"])):
         files = task(**{"task.yaml": text, "check/checker.py": None, "sol/mirror.cpp": None, "sol/mirror.py": FILE_IO})
-        archive, source = load(make_archive, files)
+        archive, source = load_one(make_archive, files)
         report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
         assert [v.code for v in report.runs[FOLDER][0].verdicts] == expected, text
     files = task(**{"task.yaml": named, "check/checker.py": None, "sol/mirror.cpp": None})  # stdin, stdout
-    archive, source = load(make_archive, files)
+    archive, source = load_one(make_archive, files)
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     assert [v.code for v in report.runs[FOLDER][0].verdicts] == ["AC", "AC"]
-    _, source = load(make_archive, task(**{"task.yaml": yaml.replace('infile: ""', "infile: ../x")}))
+    _, source = load_one(make_archive, task(**{"task.yaml": yaml.replace('infile: ""', "infile: ../x")}))
     assert any("infile must be a plain file name" in str(d) for d in source.diagnostics)
 
 

@@ -31,18 +31,13 @@ def package(**changes: str | None) -> dict[str, str | bytes]:
     return fixture_files(FIXTURE, FOLDER, changes)
 
 
-def load(make_archive: ArchiveMaker, files: dict[str, str | bytes]) -> tuple[Path, EntrySource]:
-    archive, entry = load_one(make_archive, files)
-    return archive, entry
-
-
 def messages(source: EntrySource) -> list[str]:
     return [str(d) for d in source.diagnostics]
 
 
 def test_problem_xml_makes_a_folder_a_polygon_package(make_archive: ArchiveMaker) -> None:
     assert is_problem_folder({"problem.xml"}) and is_problem_folder({"problem.xml.polygon"})
-    _, source = load(make_archive, package())
+    _, source = load_one(make_archive, package())
     meta = source.meta
     assert (meta.package, meta.title, meta.time_limit, meta.memory_limit) == ("polygon", "Pair Sums", 2.0, 256)
     assert meta.tags == ("implementation", "math") and messages(source) == []
@@ -51,7 +46,7 @@ def test_problem_xml_makes_a_folder_a_polygon_package(make_archive: ArchiveMaker
 def test_the_statement_is_composed_from_its_sections_and_the_tutorial_is_the_editorial(
     make_archive: ArchiveMaker,
 ) -> None:
-    _, source = load(make_archive, package())
+    _, source = load_one(make_archive, package())
     entry = render_entry(source)
     assert entry.statement is not None and entry.solution is not None
     html = entry.statement.html
@@ -62,13 +57,13 @@ def test_the_statement_is_composed_from_its_sections_and_the_tutorial_is_the_edi
 
 
 def test_an_error_in_a_section_names_the_section(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package(**{"statement-sections/english/output.tex": "Print \\frobnicate{n}.\n"}))
+    _, source = load_one(make_archive, package(**{"statement-sections/english/output.tex": "Print \\frobnicate{n}.\n"}))
     entry = render_entry(source)
     assert any("in output.tex, line 1: unknown macro \\frobnicate" in str(d) for d in entry.diagnostics)
 
 
 def test_samples_are_the_tests_marked_sample_and_other_tests_are_test_data(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package())
+    _, source = load_one(make_archive, package())
     assert [(s.input_file, s.answer_file, s.answer) for s in source.samples] == [
         ("tests/01", "tests/01.a", "3\n7\n"),
         ("tests/02", "tests/02.a", "0\n"),
@@ -77,14 +72,14 @@ def test_samples_are_the_tests_marked_sample_and_other_tests_are_test_data(make_
 
 
 def test_without_tests_the_statement_examples_are_the_samples(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package(**{f"tests/0{n}{a}": None for n in (1, 2, 3) for a in ("", ".a")}))
+    _, source = load_one(make_archive, package(**{f"tests/0{n}{a}": None for n in (1, 2, 3) for a in ("", ".a")}))
     assert [(s.name, s.input_file, s.answer) for s in source.samples] == [
         ("01", "statement-sections/english/example.01", "3\n7\n")
     ]
 
 
 def test_solutions_by_their_tags(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package())
+    _, source = load_one(make_archive, package())
     assert source.layout.solvers == ("solutions/short.py", "solutions/main.cpp")
     assert source.layout.shown == ("solutions/first-only.py",)  # wrong-answer: shown, not run
 
@@ -95,7 +90,7 @@ def test_standard_checkers_are_our_comparisons(make_archive: ArchiveMaker) -> No
     assert custom in xml
     standard = '<checker name="std::rcmp6.cpp" type="testlib">\n            <source path="files/check.cpp"/>'
     rcmp6 = xml.replace(custom, standard)
-    _, source = load(make_archive, package(**{"problem.xml": rcmp6}))
+    _, source = load_one(make_archive, package(**{"problem.xml": rcmp6}))
     assert source.layout.validator is None
     assert (source.meta.checker.float_absolute, source.meta.checker.float_relative) == (1e-6, 1e-6)
     assert render_entry(source).checking == "tokens compared, numbers within 10⁻⁶ (absolute or relative)"
@@ -103,12 +98,12 @@ def test_standard_checkers_are_our_comparisons(make_archive: ArchiveMaker) -> No
 
 def test_missing_samples_are_looked_for_in_the_packages_own_language(make_archive: ArchiveMaker) -> None:
     xml = (FIXTURE / "problem.xml").read_text().replace('language="english"', 'language="russian"')
-    _, source = load(make_archive, {f"{FOLDER}/problem.xml": xml})
+    _, source = load_one(make_archive, {f"{FOLDER}/problem.xml": xml})
     assert any("statement-sections/russian/example.01" in m for m in messages(source))
 
 
 def test_a_package_with_only_problem_xml_says_what_it_lacks(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, {f"{FOLDER}/problem.xml": (FIXTURE / "problem.xml").read_text()})
+    _, source = load_one(make_archive, {f"{FOLDER}/problem.xml": (FIXTURE / "problem.xml").read_text()})
     assert messages(source) == [
         f"archive/{FOLDER}: warning: Polygon package lacks {part}"
         for part in (
@@ -124,14 +119,14 @@ def test_a_package_with_only_problem_xml_says_what_it_lacks(make_archive: Archiv
 
 
 def test_a_checker_without_testlib_h_is_named(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package(**{"files/testlib.h": None}))
+    _, source = load_one(make_archive, package(**{"files/testlib.h": None}))
     assert messages(source) == [
         f"archive/{FOLDER}: warning: Polygon package lacks files/testlib.h, which its checker files/check.cpp includes"
     ]
 
 
 def test_broken_problem_xml_is_an_error_with_its_line(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package(**{"problem.xml": "<problem>\n<names>\n</problem>\n"}))
+    _, source = load_one(make_archive, package(**{"problem.xml": "<problem>\n<names>\n</problem>\n"}))
     assert messages(source)[0].startswith(f"archive/{FOLDER}/problem.xml:3: not well-formed XML: mismatched tag")
     with pytest.raises(MetadataError, match="entity declaration"):
         parse_problem_xml('<!DOCTYPE p [<!ENTITY a "aaaa">]>\n<problem/>', "problem.xml")
@@ -160,7 +155,7 @@ def test_the_testlib_checker_judges_every_solution(make_archive: ArchiveMaker, t
         "solutions/main.cpp": None,
         "problem.xml": (FIXTURE / "problem.xml").read_text().replace('tag="main"', 'tag="rejected"'),
     }
-    archive, source = load(make_archive, package(**solutions))
+    archive, source = load_one(make_archive, package(**solutions))
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     [run_] = report.runs[FOLDER]
     assert [(v.code, v.message) for v in run_.verdicts] == [
@@ -168,7 +163,7 @@ def test_the_testlib_checker_judges_every_solution(make_archive: ArchiveMaker, t
         ("WA", "wrong answer total 1 is 1, expected 0"),
     ]
     extra = "n = int(input())\nfor _ in range(n):\n    print(sum(map(int, input().split())))\nprint(1)\n"
-    archive, source = load(make_archive, package(**{**solutions, "solutions/short.py": extra}))
+    archive, source = load_one(make_archive, package(**{**solutions, "solutions/short.py": extra}))
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     assert {v.message for v in report.runs[FOLDER][0].verdicts} == {
         "presentation error: wrong output format more output than 2 totals",
@@ -213,7 +208,7 @@ Totals.
 
 def test_an_olymp_sty_statement_without_sections(make_archive: ArchiveMaker) -> None:
     sections = {f"statement-sections/english/{n}.tex": None for n in ("legend", "input", "output", "notes", "name")}
-    _, source = load(make_archive, package(**sections, **{"statements/english/problem.tex": OLYMP}))
+    _, source = load_one(make_archive, package(**sections, **{"statements/english/problem.tex": OLYMP}))
     assert source.layout.statements == (("en", "statements/english/problem.tex"),)
     entry = render_entry(source)
     assert entry.statement is not None and entry.statement.title == "Pair Sums" and entry.diagnostics == ()
@@ -226,7 +221,7 @@ def test_an_olymp_sty_statement_without_sections(make_archive: ArchiveMaker) -> 
 
 
 def test_tests_without_answers_give_way_to_the_statement_examples(make_archive: ArchiveMaker) -> None:
-    _, source = load(make_archive, package(**{"tests/01.a": None, "tests/02.a": None}))
+    _, source = load_one(make_archive, package(**{"tests/01.a": None, "tests/02.a": None}))
     assert [(s.input_file, s.answer_file) for s in source.samples] == [
         ("statement-sections/english/example.01", "statement-sections/english/example.01.a")
     ]
@@ -269,7 +264,7 @@ def test_a_testlib_interactor_talks_to_the_solution(make_archive: ArchiveMaker, 
         "solutions/short.py": GUESSER,
         "solutions/first-only.py": "print(50, flush=True)\ninput()\n",
     }
-    archive, source = load(make_archive, package(**files))
+    archive, source = load_one(make_archive, package(**files))
     assert source.meta.interactive and messages(source) == []
     assert render_entry(source).checking == "interactive, judged by the problem's interactor"
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
