@@ -32,7 +32,7 @@ from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
 from .source.walk import Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
-from .store import JsonStore, PickleStore, library_versions, write_json
+from .store import JsonStore, PickleStore, lasting, library_versions, write_json
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -106,7 +106,8 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     snapshot = Snapshot(probe.started_ns - SETTLED_NS, last)
     shown = options.display(options.archive)
     listed, skip = probe.stamp.listing, options.own_folders
-    sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, listed, skip)
+    with lasting():
+        sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, listed, skip)
     if len(memo) != known:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     if snapshot.changed:

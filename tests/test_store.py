@@ -330,3 +330,22 @@ def test_keep_only_bears_another_build_deleting_the_same_values(
     kept.keep_only({keys[0]})
     monkeypatch.undo()
     assert [k for k in keys if kept.has(k)] == [keys[0]]
+
+
+def test_what_is_made_as_lasting_is_left_out_of_later_collections_and_collection_goes_on() -> None:
+    import gc
+
+    from site_builder.store import lasting
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with lasting():
+        assert not gc.isenabled()  # no collection while the archive's objects are made
+        made = [[n] for n in range(1000)]  # lists are tracked (a dict of numbers is not)
+    assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+    gc.unfreeze()  # as it was for the other tests
+    gc.disable()
+    with lasting():
+        pass
+    assert not gc.isenabled()  # a caller that had turned collection off keeps it off
+    gc.enable()

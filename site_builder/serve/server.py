@@ -8,6 +8,7 @@ added to HTML responses here, never written into the site. Requests wait while a
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -162,6 +163,7 @@ class DevServer:
         """Build once, start watching and serving; returns the URL."""
         with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
             self._finish(self.builder.build_all(reuse_published=True))
+        gc.freeze()  # the loaded site lives on: later collections need not walk it (see ``store.lasting``)
         for area in self.collector.areas.values():
             if area.is_dir():
                 self.observer.schedule(self.collector, str(area), recursive=True, event_filter=WATCHED_EVENTS)
@@ -220,6 +222,7 @@ class DevServer:
             self.builder.abandon_refresh()  # the index it makes is of the pages about to change
             with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
                 report = self.rebuild(changes)
+            gc.freeze()  # the site as updated lives until the next save
             if report is not None:
                 self._finish(report)
                 if report.published:
