@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -24,21 +23,22 @@ from pathlib import Path
 
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs
+from .identity import ByIdentity
 from .model import Entry, EntrySource, Site
 from .publish import mathfont, output
 from .publish.catalog import link_site
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
+from .publish.rawfiles import plan_raw_files
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
-from .publish.screening import is_svg, screen
+from .publish.screening import screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
 from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
-from .source.testdata import hashed_only
 from .source.theme import Theme
 from .store import JsonStore, PickleStore, bucket_keys, renderer_fingerprint, write_json
 from .theme import PACKAGED
@@ -52,11 +52,12 @@ log = logging.getLogger(__name__)
 def listed(entry: Entry) -> str:
     """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
     text of its statement and write-up and the line counts of its code, which only its page and the
-    search index show, nor its runs, which each caller adds as its pages show them. Equal for an
-    entry whose write-up changed in words only, so the home, track and tag pages are kept then."""
+    search index show, nor the characters its math draws (the font's cut, a file of its own), nor its
+    runs, which each caller adds as its pages show them. Equal for an entry whose write-up changed in
+    words only, so the home, track and tag pages are kept then."""
     card = entry.card() if entry.complete else entry
     solvers, sources = (tuple(replace(c, lines=0) for c in files) for files in (card.solvers, card.sources))
-    return repr(replace(card, search_text="", solvers=solvers, sources=sources, runs=()))
+    return repr(replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars=""))
 
 
 def build_site(
@@ -99,6 +100,7 @@ class Builder:
         self.sources: dict[str, EntrySource] = {}
         self.entries: dict[str, Entry] = {}
         self.site: Site | None = None
+        self.link_problems: list[Diagnostic] = []  # those of linking ``site``
         self.pages: PageRenderer | None = None
         self.problems: list[Diagnostic] = []  # archive-level problems of the last full load
         self.published: dict[str, str] = {}  # output path -> content hash, as on disk
@@ -106,6 +108,7 @@ class Builder:
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
         self.math_assets: mathfont.MathAssets | None = None  # the math font as last cut, and its stylesheet
+        self.entry_diagnostics = ByIdentity(entry_diagnostics)  # the dev server reports them all on each save
 
     def __enter__(self) -> Builder:
         return self
@@ -131,13 +134,14 @@ class Builder:
         entries, renders_changed, search = self._entries(sources, feed)
         mark = time.perf_counter()
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
+        self.link_problems = link_problems
         self.pages = self._page_renderer()
         if reuse_published:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
         with output.SiteWriter(self.options, self.theme) as writer:
-            writer.add(self._math_outputs(entries))
+            writer.add(self._math_outputs(mathfont.site_math_chars([e.math_chars for e in entries])))
             paths = self._write_pages(writer, site, sources, loaded.program)
             mark = self._lap("pages", mark)
             index = search.result() if search else build_search_index(search_records(site), self.renders)
@@ -170,6 +174,7 @@ class Builder:
         entries, _, _ = self._entries(sources)
         mark = time.perf_counter()
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
+        self.link_problems = link_problems
         self.pages = self._page_renderer()
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
         for render in plan.values():
@@ -451,10 +456,9 @@ class Builder:
             write_json(store.path, used)
         return paths
 
-    def _math_outputs(self, entries: list[Entry]) -> list[Output]:
-        """Temml's stylesheet and the math font cut to what the entries' math draws (none when no
-        page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
-        chars = mathfont.site_math_chars([e.math_chars for e in entries])
+    def _math_outputs(self, chars: str) -> list[Output]:
+        """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when
+        no page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
         sources = MathRenderer.math_sources(self.options.root) if chars else None
         if sources is None or self.theme.static_file(mathfont.STYLESHEET) is not None:
             return []
@@ -505,8 +509,7 @@ class Builder:
                 Diagnostic(self.options.display(self.options.archive), 0, self.math.unavailable_reason(), "warning")
             )
         for entry in entries:
-            found.update(entry.diagnostics)
-            found.update(verification_diagnostics(entry))
+            found.update(self.entry_diagnostics(entry))
         return tuple(sorted(found))
 
     def _lap(self, name: str, since: float) -> float:
@@ -542,6 +545,11 @@ class Builder:
         )
 
 
+def entry_diagnostics(entry: Entry) -> tuple[Diagnostic, ...]:
+    """An entry's own problems, and those of its verification."""
+    return (*entry.diagnostics, *verification_diagnostics(entry))
+
+
 def theme_display(options: BuildOptions, folder: Path) -> str:
     """How messages name a folder of the theme: from the project root, or inside this package."""
     shown = options.display(folder)
@@ -550,37 +558,4 @@ def theme_display(options: BuildOptions, folder: Path) -> str:
     return shown
 
 
-def plan_raw_files(
-    options: BuildOptions,
-    sources: list[EntrySource],
-    outputs: list[Output] | list[str],
-    sanitized: dict[str, Path],
-) -> tuple[list[output.RawFile], list[Diagnostic]]:
-    """Every archive file to publish beside its page: byte-identical, or, for SVG images, sanitized
-    (``sanitized``, by path in the site); minus those withheld and those a page would overwrite."""
-    pages = {o if isinstance(o, str) else o.path for o in outputs}
-    raw: list[output.RawFile] = []
-    problems: list[Diagnostic] = []
-    for source in sources:
-        folder = os.path.join(options.archive, source.path)
-        withheld = {name for name, _ in source.withheld}
-        for item in source.files:
-            if item.name in withheld:
-                continue
-            target = f"{source.slug or source.path}/{item.name}"
-            if target in pages:
-                problems.append(
-                    Diagnostic(
-                        source.display_path(item.name), 0, "this file would overwrite the generated page; rename it"
-                    )
-                )
-                continue
-            clean = sanitized.get(target)
-            if clean is not None:
-                raw.append(output.RawFile(str(clean), target, clean.stem))
-            elif not is_svg(item.name):
-                raw.append(output.RawFile(f"{folder}/{item.name}", target, item.digest, hashed_only(item.name)))
-    return raw, problems
-
-
-__all__ = ["BuildReport", "Builder", "SiteError", "build_site", "plan_raw_files"]
+__all__ = ["BuildReport", "Builder", "SiteError", "build_site"]

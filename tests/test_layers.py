@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
 # Bottom to top, as docs/design.md lists them ("The layers"): a module's stage is its folder under
 # site_builder/, or its own name for a module at the top. A stage imports only from the stages before it.
 STAGES: list[set[str]] = [
-    {"", "errors", "model", "store", "nodepackages", "theme", "schemas"},
+    {"", "errors", "model", "store", "identity", "nodepackages", "theme", "schemas"},
     {"sandbox"},
     {"source"},
     {"render"},

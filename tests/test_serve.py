@@ -679,3 +679,55 @@ def test_a_formula_with_a_new_character_brings_a_new_cut_of_the_math_font(tmp_pa
         assert f"url('./{after.name}')" in (static / "temml.css").read_text()
         status, page = get(dev, "/t/A-x/index.html")
         assert status == 200 and "static/temml.css" in page
+
+
+def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_gives(tmp_path: Path) -> None:
+    """The dev server's quick path, for an edit that no other page shows (the write-up past its summary):
+    the entry relinked in place and its own pages alone written, no other page planned or rewritten. The
+    site it leaves is the one a build from scratch makes, byte for byte (the search index aside, which
+    the server refreshes apart), a formula with a new character (a new cut of the math font) included."""
+    from site_builder.build import Builder
+    from site_builder.publish.search import search_records
+    from site_builder.serve.updates import LiveBuilder
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    summary = "\\section{Idea}\nThe summary stays as it is.\n\n"
+    write_tree(
+        tmp_path / "archive",
+        {
+            "t/2024/A-alpha/solution.tex": summary + "Add one: $x+1$.\n",
+            "t/2024/A-alpha/solution.py": "print(int(input()) + 1)\n",
+            "t/2024/A-alpha/samples/1.in": "2\n",
+            "t/2024/A-alpha/samples/1.ans": "3\n",
+            "t/2024/B-beta/solution.md": "## Idea\n\nBeta, with $y^2$.\n",
+            "t/2024/C-gamma/solution.md": "## Idea\n\nGamma.\n",
+        },
+    )
+    options = make_options(tmp_path, jobs=1, verify=False)
+    folder = "t/2024/A-alpha"
+    with LiveBuilder(options) as live:
+        live.build_all()
+        others = {p: p.stat().st_mtime_ns for p in options.out.rglob("*.html") if folder not in p.as_posix()}
+        # its page and its source's page; then those and a new cut of the font, and the stylesheet naming it
+        for body, written in (("Add two: $x+2$.\n", 2), ("Add aleph: $x+\\aleph$.\n", 4)):
+            edit(options.archive / folder / "solution.tex", summary + body)
+            report = live.update_entries([folder])
+            assert report.published and not report.diagnostics
+            assert (report.pages, report.written) == (4, written)
+        assert {p: p.stat().st_mtime_ns for p in others} == others
+        assert live.site is not None
+        searched = search_records(live.site)  # what the server's search refresh indexes
+    assert "\\aleph" not in (options.out / folder / "index.html").read_text()  # drawn as MathML, not raw
+    fresh = make_options(tmp_path, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache", jobs=1, verify=False)
+    with Builder(fresh) as builder:
+        builder.build_all()
+        assert builder.site is not None and searched == search_records(builder.site)
+
+    def files(out: Path) -> dict[str, bytes]:
+        found = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+        return {name: data for name, data in found.items() if not name.startswith("pagefind/")}
+
+    served, built = files(options.out), files(fresh.out)
+    assert sorted(served) == sorted(built)
+    assert [name for name in built if served[name] != built[name]] == []

@@ -136,6 +136,34 @@ def _tags(entries: tuple[Entry, ...]) -> tuple[Tag, ...]:
 _tag_slug = lru_cache(maxsize=4096)(slugify)
 
 
+def relinked(site: Site, swaps: list[tuple[Entry, Entry]]) -> Site:
+    """The site with each ``(old, new)`` of ``swaps``: ``new`` where ``old`` was. What ``link_site`` makes
+    of entries whose tracks, order and tags did not change, in a fraction of its time: the entries are
+    found by identity, reading only the site's lists, not ten thousand entries scattered in memory."""
+
+    def swapped(items: tuple[Entry, ...]) -> tuple[Entry, ...]:
+        ids = list(map(id, items))
+        changed = list(items)
+        for old, new in swaps:
+            if id(old) in ids:
+                changed[ids.index(id(old))] = new
+        return tuple(changed)
+
+    return replace(
+        site,
+        tracks=tuple(replace(t, entries=swapped(t.entries)) for t in site.tracks),
+        tags=tuple(replace(t, entries=swapped(t.entries)) for t in site.tags),
+        entries=swapped(site.entries),
+    )
+
+
+def neighbours_of(site: Site, entry: Entry) -> tuple[Entry | None, Entry | None]:
+    """``neighbours(site)[entry.path]``, found in the entry's track alone."""
+    items = next(t.entries for t in site.tracks if t.id == entry.track)
+    i = next(i for i, e in enumerate(items) if e.path == entry.path)
+    return (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
+
+
 def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
     """Previous and next entry of every entry, within its track, in page order."""
     result: dict[str, tuple[Entry | None, Entry | None]] = {}

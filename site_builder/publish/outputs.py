@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..model import Entry
 from ..render.document import slugify
@@ -30,6 +31,7 @@ def code_url(entry: Entry, name: str) -> str:
     return f"{entry.slug or entry.path}/{code_page(name)}"
 
 
+@lru_cache(maxsize=65536)  # the same few names in every entry, and the dev server plans every page on each save
 def code_page(name: str) -> str:
     """A code file's page, as the entry's page links it (beside it)."""
     return f"code-{slugify(name)}.html"

@@ -19,9 +19,10 @@ import jinja2
 from markupsafe import Markup
 
 from ..errors import Diagnostic, TemplateError
+from ..identity import ByIdentity
 from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory, language_name
 from ..render.document import slugify, transcript_html
-from .catalog import humanised, neighbours
+from .catalog import humanised, neighbours, neighbours_of
 from .feeds import render_feed, render_sitemap, render_verification_report
 from .outputs import Output, code_page, code_url, entry_url, root_of
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
@@ -220,6 +221,8 @@ class PageRenderer:
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
         self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
         self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
+        # ``code_pages`` of each entry of the last site planned (the dev server plans every page on each save)
+        self.code_pages_of = ByIdentity(code_pages)
 
     def figures_of(self, path: str) -> list[Output]:
         """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
@@ -229,6 +232,7 @@ class PageRenderer:
         """Every output of the site by path, each rendered only when called. ``complete`` gives the
         whole entry for a card (see ``Entry.card``), for its own page."""
         links = neighbours(site)
+        self.code_pages_of.keep_only(site.entries)
         plan: dict[str, Callable[[], Output]] = {
             "index.html": lambda: self.render_home(site),
             "tags/index.html": lambda: self.render_tag_index(site),
@@ -245,10 +249,29 @@ class PageRenderer:
                 self.page, "tag.html", f"tags/{tag.slug}/index.html", site, tag=tag
             )
         for entry in site.entries:
-            plan[entry_url(entry)] = partial(self._render_complete, site, entry, links[entry.path], complete)
-            for url, name in code_pages(entry):
-                plan[url] = partial(self._render_code, site, entry, name, complete)
+            self._plan_entry(plan, site, entry, links[entry.path], complete)
         return plan
+
+    def plan_entries(
+        self, site: Site, entries: list[Entry], complete: Callable[[Entry], Entry] = lambda e: e
+    ) -> dict[str, Callable[[], Output]]:
+        """``plan`` of these entries' own pages alone: the page of each and of its code files."""
+        plan: dict[str, Callable[[], Output]] = {}
+        for entry in entries:
+            self._plan_entry(plan, site, entry, neighbours_of(site, entry), complete)
+        return plan
+
+    def _plan_entry(
+        self,
+        plan: dict[str, Callable[[], Output]],
+        site: Site,
+        entry: Entry,
+        around: tuple[Entry | None, Entry | None],
+        complete: Callable[[Entry], Entry],
+    ) -> None:
+        plan[entry_url(entry)] = partial(self._render_complete, site, entry, around, complete)
+        for url, name in self.code_pages_of(entry):
+            plan[url] = partial(self._render_code, site, entry, name, complete)
 
     def entry_inputs(self, site: Site) -> dict[str, tuple[str, str]]:
         """For each entry page, by path: the entry's path, and a text naming what the page shows
@@ -264,7 +287,7 @@ class PageRenderer:
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
             found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
-            for url, name in code_pages(entry):
+            for url, name in self.code_pages_of(entry):
                 found[url] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), name)))
         return found
 

@@ -8,14 +8,17 @@ import time
 from collections.abc import Iterable
 from functools import partial
 
-from ..build import Builder, listed, plan_raw_files
+from ..build import Builder, listed
+from ..errors import Diagnostic
 from ..model import Entry, EntrySource, Site
 from ..publish import output
-from ..publish.catalog import link_site, neighbours
+from ..publish.catalog import link_site, neighbours, relinked
 from ..publish.downloads import sample_archives
-from ..publish.mathfont import FONT_PREFIX
+from ..publish.feeds import render_verification_report
+from ..publish.mathfont import FONT_PREFIX, site_math_chars
 from ..publish.outputs import entry_url
 from ..publish.pages import code_pages
+from ..publish.rawfiles import plan_raw_files
 from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
 from ..source.archive import load_entry
@@ -44,16 +47,19 @@ class LiveBuilder(Builder):
         self.solver_processes = 0
         archive = self.options.archive
         shown = self.options.display(archive)
-        # A folder numbered for a URL that a changed folder had may have it back now: reload it too.
         wanted = set(folders)
-        bases = {url_slug(f).lower() for f in wanted}
-        wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
+        same_folders = all(f in self.sources and is_problem_dir(archive / f) for f in wanted)
+        if not same_folders:  # a folder came or went: one numbered for a URL it had may have it back now
+            bases = {url_slug(f).lower() for f in wanted}
+            wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
         loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in sorted(wanted)
             if "/" in f and is_problem_dir(archive / f) and not reserved_folder(f)
         ]
-        fresh = self._screen(self._slugged(loaded, wanted))
+        # The same folders, each at the URL it had: no other entry's URL can change.
+        same_urls = same_folders and all(s.slug == self.sources[s.path].slug for s in loaded)
+        fresh = self._screen(loaded if same_urls else self._slugged(loaded, wanted))
         changed = sorted(wanted | {s.path for s in fresh})
         rendered = self._verify(fresh, self._render(fresh))
         new_errors = [d for e in rendered for d in (*e.diagnostics, *verification_diagnostics(e)) if d.level == "error"]
@@ -70,9 +76,53 @@ class LiveBuilder(Builder):
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
         own_pages_only = [e for e in rendered if e.path not in listed_paths]
+        if not listed:
+            return self._rewrite_own_pages(started, own_pages_only, old)
         return self._relink_and_write(
             started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only, old_urls=old_urls
         )
+
+    def _rewrite_own_pages(self, started: float, entries: list[Entry], old: dict[str, Entry]) -> BuildReport:
+        """Entries that other pages show as before (``listing``, ``old``: as they were): their own pages
+        and their code files' written again, without relinking or planning the other pages of the site
+        (in an archive of ten thousand entries, most of a save's time)."""
+        assert self.pages is not None and self.site is not None
+        site = relinked(self.site, [(old[e.path], e) for e in entries])
+        plan = self.pages.plan_entries(site, entries, partial(self._complete, self.sources))
+        # A formula with a new character: the font cut again (with those of the last cut: dropping one
+        # no page draws any more waits for a save that relinks the site).
+        drawn = [self.math_assets.chars] if self.math_assets else [e.math_chars for e in site.entries]
+        outputs = self._math_outputs(site_math_chars([*drawn, *(e.math_chars for e in entries)]))
+        if any(old[e.path].runs != e.runs for e in entries):
+            outputs.append(render_verification_report(site))
+        for path in sorted(plan):
+            outputs.append(plan[path]())
+            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
+        fresh_paths = {o.path for o in outputs}
+        gone = {url for e in old.values() for url, _ in code_pages(e)} - set(plan)
+        self.entry_diagnostics.forget(old.values())
+        with self.write_lock:
+            if any(p.startswith(MATH_FONTS) and p not in self.published for p in fresh_paths):
+                gone |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fresh_paths}
+            written = output.write_in_place(self.options.out, outputs, self.published)
+            output.remove_in_place(self.options.out, gone, self.published)
+            files, collisions = self._publish_files([self.sources[e.path] for e in entries], set(plan), ())
+        self.site = site
+        diagnostics = self._diagnostics(list(site.entries), [*self.link_problems, *collisions])
+        return self._report(diagnostics, True, started, len(outputs), written + files)
+
+    def _publish_files(
+        self, sources: list[EntrySource], pages: set[str], old_urls: list[str] | tuple[str, ...]
+    ) -> tuple[int, list[Diagnostic]]:
+        """The archive files and samples.zip of ``sources`` published again, and none left where they
+        were (``old_urls``); ``pages``: the generated pages among them. Returns how many files were
+        written, and the archive files that a page would overwrite."""
+        downloads = sample_archives(sources)
+        made = [*pages, *(d.path for d in downloads)]
+        raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
+        urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
+        output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads} | pages)  # code pages too
+        return output.write_in_place(self.options.out, downloads, self.published), collisions
 
     def _slugged(self, loaded: list[EntrySource], reloaded: set[str]) -> list[EntrySource]:
         """``loaded`` with the URLs a full build would give them now, and each other entry whose URL
@@ -160,7 +210,7 @@ class LiveBuilder(Builder):
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs = self._math_outputs(entries)  # a formula with a new character: the font cut again
+        outputs = self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
         for path in sorted(wanted):
             outputs.append(plan[path]())
             outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
@@ -171,15 +221,11 @@ class LiveBuilder(Builder):
             written = output.write_in_place(self.options.out, outputs, self.published)
             output.remove_in_place(self.options.out, stale, self.published)
             sources = [self.sources[f] for f in raw_folders if f in self.sources]
-            downloads = sample_archives(sources)
-            made = [*plan, *(d.path for d in downloads)]
-            raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
-            urls = sorted({s.slug or s.path for s in sources}.union(old_urls))
-            output.sync_raw_files(self.options, urls, raw, {d.path for d in downloads} | set(plan))  # code pages too
-            written += output.write_in_place(self.options.out, downloads, self.published)
-        self.site = site
+            files, collisions = self._publish_files(sources, set(plan), old_urls)
+        self.site, self.link_problems = site, link_problems
+        self.entry_diagnostics.keep_only(entries)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
-        return self._report(diagnostics, True, started, len(outputs), written)
+        return self._report(diagnostics, True, started, len(outputs), written + files)
 
 
 def listing(entry: Entry) -> tuple[object, ...]:

@@ -77,6 +77,7 @@ def walk_order(path: str) -> tuple[tuple[tuple[int, int | str], ...], ...]:
     return tuple(natural_key(part) for part in path.split("/"))
 
 
+@lru_cache(maxsize=65536)  # the dev server looks for renumbered folders among every entry on each save
 def url_slug(path: str) -> str:
     """The URL of a problem folder: each part kept where it is URL-safe, letters folded to ASCII,
     anything else a hyphen ("A-Über Brücke" -> "A-Uber-Brucke"); stable, so links keep working."""
