@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
+
+from ..model import EntrySource
 
 INPUT = re.compile(r"\\(?:input|include)\s*\{([^{}]*)\}")
 MAX_SHARED = 64  # files outside the folder one entry may read: a template and what it inputs
@@ -54,3 +56,25 @@ def document_folders(entry: str, names: Iterable[str]) -> list[str]:
     return sorted(
         {posixpath.join(entry, name.rpartition("/")[0]).rstrip("/") for name in names if name.endswith(".tex")}
     )
+
+
+def entries_reading(paths: Collection[str], sources: Iterable[EntrySource]) -> set[str]:
+    """The entries that read one of ``paths`` (relative to the archive) from outside their folder: whose
+    shared files hold it (a template at the contest's top, or a file of another problem folder), or
+    whose documents ``\\input`` it though it was not there when they were read (a file just made)."""
+    wanted = {p for p in paths if p.endswith(".tex") or "." not in posixpath.basename(p)}
+    found: set[str] = set()
+    for source in sources if wanted else ():
+        if any(f.name in wanted for f in source.shared):
+            found.add(source.path)
+            continue
+        texts = [
+            f.text
+            for f in source.files
+            if f.name.endswith(".tex") and f.text is not None and ("\\input" in f.text or "\\include" in f.text)
+        ]
+        if texts and not wanted.isdisjoint(
+            outside_names(texts, document_folders(source.path, [f.name for f in source.files]), source.path)
+        ):
+            found.add(source.path)
+    return found
