@@ -147,8 +147,9 @@ def test_a_shared_file_in_another_problem_folder_updates_every_entry_that_inputs
     from site_builder.source.archive import load_archive
 
     write_tree(tmp_path / "archive", SHARED)
-    sources, _ = load_archive(tmp_path / "archive", "archive")
-    folders = frozenset(s.path for s in sources)
+    loaded, _ = load_archive(tmp_path / "archive", "archive")
+    sources = {s.path: s for s in loaded}
+    folders = frozenset(sources)
     saved = classify("archive", "c/B-second/defs.tex", folders)
     assert (saved.kind, saved.entry) == (ChangeKind.ENTRY, "c/B-second")
     assert plan_rebuild([saved], sources) == (False, {"c/B-second", "c/A-first"}, False, set())
@@ -158,6 +159,6 @@ def test_a_shared_file_in_another_problem_folder_updates_every_entry_that_inputs
     assert common.kind is ChangeKind.UNKNOWN and plan_rebuild([common], sources)[0] is True  # outside every folder
     moved = {**SHARED, "c/C-third/solution.tex": "\\input{../D-fourth/later}\nThird.\n"}
     write_tree(tmp_path / "archive", moved)
-    sources, _ = load_archive(tmp_path / "archive", "archive")
+    sources = {s.path: s for s in load_archive(tmp_path / "archive", "archive")[0]}
     assert plan_rebuild([made], sources)[1] == {"c/D-fourth", "c/C-third"}  # made now: C reads it
     assert plan_rebuild([classify("archive", "c/B-second/solution.tex", folders)], sources)[1] == {"c/B-second"}

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +127,9 @@ def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple
     return found
 
 
-def plan_rebuild(changes: list[Change], sources: Iterable[EntrySource] = ()) -> tuple[bool, set[str], bool, set[str]]:
+def plan_rebuild(
+    changes: list[Change], sources: Mapping[str, EntrySource] | None = None
+) -> tuple[bool, set[str], bool, set[str]]:
     """(full rebuild, entry folders to update, re-render templates, static files to copy). ``sources``:
     the entries last built; one that ``\\input``s a changed file of another problem folder is updated too."""
     kinds = {c.kind for c in changes}
@@ -135,7 +137,7 @@ def plan_rebuild(changes: list[Change], sources: Iterable[EntrySource] = ()) -> 
     folders = {c.entry for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE) and c.entry}
     if folders and not full:
         inside = [c.path for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE)]
-        folders |= entries_reading(inside, sources)
+        folders |= entries_reading(inside, sources or {})
     static = {c.path for c in changes if c.kind is ChangeKind.STATIC}
     return full, folders, ChangeKind.TEMPLATE in kinds, static
 
@@ -265,7 +267,7 @@ class DevServer:
                 return
 
     def rebuild(self, changes: list[Change]) -> BuildReport | None:
-        full, folders, templates, static = plan_rebuild(changes, self.builder.sources.values())
+        full, folders, templates, static = plan_rebuild(changes, self.builder.sources)
         try:
             if full or not (self.options.out / "index.html").is_file():  # the site is gone: all of it again
                 return self.builder.build_all()
