@@ -95,8 +95,8 @@ def _child(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
         os.closerange(len(moved), 1 << 16)
         if request.get("cwd"):
             os.chdir(request["cwd"])
-        for which, value in request["rlimits"]:
-            resource.setrlimit(which, (value, value))
+        for which, soft, hard in request["rlimits"]:
+            resource.setrlimit(which, (soft, hard))
         for number in RESET_SIGNALS:  # Python ignores SIGPIPE and SIGXFSZ, and the builder may have ignored others
             signal.signal(number, signal.SIG_DFL)
         os.execvpe(request["argv"][0], request["argv"], request["env"])

@@ -297,18 +297,22 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
     )
 
 
-def _rlimits(limits: Limits) -> list[tuple[int, int]]:
+def _rlimits(limits: Limits) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for each rlimit of a run. CPU time: SIGXCPU at the limit, which ends the
+    program (the kernel samples CPU time at each tick, a little ahead of what the run is then reported
+    to have used), and SIGKILL a second later for one that ignores it, as problemtools sets it."""
     rlimits = [
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+        (resource.RLIMIT_FSIZE, limits.file_size, limits.file_size),
+        (resource.RLIMIT_CORE, 0, 0),
     ]
     if limits.address_space:
-        rlimits.append((resource.RLIMIT_AS, limits.memory))
+        rlimits.append((resource.RLIMIT_AS, limits.memory, limits.memory))
     if limits.stack:
-        rlimits.append((resource.RLIMIT_STACK, limits.stack))
+        rlimits.append((resource.RLIMIT_STACK, limits.stack, limits.stack))
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
-        rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
+        processes = limits.processes + _running_processes()
+        rlimits.append((resource.RLIMIT_NPROC, processes, processes))
     return rlimits
 
 
