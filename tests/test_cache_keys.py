@@ -560,6 +560,16 @@ def test_a_job_is_judged_by_the_problems_time_limit_or_the_builds() -> None:
     assert job(meta=dataclasses.replace(META, time_limit=None)).time_limit == OPTIONS.time_limit
 
 
+def test_the_time_limit_a_run_is_judged_by_is_keyed_even_where_it_stops_at_the_same_time() -> None:
+    """2 s with a margin of twice the limit and 4 s with none both stop a run at 4 s of CPU time (and
+    8 s on the clock), and judge 3 s of CPU time differently."""
+    twice = dataclasses.replace(OPTIONS, time_margin=(2.0, 0.0))
+    none = dataclasses.replace(OPTIONS, time_margin=(1.0, 0.0))
+    short, long = dataclasses.replace(META, time_limit=2.0), dataclasses.replace(META, time_limit=4.0)
+    assert job(meta=short, options=twice).limits == job(meta=long, options=none).limits
+    assert key(meta=short, options=twice) != key(meta=long, options=none)
+
+
 def test_an_entry_without_a_validator_has_an_entry_key() -> None:
     without = dataclasses.replace(READ, layout=dataclasses.replace(READ.layout, validator=None))
     assert entry_key(without) != entry_key(READ)
@@ -569,10 +579,11 @@ def test_a_job_runs_what_its_key_was_made_from() -> None:
     """Each value a job is run and judged with is the one its key was made from."""
     meta = dataclasses.replace(META, interactive=True, multi_pass=True, validation_passes=5)
     made = job(meta=meta)
-    wall = jobs.safety_margin(meta.time_limit or 0, *OPTIONS.time_margin)
+    stop = jobs.safety_margin(meta.time_limit or 0, *OPTIONS.time_margin)
     assert (made.entry, made.solver, made.sample, made.archive_dir) == ("t/A-x", SOLVER, SAMPLE, Path("/archive"))
     memory = (META.memory_limit or 0) << 20  # the package's limit, for the address space and the stack
-    assert (made.checker, made.validator, made.limits) == (META.checker, VALIDATOR, Limits(wall, memory, stack=memory))
+    limits = Limits(jobs.wall_backstop(stop), memory, stack=memory, cpu=stop)
+    assert (made.checker, made.validator, made.limits) == (META.checker, VALIDATOR, limits)
     assert (made.time_limit, made.interactive, made.multi_pass, made.passes) == (META.time_limit, True, True, 5)
 
 

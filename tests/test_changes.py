@@ -127,3 +127,38 @@ def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_
     assert collector.locate(str(tmp_path / "old-site/t/A-x/index.html")) is None
     assert collector.locate(str(tmp_path / "t/A-x/solution.md")) == ("archive", "t/A-x/solution.md")
     assert collector.locate(str(tmp_path / "sitemap")) == ("archive", "sitemap")
+
+
+SHARED = {
+    "c/A-first/solution.tex": "\\input{../B-second/defs}\nFirst: \\greeting.\n",
+    "c/B-second/solution.tex": "\\input{defs}\nSecond: \\greeting.\n",
+    "c/B-second/defs.tex": "\\newcommand{\\greeting}{hello}\n",
+    "c/C-third/solution.tex": "\\input{../common/later}\nThird.\n",  # not there yet
+    "c/D-fourth/solution.tex": "Fourth, on its own.\n",
+}
+
+
+def test_a_shared_file_in_another_problem_folder_updates_every_entry_that_inputs_it(tmp_path: Path) -> None:
+    """A statement's \\input of a file in another problem folder: saving that file updates its own
+    folder and every entry that reads it (their pages show what it defines); a file one of them
+    inputs that was not there when it was read updates it when it is made."""
+    from conftest import write_tree
+
+    from site_builder.source.archive import load_archive
+
+    write_tree(tmp_path / "archive", SHARED)
+    loaded, _ = load_archive(tmp_path / "archive", "archive")
+    sources = {s.path: s for s in loaded}
+    folders = frozenset(sources)
+    saved = classify("archive", "c/B-second/defs.tex", folders)
+    assert (saved.kind, saved.entry) == (ChangeKind.ENTRY, "c/B-second")
+    assert plan_rebuild([saved], sources) == (False, {"c/B-second", "c/A-first"}, False, set())
+    made = classify("archive", "c/D-fourth/later.tex", folders)  # not what C inputs: ../common/later
+    assert plan_rebuild([made], sources)[1] == {"c/D-fourth"}
+    common = classify("archive", "c/common/later.tex", folders)
+    assert common.kind is ChangeKind.UNKNOWN and plan_rebuild([common], sources)[0] is True  # outside every folder
+    moved = {**SHARED, "c/C-third/solution.tex": "\\input{../D-fourth/later}\nThird.\n"}
+    write_tree(tmp_path / "archive", moved)
+    sources = {s.path: s for s in load_archive(tmp_path / "archive", "archive")[0]}
+    assert plan_rebuild([made], sources)[1] == {"c/D-fourth", "c/C-third"}  # made now: C reads it
+    assert plan_rebuild([classify("archive", "c/B-second/solution.tex", folders)], sources)[1] == {"c/B-second"}

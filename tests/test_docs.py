@@ -38,6 +38,8 @@ OTHERS = {
     "--print": "a compiler's --print-sysroot",
     "--edition": "rustc",
     "--cfg": "rustc",
+    "--time": "isolate (CMS's sandbox)",
+    "--wall-time": "isolate (CMS's sandbox)",
 }
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 

@@ -33,6 +33,7 @@ from site_builder.render.latex import render_latex
         ("\\section", 1, "\\section expects an argument in braces"),
         ("a\n\\ifplastex x\\else\nb\n", 2, "\\ifplastex has no \\fi"),
         ("\\newif\\ifdraft\n\n\\ifdraft\nx\n", 3, "\\ifdraft has no \\fi"),
+        ("a\nb \\tikz \\draw (0,0) -- (1,0)\n", 2, "\\tikz: the picture is never closed (no '}' or ';')"),
     ],
 )
 def test_errors_name_the_line(source: str, line: int, message: str) -> None:
@@ -40,6 +41,25 @@ def test_errors_name_the_line(source: str, line: int, message: str) -> None:
         render_latex(source, "archive/t/x/solution.tex")
     assert (info.value.line, info.value.message) == (line, message)
     assert str(info.value) == f"archive/t/x/solution.tex:{line}: {message}"
+
+
+def test_a_tikz_picture_in_math_is_part_of_the_formula_and_tex_draws_it_whole() -> None:
+    """Its nodes' math (``{$x$}``) and a ';' inside braces do not end it, or the formula around it."""
+    document, warnings = render_latex(
+        "Go $\\tikz \\node[draw] {$a;b$}; \\to \\tikz[baseline] {\\node {$c$};} + 1$ now.\n"
+        "$$\\tikz \\fill (0,0) circle (1pt); = x$$ and $y$\n"
+        "$$\\begin{array}{c}\\tikz \\draw (0,0) -- (1,0);\\end{array}$$\n"
+        "\\begin{align}\\tikz \\draw (0,0) -- (1,0); &= 1\\end{align}\n",
+        "s.tex",
+    )
+    assert [(p.source, p.line) for p in document.pictures] == [
+        ("$\\tikz \\node[draw] {$a;b$}; \\to \\tikz[baseline] {\\node {$c$};} + 1$", 1),
+        ("\\[\\tikz \\fill (0,0) circle (1pt); = x\\]", 2),
+        ("\\[\\begin{array}{c}\\tikz \\draw (0,0) -- (1,0);\\end{array}\\]", 3),  # an array needs math
+        ("\\begin{align}\\tikz \\draw (0,0) -- (1,0); &= 1\\end{align}", 4),  # align is math
+    ]
+    assert [m.tex for m in document.math] == ["y"] and warnings == []
+    assert document.html.count('class="tex-picture tex-display"') == 3
 
 
 def test_deep_nesting_is_an_error_not_a_crash() -> None:

@@ -108,6 +108,26 @@ def test_a_built_page_shows_the_drawing_and_the_failing_picture_is_named(
     assert "<path" in svg and "<script" not in svg
 
 
+@needs_tex
+def test_a_formula_with_a_tikz_picture_in_it_is_drawn_whole_by_tex(tmp_path: Path, make_archive: ArchiveMaker) -> None:
+    """A macro that draws a ring around a number, used in math (its node sets math too): no math
+    renderer draws TikZ, so TeX draws each such formula, inline or displayed; other math stays math."""
+    text = (
+        "\\documentclass{article}\n\\usepackage{tikz}\n"
+        "\\newcommand*\\ringed[1]{\\tikz[baseline=(r.base)]{\\node[draw,circle,inner sep=1pt] (r) {$#1$};}}\n"
+        "\\begin{document}\nFrom $\\ringed 2 \\to \\ringed 5$, a dot $x \\tikz \\fill (0,0) circle (1pt); y$,\n"
+        "\\[ \\ringed 1 + \\ringed 1 = \\ringed 2 \\]\nand $a+b$.\n\\end{document}\n"
+    )
+    archive = make_archive({"t/one/solution.tex": text, "t/one/solution.py": "print(1)\n"})
+    report = build_site(options_for(archive, tmp_path / "site", verify=False))
+    assert [d.message for d in report.diagnostics if d.path.endswith("solution.tex")] == []
+    page = tmp_path / "site" / "t" / "one" / "index.html"
+    drawn = figures(page)
+    assert len(drawn) == 3 and all("<path" in svg and "<script" not in svg for svg, _ in drawn)
+    assert page.read_text("utf-8").count('class="tex-picture tex-display"') == 1
+    assert "<math" in page.read_text("utf-8")  # a+b
+
+
 def figures(page: Path) -> list[tuple[str, str]]:
     """The figures a page shows as files of the site's ``figures/`` (never inline): (their SVG text, the tag)."""
     text = page.read_text("utf-8")

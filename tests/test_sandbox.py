@@ -172,6 +172,79 @@ def test_the_deadline_stops_a_run_and_its_children(launchers: sandbox._Launchers
     assert run("print('next')").stdout == b"next\n"  # the launcher is in step for the next run
 
 
+# Kept to one CPU, at nice 19. The solver does the same, and each burner is a session of its own: where
+# the kernel shares a CPU between sessions first (autogroup), whatever their nice, each gets a share
+# as the solver's session does; without autogroup, their nice values are equal.
+LOWEST = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(19)\n"
+BURN = (
+    "import time\n\ndef burn(seconds):\n    start = time.process_time()\n"
+    "    while time.process_time() - start < seconds:\n        pass\n"
+)
+
+
+def test_a_runs_cpu_time_is_its_every_process(launchers: sandbox._Launchers) -> None:
+    """The program, a child it waits for and an orphan (its parent gone, the launcher reaps it) burn
+    0.3 s of CPU time each: the run used all three, not what the first process's own wait counted."""
+    code = BURN + textwrap.dedent(
+        """
+        import os
+        if os.fork() == 0:
+            burn(0.3)
+            os._exit(0)
+        os.wait()
+        done, told = os.pipe()
+        if os.fork() == 0:
+            if os.fork() == 0:
+                burn(0.3)
+                os.write(told, b"x")
+            os._exit(0)
+        os.wait()
+        os.close(told)
+        os.read(done, 1)
+        burn(0.3)
+        print("burnt")
+        """
+    )
+    result = run(code, Limits(wall=30))
+    assert result.stdout == b"burnt\n" and result.exit_code == 0, result
+    assert 0.85 < result.cpu < 5, result
+
+
+def test_cpu_time_stops_a_busy_run_and_the_clock_one_that_waits(launchers: sandbox._Launchers) -> None:
+    busy = run("while True:\n    pass\n", Limits(wall=30, cpu=1))
+    assert busy.signal == signal.SIGXCPU and not busy.timed_out, busy
+    # The kernel stops it by CPU time sampled at each tick, which on a busy machine runs a little
+    # ahead of the exact figure the run reports.
+    assert 0.7 < busy.cpu < 3, busy
+    ignores = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    stubborn = run(ignores, Limits(wall=30, cpu=1))
+    assert stubborn.signal == signal.SIGKILL and not stubborn.timed_out and 1.4 < stubborn.cpu < 4, stubborn
+    waits = run("import time\ntime.sleep(60)\n", Limits(wall=1.5, cpu=1))
+    assert waits.timed_out and waits.cpu < 0.5 and 1.5 <= waits.wall < 5, waits
+
+
+def test_a_busy_machine_slows_a_runs_clock_but_not_its_cpu_time(launchers: sandbox._Launchers) -> None:
+    """Three programs burning the one CPU the run is kept on, at its priority: the run takes several
+    times longer on the clock, and the same CPU time."""
+    cpu = min(os.sched_getaffinity(0))
+    pin = LOWEST.format(cpu=cpu)
+    burners = [
+        subprocess.Popen(
+            [sys.executable, "-c", pin + "while True:\n    pass\n"], stdin=subprocess.DEVNULL, start_new_session=True
+        )
+        for _ in range(3)
+    ]
+    try:
+        time.sleep(0.2)  # the burners have started and pinned themselves
+        result = run(pin + BURN + "burn(0.3)\nprint('done')\n", Limits(wall=30))
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert result.stdout == b"done\n", result
+    assert 0.3 <= result.cpu < 0.6 and result.wall > 2 * result.cpu, result
+
+
 def test_a_fork_bomb_is_contained(launchers: sandbox._Launchers) -> None:
     marker = f"site-builder-sandbox-bomb-{os.getpid()}"
     code = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
@@ -223,7 +296,7 @@ def test_limits_and_environment_reach_the_program(launchers: sandbox._Launchers)
     """)
     result = run(code, Limits(wall=2, memory=512 << 20))
     assert result.stdout.decode().splitlines() == [
-        f"(3, 3) {512 << 20}",
+        f"(3, 4) {512 << 20}",  # CPU: SIGXCPU at 3 s (a second over the wall time), SIGKILL at 4
         "(0, 0) True ['main.py']",
         "0 True",
     ]

@@ -235,6 +235,21 @@ def test_a_deleted_file_leaves_the_site_also_where_the_url_is_not_the_folder_nam
         assert get(dev, "/t/A-one/solution.md")[0] == 200
 
 
+def test_saving_a_file_another_problem_inputs_updates_that_problems_page_too(tmp_path: Path) -> None:
+    files = {
+        "c/A-first/solution.tex": "\\input{../B-second/defs}\nFirst says \\greeting.\n",
+        "c/B-second/solution.tex": "\\input{defs}\nSecond says \\greeting.\n",
+        "c/B-second/defs.tex": "\\newcommand{\\greeting}{hello}\n",
+    }
+    with serving(tmp_path, files) as dev:
+        assert "First says hello" in get(dev, "/c/A-first/index.html")[1]
+        events = Events(dev)
+        edit(dev.options.archive / "c/B-second/defs.tex", "\\newcommand{\\greeting}{good evening}\n")
+        assert int(events.next()) > int(events.first)
+        assert "Second says good evening" in get(dev, "/c/B-second/index.html")[1]
+        assert "First says good evening" in get(dev, "/c/A-first/index.html")[1]
+
+
 def test_backup_files_do_not_rebuild(server: DevServer) -> None:
     events = Events(server)
     folder = server.options.archive / "t/2024/A-alpha"

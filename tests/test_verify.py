@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -684,24 +685,71 @@ def test_solvers_that_were_not_run_are_not_called_missing() -> None:
     assert replace(_entry_with([]), solvers=(solver,)).verification == ("none", "Not run")  # --no-verify
 
 
-def test_a_run_over_the_limit_but_within_the_margin_is_judged_and_called_slow(
-    make_archive: ArchiveMaker, tmp_path: Path
-) -> None:
-    """A busy machine must not turn a correct run into a flaky Time Limit: runs are stopped at
-    twice the limit (at least a second over it); a correct one in between is Accepted, and slow."""
-    from site_builder.verify.jobs import safety_margin
+# Kept to one CPU, at nice 19. The solver does the same, and each burner is a session of its own: where
+# the kernel shares a CPU between sessions first (autogroup), whatever their nice, each gets a share
+# as the solver's session does; without autogroup, their nice values are equal.
+LOWEST = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(19)\n"
+BURN = "import time\nstart = time.process_time()\nwhile time.process_time() - start < {}:\n    pass\nprint(5)\n"
+
+
+def test_a_time_limit_is_cpu_time_with_a_wall_clock_backstop(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """As judges do: CPU time over the limit is a Time Limit however it ended; a run is stopped at
+    the margin above the limit (twice it, at least a second over it) of CPU time, and, one that
+    sleeps or waits, at twice that on the clock: a Time Limit that says it was the clock."""
+    from site_builder.verify.jobs import safety_margin, wall_backstop
 
     assert (safety_margin(1), safety_margin(3), safety_margin(0.2)) == (2, 6, 1.2)
     assert safety_margin(3, 1.5, 0.5) == 4.5 and safety_margin(3, 1.0, 0.0) == 3  # site.yaml's time_margin
-    slow = "import time\ntime.sleep(1.3)\nprint(5)\n"
+    assert wall_backstop(safety_margin(1)) == 4
+    naps = "import time\ntime.sleep(1.3)\nprint(5)\n"
     stuck = "import time\ntime.sleep(30)\nprint(5)\n"
-    archive = make_archive(entry("slow", slow) | entry("stuck", stuck))
+    loop = "while True:\n    pass\n"
+    entries = entry("naps", naps) | entry("stuck", stuck) | entry("burns", BURN.format(1.3)) | entry("loop", loop)
+    archive = make_archive(entries)
     report = verify(archive, tmp_path)
-    (accepted,) = report.runs["t/A-slow"][0].verdicts
-    assert accepted.code == "AC" and re.fullmatch(r"slow: 1\.\d\d s, limit 1 s", accepted.message)
+    (napped,) = report.runs["t/A-naps"][0].verdicts
+    assert napped.code == "AC" and napped.message == "" and napped.seconds < 0.5  # the shown time is CPU time
     (stopped,) = report.runs["t/A-stuck"][0].verdicts
-    assert stopped.code == "TLE" and stopped.message == "stopped at 2 s: over the time limit of 1 s"
-    assert 1.9 < stopped.seconds < 5
+    assert stopped.code == "TLE" and stopped.seconds < 0.5
+    assert stopped.message.startswith("Time Limit Exceeded (wall): stopped after 4 s of wall-clock time, with 0.")
+    (burnt,) = report.runs["t/A-burns"][0].verdicts
+    assert burnt.code == "TLE" and 1 < burnt.seconds < 2  # all of its 1.3 s, or what it had used on the clock's stop
+    assert re.fullmatch(r"CPU time 1\.\d\d s: over the time limit of 1 s", burnt.message)
+    (looped,) = report.runs["t/A-loop"][0].verdicts
+    assert looped.code == "TLE" and looped.seconds > 1  # stopped at 2 s of CPU time, or on the clock before it
+    assert re.fullmatch(r"(stopped at 2 s of CPU time|CPU time \d\.\d\d s): over the time limit of 1 s", looped.message)
+
+
+def test_a_busy_machine_does_not_turn_an_accepted_run_into_a_time_limit(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """Three programs burn the one CPU the solver keeps to, at its priority: its 0.4 s of CPU time take
+    several times as long on the clock, past its limit of 1 s (it answers only if they did: alone, it
+    is a Wrong Answer), and it is Accepted."""
+    cpu = min(os.sched_getaffinity(0))
+    pin = LOWEST.format(cpu=cpu)
+    slowed = "import time\nbegun = time.monotonic()\n" + BURN.format(0.4).replace(
+        "print(5)", "print(5 if time.monotonic() - begun > 1.2 else 'not slowed down')"
+    )
+    archive = make_archive(entry("crowded", pin + slowed))
+    margin = (3.0, 1.0)  # stopped at 3 s of CPU time, 6 s on the clock
+    (alone,) = verify(archive, tmp_path, time_margin=margin).runs["t/A-crowded"][0].verdicts  # its tools made
+    assert alone.code == "WA" and "not slowed down" in alone.output
+    burners = [
+        subprocess.Popen(
+            [sys.executable, "-c", pin + "while True:\n    pass\n"], stdin=subprocess.DEVNULL, start_new_session=True
+        )
+        for _ in range(3)
+    ]
+    try:
+        time.sleep(0.2)  # the burners have started and keep to that CPU
+        report = verify(archive, tmp_path, time_margin=margin, rerun=True)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    (verdict,) = report.runs["t/A-crowded"][0].verdicts
+    assert verdict.code == "AC" and verdict.message == "" and 0.4 <= verdict.seconds < 1, verdict
 
 
 # ---------------------------------------------------------------- interactive and multi-pass problems

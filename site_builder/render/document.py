@@ -93,10 +93,12 @@ class Collector:
         self.math.append(MathSnippet(tex, display, line))
         return f'<math-slot n="{len(self.math) - 1}"></math-slot>'
 
-    def picture_slot(self, picture: TexPicture, inline: bool) -> str:
+    def picture_slot(self, picture: TexPicture, inline: bool, display: bool = False) -> str:
+        """``display``: a displayed formula TeX draws, in a paragraph (a span) shown as a block."""
         self.pictures.append(picture)
         tag = "span" if inline else "div"
-        return f'<{tag} class="tex-picture"><picture-slot n="{len(self.pictures) - 1}"></picture-slot></{tag}>'
+        kind = "tex-picture tex-display" if display else "tex-picture"
+        return f'<{tag} class="{kind}"><picture-slot n="{len(self.pictures) - 1}"></picture-slot></{tag}>'
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))

@@ -43,6 +43,7 @@ this program's):
     launcher -> {"pid": child} or {"error": text}
     sandbox  -> b"kill"                                              optional: stop the run now
     launcher -> {"status": wait status, "cpu": seconds, "ended": time}  when everything has ended
+                (cpu: the user and system time of the run's whole process tree)
 """
 
 from __future__ import annotations
@@ -94,8 +95,8 @@ def _child(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
         os.closerange(len(moved), 1 << 16)
         if request.get("cwd"):
             os.chdir(request["cwd"])
-        for which, value in request["rlimits"]:
-            resource.setrlimit(which, (value, value))
+        for which, soft, hard in request["rlimits"]:
+            resource.setrlimit(which, (soft, hard))
         for number in RESET_SIGNALS:  # Python ignores SIGPIPE and SIGXFSZ, and the builder may have ignored others
             signal.signal(number, signal.SIG_DFL)
         os.execvpe(request["argv"][0], request["argv"], request["env"])
@@ -105,8 +106,8 @@ def _child(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
     os._exit(127)
 
 
-def _wait(child: int, sock: socket.socket) -> tuple[int, float]:
-    """The child's wait status and the CPU time of everything it waited for."""
+def _wait(child: int, sock: socket.socket) -> int:
+    """The child's wait status, once it has ended or been killed (asked by the builder)."""
     try:
         pidfd = os.pidfd_open(child)
     except OSError:  # before Linux 5.3: wait for the child alone (a stop asked meanwhile goes unheard)
@@ -122,8 +123,17 @@ def _wait(child: int, sock: socket.socket) -> tuple[int, float]:
         finally:
             os.close(pidfd)
     _kill(child)  # the child is not reaped yet, so its process group cannot be anybody else's
-    _, status, usage = os.wait4(child, 0)
-    return status, usage.ru_utime + usage.ru_stime
+    _, status = os.waitpid(child, 0)
+    return status
+
+
+def _children_cpu() -> float:
+    """The CPU time (user and system) of every child this launcher has reaped so far, and of every
+    process they reaped. Read before and after a run, once the run's every process is reaped (the
+    launcher is the first process of the sandbox's PID namespace, or a subreaper: orphans come to
+    it), the difference is the CPU time of the run's whole process tree, and nothing else's."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 NOBODY = 65534
@@ -353,14 +363,15 @@ def serve(sock: socket.socket, renewer: socket.socket | None = None) -> None:
             _renewed(renewer)
             renewing = False
         request = marshal.loads(data)
+        before = _children_cpu()
         child = _prepared(sock, request, fds) if inside else _start(sock, request, fds)
         for fd in fds:
             os.close(fd)
         if child:
-            status, cpu = _wait(child, sock)
+            status = _wait(child, sock)
             ended = time.monotonic()  # the clock the builder's perf_counter reads: which of two runs ended first
             _end_everything() if inside else _reap_all()
-            _send(sock, {"status": status, "cpu": cpu, "ended": ended})
+            _send(sock, {"status": status, "cpu": _children_cpu() - before, "ended": ended})
         if renewer:  # fresh scratch folders while the builder reads the report, before the next run
             _renew(renewer)
             renewing = True

@@ -4,6 +4,9 @@ Solvers, checkers, output validators, compilers and git all run through ``run``:
 where this machine allows it (``isolation.py`` says what a run sees), with a minimal environment,
 rlimits (CPU, address space, file size, core dumps, processes), a cgroup capping processes and
 memory as root, and a wall-clock deadline; it is killed together with everything it started.
+Its result has both clocks: the wall time the builder saw, and the CPU time of its every process
+(the launcher's reaped children), which is what a judge limits and what a busy machine does not
+inflate.
 
 The builder reads a run's results from pipes alone: standard output, the end of standard error,
 and ``collect``, one file of the working folder that a wrapper inside the sandbox copies to a pipe
@@ -21,6 +24,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import marshal
+import math
 import os
 import resource
 import selectors
@@ -67,7 +71,7 @@ ENV = {
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    wall: float = 10.0  # seconds
+    wall: float = 10.0  # seconds of wall-clock time before the builder stops the run (a backstop for one that waits)
     memory: int = 1024 * MiB  # address space, bytes
     output: int = 16 * MiB  # bytes of stdout (and of a collected file) read before the run is stopped
     processes: int = 16  # besides the program itself
@@ -77,18 +81,21 @@ class Limits:
     # The stack's limit (bytes): 0 leaves the usual 8 MiB. Judges give a solver's stack its whole memory
     # limit; Node, among others, fails to start with a stack limit as large as its address space.
     stack: int = 0
+    # Seconds of CPU time at which each of its processes is stopped (RLIMIT_CPU, rounded up); 0: a
+    # second more than ``wall``. What a run used in all is its result's ``cpu``.
+    cpu: float = 0.0
 
     @property
-    def cpu(self) -> int:
-        return int(self.wall) + 1
+    def cpu_seconds(self) -> int:
+        return math.ceil(self.cpu) if self.cpu > 0 else int(self.wall) + 1
 
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
     exit_code: int | None  # None when killed by a signal
     signal: int | None
-    wall: float
-    cpu: float
+    wall: float  # seconds from its start to its end, as the builder saw them
+    cpu: float  # seconds of CPU time (user and system) of the run's every process: what judges limit
     stdout: bytes
     stderr: str  # the last few KB
     timed_out: bool
@@ -290,18 +297,22 @@ def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bo
     )
 
 
-def _rlimits(limits: Limits) -> list[tuple[int, int]]:
+def _rlimits(limits: Limits) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for each rlimit of a run. CPU time: SIGXCPU at the limit, which ends the
+    program (the kernel samples CPU time at each tick, a little ahead of what the run is then reported
+    to have used), and SIGKILL a second later for one that ignores it, as problemtools sets it."""
     rlimits = [
-        (resource.RLIMIT_CPU, limits.cpu),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+        (resource.RLIMIT_FSIZE, limits.file_size, limits.file_size),
+        (resource.RLIMIT_CORE, 0, 0),
     ]
     if limits.address_space:
-        rlimits.append((resource.RLIMIT_AS, limits.memory))
+        rlimits.append((resource.RLIMIT_AS, limits.memory, limits.memory))
     if limits.stack:
-        rlimits.append((resource.RLIMIT_STACK, limits.stack))
+        rlimits.append((resource.RLIMIT_STACK, limits.stack, limits.stack))
     if os.geteuid() != 0:  # as root the cgroup counts processes (root, and nobody's other runs, would not fit)
-        rlimits.append((resource.RLIMIT_NPROC, limits.processes + _running_processes()))
+        processes = limits.processes + _running_processes()
+        rlimits.append((resource.RLIMIT_NPROC, processes, processes))
     return rlimits
 
 

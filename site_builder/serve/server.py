@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +33,11 @@ from watchdog.observers import Observer
 
 from ..build import BuildReport
 from ..errors import SiteError
+from ..model import EntrySource
 from ..publish.lock import build_lock
 from ..source.config import BuildOptions
 from ..source.languages import suffix
+from ..source.shared import entries_reading
 from ..source.walk import in_builder_folder, is_ignored, is_problem_dir
 from .changes import Change, ChangeKind, classify
 from .updates import LiveBuilder
@@ -126,11 +128,17 @@ def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple
     return found
 
 
-def plan_rebuild(changes: list[Change]) -> tuple[bool, set[str], bool, set[str]]:
-    """(full rebuild, entry folders to update, re-render templates, static files to copy)."""
+def plan_rebuild(
+    changes: list[Change], sources: Mapping[str, EntrySource] | None = None
+) -> tuple[bool, set[str], bool, set[str]]:
+    """(full rebuild, entry folders to update, re-render templates, static files to copy). ``sources``:
+    the entries last built; one that ``\\input``s a changed file of another problem folder is updated too."""
     kinds = {c.kind for c in changes}
     full = bool(kinds & {ChangeKind.CONFIG, ChangeKind.UNKNOWN})
     folders = {c.entry for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE) and c.entry}
+    if folders and not full:
+        inside = [c.path for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE)]
+        folders |= entries_reading(inside, sources or {})
     static = {c.path for c in changes if c.kind is ChangeKind.STATIC}
     return full, folders, ChangeKind.TEMPLATE in kinds, static
 
@@ -262,7 +270,7 @@ class DevServer:
                 return
 
     def rebuild(self, changes: list[Change]) -> BuildReport | None:
-        full, folders, templates, static = plan_rebuild(changes)
+        full, folders, templates, static = plan_rebuild(changes, self.builder.sources)
         try:
             if full or not (self.options.out / "index.html").is_file():  # the site is gone: all of it again
                 return self.builder.build_all()

@@ -61,7 +61,7 @@ class SiteConfig:
     time_limit: float = 10.0  # seconds per sample, unless problem.yaml says otherwise
     tracks: dict[str, TrackInfo] = field(default_factory=dict)
     cpp_standard: str = "c++20"  # g++'s -std= for C++ solutions and validators
-    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) seconds
+    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) s of CPU time
     publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
     publish_data: str = "samples"  # which test files are published (see ``PUBLISH_DATA``)
 
@@ -177,7 +177,8 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
 
 def _time_margin(value: Any, path: str, line: int | None) -> tuple[float, float]:
     """``time_margin: {factor: 2, seconds: 1}``: runs are stopped at the larger of the limit times
-    ``factor`` (1 to 10) and the limit plus ``seconds`` (0 to 60)."""
+    ``factor`` (1 to 10) and the limit plus ``seconds`` (0 to 60) of CPU time (and at twice that of
+    wall-clock time); any CPU time over the limit is a Time Limit, the margin says by how much."""
     if not isinstance(value, dict) or set(value) - {"factor", "seconds"}:
         raise ConfigError(path, line, "time_margin must be a mapping like {factor: 2, seconds: 1}")
     factor, seconds = value.get("factor", 2.0), value.get("seconds", 1.0)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
+
+from ..model import EntrySource
 
 INPUT = re.compile(r"\\(?:input|include)\s*\{([^{}]*)\}")
 MAX_SHARED = 64  # files outside the folder one entry may read: a template and what it inputs
@@ -54,3 +56,35 @@ def document_folders(entry: str, names: Iterable[str]) -> list[str]:
     return sorted(
         {posixpath.join(entry, name.rpartition("/")[0]).rstrip("/") for name in names if name.endswith(".tex")}
     )
+
+
+def entries_reading(paths: Collection[str], sources: Mapping[str, EntrySource]) -> set[str]:
+    """The entries (of ``sources``, by folder) that read one of ``paths`` (relative to the archive) from
+    outside their folder: whose shared files hold it (a template at the contest's top, or a file of
+    another problem folder), or, for a file its folder did not have when it was read (one just made),
+    whose documents ``\\input`` it."""
+    wanted = {p for p in paths if p.endswith(".tex") or "." not in posixpath.basename(p)}
+    if not wanted:
+        return set()
+    found = {s.path for s in sources.values() if s.shared and not wanted.isdisjoint([f.name for f in s.shared])}
+    made = {p for p in wanted if not _known(p, sources)}
+    stems = {posixpath.basename(p).removesuffix(".tex") for p in made}  # what an \input of it must say
+    for source in sources.values() if made else ():
+        texts = [
+            f.text
+            for f in source.files
+            if f.name.endswith(".tex") and f.text is not None and any(stem in f.text for stem in stems)
+        ]
+        folders = document_folders(source.path, [f.name for f in source.files]) if texts else []
+        if texts and not made.isdisjoint(outside_names(texts, folders, source.path)):
+            found.add(source.path)
+    return found
+
+
+def _known(path: str, sources: Mapping[str, EntrySource]) -> bool:
+    """Whether ``path`` was a file of its problem folder when that was last read."""
+    folder, _, name = path.rpartition("/")
+    while folder and folder not in sources:
+        folder, _, above = folder.rpartition("/")
+        name = f"{above}/{name}"
+    return bool(folder) and any(f.name == name for f in sources[folder].files)

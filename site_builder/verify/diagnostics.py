@@ -1,4 +1,4 @@
-"""What a verification tells the build's report: failing and slow samples and solvers that do not
+"""What a verification tells the build's report: failing samples and solvers that do not
 compile as warnings, a checker that does not build or crashes as one error, at the file and line
 its compiler names where it does."""
 
@@ -26,17 +26,13 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
         for verdict in run.verdicts:
             if verdict.code == "CE":
                 broken.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
-            elif verdict.code != "AC" or _slow(verdict):
+            elif verdict.code != "AC":
                 found.append(_verdict_diagnostic(entry, run, verdict))
     for runs in broken.values():
         solver, sample = runs[0]
         message = next(v.message for r in entry.runs if r.solver == solver for v in r.verdicts if v.sample == sample)
         found.append(_checker_diagnostic(entry, "Checker crashed", message, runs))
     return found
-
-
-def _slow(verdict: Verdict) -> bool:
-    return verdict.message.startswith("slow: ")
 
 
 def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:

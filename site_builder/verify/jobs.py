@@ -30,7 +30,9 @@ class Job:
     validator: ValidatorProgram | None
     limits: Limits
     key: str
-    time_limit: float = 10.0  # the problem's limit; a run is stopped only at ``limits.wall``, the margin above it
+    # The problem's limit, in seconds of CPU time (a run that used more is a Time Limit); a run is
+    # stopped only at ``limits.cpu``, the margin above it, or at ``limits.wall``, the backstop.
+    time_limit: float = 10.0
     interactive: bool = False  # the solver talks to the validator instead of reading the sample
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
     passes: int = 2  # at most this many passes (limits: validation_passes)
@@ -62,16 +64,26 @@ def _read_text(source: EntrySource) -> str:
     return repr((source.path, source.meta, layout, files, samples))
 
 
-MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit,
+MARGIN_FACTOR = 2.0  # a run is stopped at twice its time limit of CPU time,
 
 
-MARGIN_SECONDS = 1.0  # and at least a second over it
+MARGIN_SECONDS = 1.0  # and at least a second over it;
+
+
+WALL_FACTOR = 2.0  # and, whatever it used, at twice that in wall-clock time
 
 
 def safety_margin(limit: float, factor: float = MARGIN_FACTOR, seconds: float = MARGIN_SECONDS) -> float:
-    """When a run is stopped: well above its limit, so that a busy machine does not turn a correct
-    run into a flaky Time Limit. A run over the limit but under this is judged, and called slow."""
+    """How much CPU time a run may use before it is stopped: above its limit, so that the page can
+    say how far over the limit a slow run went (any CPU time over the limit is a Time Limit)."""
     return max(limit * factor, limit + seconds)
+
+
+def wall_backstop(cpu_stop: float) -> float:
+    """When a run is stopped whatever CPU time it used: one that sleeps, or waits for input that does
+    not come, uses none, and judges end it on the clock too, at a multiple of its limit. Generous,
+    so that a busy machine, which slows a run's clock but not its CPU time, does not reach it."""
+    return WALL_FACTOR * cpu_stop
 
 
 def _jobs(
@@ -80,9 +92,10 @@ def _jobs(
     """One job per sample, each with the key of everything that can change its verdict: the JSON
     text of a list whose middle two items are the sample's and the answer's digests."""
     time_limit = source.meta.time_limit or options.time_limit
-    wall = safety_margin(source.meta.time_limit or options.time_limit, *options.time_margin)
+    stop = safety_margin(time_limit, *options.time_margin)
     memory = run_memory(source, options)
-    limits = Limits(wall=wall, memory=memory, stack=memory)  # as judges give it: the stack may take it all
+    # As judges give it, the stack may take the whole memory.
+    limits = Limits(wall=wall_backstop(stop), memory=memory, stack=memory, cpu=stop)
     # the compiled (or script-built) program's key
     program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
@@ -93,6 +106,7 @@ def _jobs(
         validator.note if validator else None,
         interpreter_version(options.interpreter) if solver.language == "python" or validator else "",
         repr(limits),
+        repr(time_limit),  # what the run's CPU time is judged against (the limits are only where it stops)
         repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
         repr(source.meta.io_files),
     ]

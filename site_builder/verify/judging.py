@@ -32,20 +32,16 @@ MAX_SAMPLE = 256 * sandbox.MiB
 def judge(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[str, bytes] | None = None) -> Verdict:
     """``feedback``: a multi-pass problem's feedback folder, kept from pass to pass (``nextpass.in``
     in it after a pass: the input of the next)."""
-    seconds = round(result.wall, 3)
+    seconds = round(result.cpu, 3)
     output_bytes = result.stdout
     output = output_bytes[:SHOWN_OUTPUT].decode("utf-8", "replace")
     truncated = len(output_bytes) > SHOWN_OUTPUT
 
-    slow = _slow_note(seconds, job)
-
     def verdict(code: str, message: str = "") -> Verdict:
-        text = "\n".join(part for part in (slow, message) if part)
-        return Verdict(job.sample.name, code, seconds, output, truncated, text)
+        return Verdict(job.sample.name, code, seconds, output, truncated, message)
 
-    if result.timed_out or result.signal == signal.SIGXCPU:
-        slow = ""
-        return verdict("TLE", f"stopped at {job.limits.wall:g} s: over the time limit of {job.time_limit:g} s")
+    if over := over_time(result, job):
+        return verdict("TLE", over)
     if result.output_exceeded:
         return verdict("OLE", f"printed more than {job.limits.output // sandbox.MiB} MiB")
     if result.signal is not None or result.exit_code != 0:
@@ -58,9 +54,23 @@ def judge(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[st
     return verdict("AC") if comparison.accepted else verdict("WA", comparison.message)
 
 
-def _slow_note(seconds: float, job: Job) -> str:
-    """What a run over its time limit, but within the margin, is noted with ("" for one within it)."""
-    return f"slow: {seconds:.2f} s, limit {job.time_limit:g} s" if seconds > job.time_limit else ""
+def over_time(result: RunResult, job: Job) -> str:
+    """Why a run is a Time Limit ("" when it is not), as judges decide it: by the CPU time of its every
+    process, which a busy machine does not inflate; by the wall-clock backstop only for a run that used
+    no more than its limit of CPU time and still did not end (it sleeps, or waits for input that never comes)."""
+    limit, stop = job.time_limit, job.limits.cpu_seconds
+    killed = result.signal == signal.SIGKILL and result.cpu >= stop  # RLIMIT_CPU's hard limit is SIGKILL
+    if result.signal == signal.SIGXCPU or killed:
+        return f"stopped at {stop:g} s of CPU time: over the time limit of {limit:g} s"
+    if result.cpu > limit:
+        return f"CPU time {result.cpu:.2f} s: over the time limit of {limit:g} s"
+    if result.timed_out:
+        return (
+            f"Time Limit Exceeded (wall): stopped after {job.limits.wall:g} s of wall-clock time, with "
+            f"{result.cpu:.2f} s of CPU time (limit {limit:g} s): it sleeps or waits for input, or this "
+            "machine was too busy to run it"
+        )
+    return ""
 
 
 def _validator_files_for(validator: ValidatorProgram, given: str, answer: str) -> dict[str, bytes | tuple[bytes, int]]:

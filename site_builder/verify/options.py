@@ -20,4 +20,4 @@ class VerifyOptions:
     time_limit: float = 10.0
     memory: int = 1024 * sandbox.MiB
     cpp_standard: str = CPP_STANDARD
-    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) seconds
+    time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) s of CPU time

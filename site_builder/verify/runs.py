@@ -12,7 +12,7 @@ from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Call, RunResult, Toolchain
 from .checkers import judge_interactor
 from .jobs import Job
-from .judging import MAX_SAMPLE, _crash_message, _slow_note, _validator_failure, _validator_files_for, judge
+from .judging import MAX_SAMPLE, _crash_message, _validator_failure, _validator_files_for, judge, over_time
 from .options import VerifyOptions
 from .runtimes import python_runtime
 from .solvers import ValidatorProgram, runtime_language
@@ -105,9 +105,8 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
             "feedback/judgemessage.txt",
         ),
     )
-    seconds = solver_run.wall
+    seconds = solver_run.cpu
     message = checked.collected[:8192].decode("utf-8", "replace").strip()[:2000]
-    slow = _slow_note(seconds, job)
     rejected = checked.exit_code == 43
     if testlib and not checked.timed_out:
         judged = judge_interactor(validator.name, checked)
@@ -116,7 +115,7 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
         rejected, message = judged.code == "WA", judged.message
     elif checked.exit_code not in (42, 43) and not checked.timed_out:
         return verdict("CE", _validator_failure(validator, checked))
-    moment = 0.0 if solver_run.timed_out else SAME_MOMENT  # a solver stopped for its time is what ended it
+    moment = 0.0 if over_time(solver_run, job) else SAME_MOMENT  # a solver stopped for its time is what ended it
     if rejected and checked.ended <= solver_run.ended + moment:  # the validator ended first: its verdict stands
         crashed = solver_run.signal is not None or solver_run.exit_code not in (0, None)
         also = (
@@ -127,10 +126,11 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
         return verdict(
             "WA", (message or f"{validator.name} rejected the interaction") + also, min(seconds, job.time_limit)
         )
-    if solver_run.timed_out or checked.timed_out:
-        return verdict("TLE", f"stopped at {job.limits.wall:g} s: over the time limit of {job.time_limit:g} s", seconds)
+    # Either side stopped on the clock stops the other: the solver's CPU time says which of the two it was.
+    if over := over_time(replace(solver_run, timed_out=solver_run.timed_out or checked.timed_out), job):
+        return verdict("TLE", over, seconds)
     if solver_run.signal is not None or solver_run.exit_code != 0:
         return verdict("RTE", _crash_message(solver_run, job.limits.memory), seconds)
     if rejected:
         return verdict("WA", message or f"{validator.name} rejected the interaction", seconds)
-    return verdict("AC", "\n".join(p for p in (slow, message) if p), seconds)
+    return verdict("AC", message, seconds)

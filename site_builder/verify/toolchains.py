@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,14 +56,12 @@ class Installed:
         address-space limit (they reserve far more than they use; the cgroup still caps memory)."""
         if not self.language.threads:
             return limits
-        return Limits(
-            wall=limits.wall,
+        return replace(
+            limits,
             memory=limits.memory + 512 * sandbox.MiB,  # the runtime's own, beyond the heap of ``memory``
-            output=limits.output,
             processes=max(limits.processes, THREADED_PROCESSES),
-            file_size=limits.file_size,
-            scratch=limits.scratch,
             address_space=False,
+            stack=0,  # the usual 8 MiB: a threaded runtime sizes its threads' stacks itself (java -Xss)
         )
 
 

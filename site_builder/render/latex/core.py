@@ -15,6 +15,7 @@ from ..document import Collector, heading_link
 from .macros import Macros
 from .nodes import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .overlays import PICTURES, picture_at_slide, shown
+from .parser import MATH_ENVS
 from .refs import Target, number_equations
 from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SWITCHES, SYMBOLS
 
@@ -184,6 +185,8 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
             parts.append({"~": "&nbsp;", "&": "&amp;"}.get(node.char, node.char))
         elif isinstance(node, Group):
             parts.append(render_inline(node.children, ctx))
+        elif isinstance(node, Math) and _PICTURE_IN_MATH.search(node.tex):
+            parts.append(_math_picture(node, ctx))
         elif isinstance(node, Math):
             tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
             for rewrite in MATH_FILTERS:
@@ -231,9 +234,24 @@ def _inline_env(env: Env, ctx: Context) -> str:
     return render_inline(env.children, ctx)
 
 
-def _picture(node: Verbatim, ctx: Context) -> str:
+_PICTURE_IN_MATH = re.compile(r"\\tikz(?![A-Za-z@])")
+_MATH_ENV = re.compile(r"\\begin\s*\{([^{}]*)\}")
+
+
+def _math_picture(node: Math, ctx: Context) -> str:
+    """A formula with a TikZ picture in it (``$\\tikz \\node[draw] {$1$}; \\to x$``), which no math
+    renderer draws: TeX draws the whole formula, as it draws a picture (a displayed one on a line of its own)."""
+    tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+    opening = _MATH_ENV.match(tex)
+    if opening is None or opening.group(1) not in MATH_ENVS:  # a math environment (``align``) is its own delimiter
+        tex = f"\\[{tex}\\]" if node.display else f"${tex}$"
+    return _picture(Verbatim("tikz", tex, node.line, inline=True), ctx, display=node.display)
+
+
+def _picture(node: Verbatim, ctx: Context, display: bool = False) -> str:
     """A slot for a TikZ picture, which TeX draws after rendering (``render/pictures.py``); in a Beamer
-    frame, as its last slide shows it."""
+    frame, as its last slide shows it. ``display``: a displayed formula, in a line of text but on a line
+    of its own."""
     preamble = "\n".join(ctx.macros.sources)
     source = node.text if ctx.slide is None else picture_at_slide(node.text, ctx.slide)
     images: list[str] = []
@@ -246,7 +264,7 @@ def _picture(node: Verbatim, ctx: Context) -> str:
         return f"{m.group(1)}{{image{len(images)}{found[found.rfind('.') :].lower()}}}"
 
     source = _INCLUDED.sub(image, source)
-    return ctx.doc.picture_slot(TexPicture(source, preamble, node.line, tuple(images)), node.inline)
+    return ctx.doc.picture_slot(TexPicture(source, preamble, node.line, tuple(images)), node.inline, display)
 
 
 _INCLUDED = re.compile(r"(\\includegraphics\s*(?:\[[^\]]*\])?)\s*\{([^{}]*)\}")

@@ -209,13 +209,10 @@ class _TreeBuilder:
 
     def _inline_picture(self, start: int, pos: int) -> int:
         """``\\tikz[options]{...}`` or ``\\tikz[options] ... ;``: a picture in a line of text."""
-        text = self.text
-        m = re.compile(r"\s*(\[[^\]]*\])?\s*").match(text, pos)
-        assert m is not None
-        end = matching(text, m.end()) + 1 if text.startswith("{", m.end()) else text.find(";", m.end()) + 1
-        if end <= 0:
+        end = inline_picture_end(self.text, pos)
+        if end < 0:
             raise self.error(start, "\\tikz: the picture is never closed (no '}' or ';')")
-        self.add(Verbatim("tikz", text[start:end], self.line(start), inline=True))
+        self.add(Verbatim("tikz", self.text[start:end], self.line(start), inline=True))
         return end
 
     def _picture(self, name: str, start: int, pos: int) -> int:
@@ -277,12 +274,14 @@ class _TreeBuilder:
         raise LatexError(self.path, top.line, "unbalanced '{': this brace is never closed")
 
 
-# Text inside math, where a `$` opens math again: `$(a_i < 10^5 \text{ for each $i$})$` is one formula.
-_TEXT_IN_MATH = re.compile(r"\\(?:text[a-z]*|mbox|hbox|emph)\s*\{")
+# What math may hold where a `$` opens math again: text (`$(a_i < 10^5 \text{ for each $i$})$` is one
+# formula), and a TikZ picture whose nodes set math (`$\tikz \node {$x$}; + 1$`, drawn by TeX).
+_TEXT_IN_MATH = re.compile(r"\\(?:text[a-z]*|mbox|hbox|emph)\s*\{|(\\tikz)(?![A-Za-z@])")
 
 
 def _find_math_end(text: str, delim: str, start: int) -> int:
-    """Where math that began at ``start`` ends: the first unescaped ``delim`` outside ``\\text{...}``."""
+    """Where math that began at ``start`` ends: the first unescaped ``delim`` outside ``\\text{...}``
+    and outside a ``\\tikz`` picture."""
     i = start
     while True:
         close = _find_unescaped(text, delim, i)
@@ -291,10 +290,43 @@ def _find_math_end(text: str, delim: str, start: int) -> int:
         group = _TEXT_IN_MATH.search(text, i, close)
         if group is None:
             return close
-        end = matching(text, group.end() - 1)
-        if end < 0:
+        end = inline_picture_end(text, group.end()) if group.group(1) else matching(text, group.end() - 1) + 1
+        if end <= 0:
             return close
-        i = end + 1
+        i = end
+
+
+def _after_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\n":
+        i += 1
+    return i
+
+
+def inline_picture_end(text: str, pos: int) -> int:
+    """Where a ``\\tikz`` picture whose options (if any) start at ``pos`` ends: after its group, or after
+    the first ';' outside braces (``\\tikz[baseline] \\node {a;b};``); -1 when it never ends."""
+    i = _after_space(text, pos)
+    if text.startswith("[", i):
+        i = matching(text, i, "[", "]")
+        if i < 0:
+            return -1
+        i = _after_space(text, i + 1)
+    if text.startswith("{", i):
+        end = matching(text, i)
+        return end + 1 if end >= 0 else -1
+    depth = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return -1
+        if char == ";" and depth == 0:
+            return i + 1
+        i += 1
+    return -1
 
 
 def matching(text: str, start: int, opening: str = "{", closing: str = "}", *, comments: bool = False) -> int:
