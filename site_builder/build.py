@@ -34,6 +34,7 @@ from .publish.rawfiles import plan_raw_files
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
+from .render.codecache import CodeCache
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
@@ -92,6 +93,7 @@ class Builder:
         self.pictures = PictureRenderer(options.root, options.cache, options.archive)
         self.sanitized: dict[str, Path] = {}  # the sanitized file to publish for each SVG, by its path in the site
         self.renders = PickleStore(options.cache / "render")
+        self.code = CodeCache(options.cache)  # source files as they were highlighted
         self.verifier: Verifier | None = None
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
         self.git_dates: dict[str, int] = {}
@@ -285,10 +287,11 @@ class Builder:
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             return self._fed(iter(()), cached, feed, cards)
         jobs = [Job(s, k) for s, k in todo]
-        setup = Setup(self.math, self.renders, self.pictures)
+        setup = Setup(self.math, self.renders, self.pictures, self.code)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
             entries = self._fed(fresh, cached, feed, cards)
         self.math.save_cache()
+        self.code.save()
         return entries
 
     def _fed(

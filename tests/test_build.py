@@ -641,3 +641,40 @@ def test_a_statement_inputs_a_shared_template_from_inside_the_archive(
     assert "New words." in walk and "Walk in Baltic Day Two." in walk
     assert (out / "boi/2024/B-run/index.html").stat().st_mtime_ns == run_page  # not rendered again
     assert not (out / "boi/2024/common").exists()  # read for the statement, never published as an entry's
+
+
+def test_an_edited_write_up_does_not_have_its_unchanged_code_highlighted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Highlighted source files are kept by name, text and renderer (``render/codecache.py``): the build
+    after a write-up edit shows the same code without Pygments, and code that changed is highlighted."""
+    from site_builder.render import content, highlight
+
+    files = {
+        "t/A-one/solution.md": "## Idea\n\nFirst.\n",
+        "t/A-one/solution.py": "n = int(input())\nprint(n + 1)\n",
+        "t/A-one/solution.cpp": "#include <cstdio>\nint main() { return 0; }\n",
+    }
+    write_tree(tmp_path / "archive", files)
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    build_site(options)
+    page = tmp_path / "site/t/A-one/index.html"
+    code_before = re.findall(r'<pre class="code"><code>.*?</code></pre>', page.read_text(), re.S)
+    assert len(code_before) == 2 and '<span class="' in code_before[0]
+
+    highlighted: list[str] = []
+    real = highlight.highlighted
+    monkeypatch.setattr(
+        highlight, "highlighted", lambda text, language: highlighted.append(language) or real(text, language)
+    )
+    content._code.cache_clear()  # as in a new process
+    (tmp_path / "archive/t/A-one/solution.md").write_text("## Idea\n\nFirst, and second.\n")
+    build_site(options)
+    assert "First, and second." in page.read_text()
+    assert highlighted == ["markdown"]  # the write-up's own source, shown on a page of its own: it changed
+    assert re.findall(r'<pre class="code"><code>.*?</code></pre>', page.read_text(), re.S) == code_before
+
+    highlighted.clear()
+    (tmp_path / "archive/t/A-one/solution.py").write_text("n = int(input())\nprint(n + 2)\n")
+    build_site(options)
+    assert highlighted == ["python"] and "2</span>" in page.read_text()

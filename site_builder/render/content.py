@@ -29,8 +29,9 @@ Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
 
 
-def render_entry(source: EntrySource) -> Entry:
-    """Render everything one entry shows. Errors become diagnostics on the entry, never exceptions."""
+def render_entry(source: EntrySource, known: Callable[[SourceFile], CodeFile | None] = lambda f: None) -> Entry:
+    """Render everything one entry shows. Errors become diagnostics on the entry, never exceptions.
+    ``known``: a source file as it was highlighted before, if it was (see ``codecache``)."""
     diagnostics = list(source.diagnostics)
     layout, meta = source.layout, source.meta
     assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
@@ -70,8 +71,8 @@ def render_entry(source: EntrySource) -> Entry:
         status=meta.status,
         statement=statement,
         solution=solution,
-        solvers=tuple(_code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
-        sources=tuple(_code(f) for f in _source_files(source, statements, solution)),
+        solvers=tuple(known(f) or _code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
+        sources=tuple(known(f) or _code(f) for f in _source_files(source, statements, solution)),
         samples=source.samples,
         files=tuple(f.name for f in source.files if f.name not in unpublished),
         test_data=_unpublished_data(source, unpublished),

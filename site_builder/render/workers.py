@@ -27,6 +27,7 @@ from ..model import Entry, EntrySource
 from ..source.languages import language_for
 from ..source.walk import find_problem_folders
 from ..store import PickleStore, bucket_keys, renderer_fingerprint
+from .codecache import CodeCache
 from .math import MathRenderer
 from .pictures import PictureRenderer
 
@@ -50,12 +51,14 @@ class Setup:
     math: MathRenderer
     renders: PickleStore
     pictures: PictureRenderer
+    code: CodeCache
 
 
 @dataclass(frozen=True, slots=True)
 class _Done:
     entry: bytes  # pickled once: for the render cache, and to travel back to the builder
     math: dict[str, Any]  # snippet key -> result, for the snippets this worker rendered
+    code: dict[str, Any]  # the source files it highlighted (``CodeCache.take_fresh``)
 
 
 def cards_key() -> str:
@@ -75,11 +78,12 @@ class RenderPool:
         self.executor = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(setup,))
         self.executor.submit(int)  # forked now, all of them (not at the first job)
 
-    def render(self, jobs: list[Job], math: MathRenderer) -> Iterator[Entry]:
-        """The finished entries of ``jobs``, in order; the math they rendered goes into ``math``'s cache."""
+    def render(self, jobs: list[Job], setup: Setup) -> Iterator[Entry]:
+        """The finished entries of ``jobs``, in order; the math and code they rendered go into the caches
+        of ``setup`` (the builder's)."""
         chunk = max(1, min(8, len(jobs) // (self.workers * 8)))  # small: no worker idles long at the end
         for done in self.executor.map(_render_in_worker, jobs, chunksize=chunk):
-            yield _received(done, math)
+            yield _received(done, setup)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
@@ -107,7 +111,7 @@ class EarlyStart:
             MathRenderer(options.root, options.cache),
             PictureRenderer(options.root, options.cache, options.archive),
         )
-        self.pool = RenderPool(options.workers, Setup(math, renders, pictures))
+        self.pool = RenderPool(options.workers, Setup(math, renders, pictures, CodeCache(options.cache)))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -121,24 +125,25 @@ def render_entries(
     """The finished entries of ``jobs``, in order, each as soon as it (and those before it) is done:
     by ``pool`` if there is one, else by workers started now, or here when they would not pay.
 
-    ``setup.math`` is the builder's renderer: the math a worker renders goes into its cache.
+    ``setup`` is the builder's: the math and code a worker renders go into its caches.
     """
     if pool is not None:
-        yield from pool.render(jobs, setup.math)
+        yield from pool.render(jobs, setup)
         return
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from (_finished(setup, job)[0] for job in jobs)
         return
     own = RenderPool(workers, setup)
     try:
-        yield from own.render(jobs, setup.math)
+        yield from own.render(jobs, setup)
     finally:
         own.close()
 
 
-def _received(done: _Done, math: MathRenderer) -> Entry:
+def _received(done: _Done, setup: Setup) -> Entry:
     for key, value in done.math.items():
-        math.store.put(key, value)
+        setup.math.store.put(key, value)
+    setup.code.keep(done.code)
     entry: Entry = pickle.loads(done.entry)
     return entry
 
@@ -175,14 +180,15 @@ def _die_with_builder() -> None:
 def _render_in_worker(job: Job) -> _Done:
     assert _SETUP is not None
     data = _finished(_SETUP, job)[1]
-    return _Done(data, _SETUP.math.take_fresh())
+    return _Done(data, _SETUP.math.take_fresh(), _SETUP.code.take_fresh())
 
 
 def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
     from .content import entry_pictures, fill_entry_math, fill_entry_pictures, math_snippets, render_entry
 
-    entry = render_entry(job.source)
+    entry = render_entry(job.source, setup.code.known)
+    setup.code.remember(job.source, entry)
     entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
     if pictures := entry_pictures(entry):
         digests = {f.name: f.digest for f in job.source.files}
