@@ -362,7 +362,6 @@ class Builder:
         sitemap, verification report) show nothing but the entries' cards and the configuration:
         while no entry's card changed (its searchable text aside, see ``listed``), they are kept too."""
         assert self.pages is not None
-        published = output.published_pages(self.options)
         store = JsonStore(self.options.cache / "pages.json", "page cache")
         # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
         shared = repr((program, self.config, self.math.cache_path.name, self.math.available))
@@ -406,12 +405,7 @@ class Builder:
             for path, render in plan.items():
                 key = keys.get(path)
                 known, figures = kept_figures(store.get(key) if key else None)
-                if (
-                    key
-                    and known
-                    and published.get(path) == known
-                    and all(published.get(f) == d for f, d in figures.items())
-                ):
+                if key and known and writer.has(path, known) and all(writer.has(f, d) for f, d in figures.items()):
                     used[key] = store.get(key)
                     yield Output(path, b"", kept=known)
                     for name, digest in figures.items():

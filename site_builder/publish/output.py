@@ -298,13 +298,6 @@ def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], d
     return pages, summary
 
 
-def published_pages(options: BuildOptions) -> dict[str, str]:
-    """The digest of every file of the published site, by path, while the manifest is trusted (see
-    ``SiteWriter``; else nothing): pages a build may keep."""
-    trusted = _trusted_manifest(JsonStore(options.cache / MANIFEST, "manifest"), options.out, options.rerun)
-    return {path: value[0] for path, value in trusted.items()} if trusted else {}
-
-
 def site_stamp(out: Path) -> list[list[Any]] | None:
     """The output folder's identity and time, and those of each file and folder at its top (None if
     it cannot be read). A build that swaps in a new site changes it, so does adding or removing
