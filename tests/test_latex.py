@@ -95,8 +95,9 @@ def test_includegraphics_uses_the_asset_and_the_caption_as_alt() -> None:
         "\\begin{figure}[h]\n\\centering\n\\includegraphics[width=5cm]{graph}\n"
         "\\caption{The sample graph}\n\\end{figure}"
     )
-    html = render_latex(source, "x.tex", assets=frozenset({"graph.svg"}))[0].html
-    assert '<img src="graph.svg" alt="The sample graph" style="width: 5cm" loading="lazy">' in html
+    html = render_latex(source, "x.tex", assets={"graph.svg": (300, 200)})[0].html
+    tag = '<img src="graph.svg" alt="The sample graph" width="300" height="200" style="width: 5cm" loading="lazy"'
+    assert tag in html
     assert '<figcaption><span class="caption-label">Figure 1:</span> The sample graph</figcaption>' in html
 
 
@@ -136,9 +137,9 @@ def test_dollar_math_inside_text_inside_math_is_one_formula() -> None:
 )
 def test_includegraphics_keeps_its_width(options: str, style: str) -> None:
     document, _ = render_latex(
-        f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets=frozenset({"fig.png"})
+        f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets={"fig.png": None}
     )
-    assert f'<img src="fig.png" alt="fig"{style} loading="lazy">' in document.html
+    assert f'<img src="fig.png" alt="fig"{style} loading="lazy" decoding="async">' in document.html
 
 
 def test_definitions_in_an_input_file_apply_after_the_input() -> None:
@@ -237,7 +238,7 @@ def test_a_title_that_carries_the_label_is_not_shown_with_it_twice(title: str, l
 
 def test_an_eps_figure_is_a_link_to_the_file_with_a_warning_never_not_found() -> None:
     document, warnings = render_latex(
-        "See\n\\includegraphics[width=3cm]{plots/curve}\n", "x.tex", assets=frozenset({"plots/curve.eps"})
+        "See\n\\includegraphics[width=3cm]{plots/curve}\n", "x.tex", assets={"plots/curve.eps": None}
     )
     assert '<a class="pdf-figure" href="plots/curve.eps">[figure: curve.eps]</a>' in document.html
     assert warnings == [(2, "plots/curve.eps: an EPS figure is shown as a link to the file (save it as PDF or SVG)")]
