@@ -136,9 +136,7 @@ def test_dollar_math_inside_text_inside_math_is_one_formula() -> None:
     ],
 )
 def test_includegraphics_keeps_its_width(options: str, style: str) -> None:
-    document, _ = render_latex(
-        f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets={"fig.png": None}
-    )
+    document, _ = render_latex(f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets={"fig.png": None})
     assert f'<img src="fig.png" alt="fig"{style} loading="lazy" decoding="async">' in document.html
 
 
@@ -268,3 +266,18 @@ def test_ensuremath_in_math_is_its_argument() -> None:
 def test_makeatletter_and_makeatother_are_silent() -> None:
     document, warnings = render_latex("\\makeatletter\nText.\n\\makeatother\n", "x.tex")
     assert warnings == [] and "Text." in document.html and "makeat" not in document.html
+
+
+def test_a_table_head_is_a_row_set_apart_whose_cells_name_their_columns_in_words() -> None:
+    grid = "\\begin{tabular}{|c|c|}\\hline\n$a+b$ & $a-b$ \\\\\\hline\nA & B \\\\\\hline\n\\end{tabular}\n"
+    headed = (
+        "\\begin{tabular}{lcc}\\toprule\n & $n$ & Time in ms \\\\\\midrule\n"
+        "small & $3$ & 1 \\\\\nlarge & $9$ & 2 \\\\\\bottomrule\n\\end{tabular}\n"
+    )
+    grid_html = render_latex(grid, "x.tex")[0].html
+    assert "<th" not in grid_html and "<thead>" not in grid_html  # every row ruled: a grid, no head
+    head = render_latex(headed, "x.tex")[0].html.split("</thead>")[0]
+    cells = re.findall(r"<(t[hd])\b[^>]*>(.*?)</t[hd]>", head)
+    # the empty corner and the math-only cell are data cells: a header cell with no words names nothing
+    assert [tag for tag, _ in cells] == ["td", "td", "th"], cells
+    assert cells[2][1] == "Time in ms"
