@@ -281,3 +281,9 @@ def test_a_table_head_is_a_row_set_apart_whose_cells_name_their_columns_in_words
     # the empty corner and the math-only cell are data cells: a header cell with no words names nothing
     assert [tag for tag, _ in cells] == ["td", "td", "th"], cells
     assert cells[2][1] == "Time in ms"
+
+
+def test_an_illustration_s_alt_text_is_its_caption_s_words_on_one_line() -> None:
+    source = "\\illustration{0.3}{photo.jpg}{Salt \\& pepper.\\\\\n  Photo by \\emph{someone}}\n"
+    html = render_latex(source, "x.tex", assets={"photo.jpg": (40, 30)})[0].html
+    assert 'alt="Salt &amp; pepper. Photo by someone"' in html
