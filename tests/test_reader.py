@@ -180,8 +180,11 @@ def test_code_far_below_the_first_screen_is_drawn_only_when_scrolled_to(browser:
     drawn = "e => e.checkVisibility({contentVisibilityAuto: true})"
     assert code.evaluate("e => e.closest('figure').getBoundingClientRect().top") > 3 * 844
     assert code.evaluate(drawn) is False
+    height = "e => e.closest('figure').getBoundingClientRect().height"
+    room = code.evaluate(height)  # kept for its lines before they are drawn
     code.evaluate("e => e.closest('figure').scrollIntoView()")
     tab.wait_for_function(f"({drawn})(document.querySelector('#file-solution-py pre.code'))")
+    assert room >= code.evaluate(height) > room - 48  # nothing below overlaps it, or moves much
     tab.goto(site_url + ENTRY + "#solution-py-L12")
     top = tab.locator("#solution-py-L12").evaluate("e => e.getBoundingClientRect().top")
     assert 0 <= top < 844
