@@ -287,3 +287,11 @@ def test_an_illustration_s_alt_text_is_its_caption_s_words_on_one_line() -> None
     source = "\\illustration{0.3}{photo.jpg}{Salt \\& pepper.\\\\\n  Photo by \\emph{someone}}\n"
     html = render_latex(source, "x.tex", assets={"photo.jpg": (40, 30)})[0].html
     assert 'alt="Salt &amp; pepper. Photo by someone"' in html
+
+
+def test_a_markdown_table_s_header_cell_without_words_is_a_data_cell() -> None:
+    from site_builder.render.markdown import render_markdown
+
+    text = "| | $n$ | Time |\n|---|---|---|\n| small | $3$ | 1 |\n"
+    head = render_markdown(text, "x.md")[0].html.split("</thead>")[0]
+    assert re.findall(r"<(t[hd])\b", head) == ["td", "td", "th"]

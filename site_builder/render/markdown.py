@@ -136,6 +136,14 @@ def _annotate(tokens: list[Token], doc: Collector, assets: Assets, asset_base: s
             doc.toc.append(Heading(level - 2, anchor, html.escape(text)))
         if token.type == "inline" and token.children:
             _annotate_inline(token, doc, assets, asset_base)
+        if token.type == "th_open" and not _has_words(tokens[i + 1]):
+            token.tag = tokens[i + 2].tag = "td"  # an empty or math-only header cell names no column
+
+
+def _has_words(inline: Token) -> bool:
+    """Whether a table cell has text outside its math: assistive technology names a column header by
+    its text, and does not read MathML for it (axe-core's ``empty-table-header``)."""
+    return any(c.type not in ("math_inline", "math_inline_double") and c.content.strip() for c in inline.children or [])
 
 
 def _annotate_inline(token: Token, doc: Collector, assets: Assets, asset_base: str) -> None:
