@@ -76,6 +76,7 @@ class SourceFile(Compact):
     size: int
     digest: str = ""  # sha1 of the bytes on disk
     binary: str = ""  # why ``text`` is None: "not UTF-8 ...", "binary data ...", "... over the limit"
+    image_size: tuple[int, int] | None = None  # an image's width and height in CSS pixels (source/images.py)
 
     def remedy(self) -> str:
         """What the author can do so that the site shows this file, when ``text`` is None."""

@@ -438,3 +438,24 @@ def test_the_entry_page_shows_one_solution_per_language_and_links_the_others_by_
     top = page.locator("#submissions-accepted-a_first-py-L2").evaluate("e => e.getBoundingClientRect().top")
     assert 0 <= top < 900
     page.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_an_author_s_text_colours_keep_their_hue_and_are_readable(browser: Any, tmp_path: Path, theme: str) -> None:
+    """``\\textcolor`` in gray, red, yellow and navy: axe-core finds no text below 4.5:1 on either theme."""
+    from site_builder.build import build_site
+
+    colours = ("{gray}", "{red}", "{yellow}", "{navy}", "[HTML]{1B7F3B}")
+    text = "".join(f"\\textcolor{c}{{Coloured text number {n}.}}\n" for n, c in enumerate(colours))
+    write_tree(tmp_path / "archive", {"t/A-hues/solution.tex": text})
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1, verify=False))
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=theme)
+    page.goto((tmp_path / "site/t/A-hues/index.html").as_uri())
+    assert page.locator(".tex-color").count() == len(colours)
+    red = page.locator(".tex-color").nth(1).evaluate("e => getComputedStyle(e).color")
+    page.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
+    result = page.evaluate("axe.run(document, {runOnly: ['color-contrast']})")
+    assert [n["html"] for v in result["violations"] for n in v["nodes"]] == []
+    assert red.startswith("oklch(") and red != page.locator("p").first.evaluate("e => getComputedStyle(e).color")

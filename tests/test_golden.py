@@ -26,7 +26,7 @@ def rendered(source: Path) -> str:
     document, warnings = render(
         source.read_text(encoding="utf-8"),
         source.name,
-        assets=frozenset({"figure.svg"}),
+        assets={"figure.svg": None},
         samples=SAMPLES,
         constants=CONSTANTS,
         **({"problem_title": "Lanterns & Ladders", "time_limit": 2.5} if source.suffix == ".tex" else {}),

@@ -255,7 +255,7 @@ def test_markdown_links_and_images_stay_on_this_site_and_in_the_folder() -> None
         "![up](%2e%2e/%2e%2e/secret.png) ![gone](missing.png) ![ok](fig.png) [host](//evil.example/x) "
         "[slashes](\\\\\\\\evil.example/x) [rel](other.html#x)\n"
     )
-    document, warnings = render_markdown(text, "t/A/solution.md", assets=frozenset({"fig.png"}), asset_base="A/")
+    document, warnings = render_markdown(text, "t/A/solution.md", assets={"fig.png": None}, asset_base="A/")
     assert 'src="A/fig.png"' in document.html and document.html.count("<img") == 1
     hrefs = re.findall(r'href="([^"]*)"', document.html)
     assert not any(h.startswith(("//", "\\", "/\\")) or ":" in h for h in hrefs), hrefs  # no other host

@@ -115,8 +115,9 @@ def test_includegraphics_uses_the_asset_and_the_caption_as_alt() -> None:
         "\\begin{figure}[h]\n\\centering\n\\includegraphics[width=5cm]{graph}\n"
         "\\caption{The sample graph}\n\\end{figure}"
     )
-    html = render_latex(source, "x.tex", assets=frozenset({"graph.svg"}))[0].html
-    assert '<img src="graph.svg" alt="The sample graph" style="width: 5cm" loading="lazy">' in html
+    html = render_latex(source, "x.tex", assets={"graph.svg": (300, 200)})[0].html
+    tag = '<img src="graph.svg" alt="The sample graph" width="300" height="200" style="width: 5cm" loading="lazy"'
+    assert tag in html
     assert '<figcaption><span class="caption-label">Figure 1:</span> The sample graph</figcaption>' in html
 
 
@@ -155,10 +156,8 @@ def test_dollar_math_inside_text_inside_math_is_one_formula() -> None:
     ],
 )
 def test_includegraphics_keeps_its_width(options: str, style: str) -> None:
-    document, _ = render_latex(
-        f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets=frozenset({"fig.png"})
-    )
-    assert f'<img src="fig.png" alt="fig"{style} loading="lazy">' in document.html
+    document, _ = render_latex(f"\\includegraphics{options}{{fig}}\n", "t/A/solution.tex", assets={"fig.png": None})
+    assert f'<img src="fig.png" alt="fig"{style} loading="lazy" decoding="async">' in document.html
 
 
 def test_definitions_in_an_input_file_apply_after_the_input() -> None:
@@ -257,7 +256,7 @@ def test_a_title_that_carries_the_label_is_not_shown_with_it_twice(title: str, l
 
 def test_an_eps_figure_is_a_link_to_the_file_with_a_warning_never_not_found() -> None:
     document, warnings = render_latex(
-        "See\n\\includegraphics[width=3cm]{plots/curve}\n", "x.tex", assets=frozenset({"plots/curve.eps"})
+        "See\n\\includegraphics[width=3cm]{plots/curve}\n", "x.tex", assets={"plots/curve.eps": None}
     )
     assert '<a class="pdf-figure" href="plots/curve.eps">[figure: curve.eps]</a>' in document.html
     assert warnings == [(2, "plots/curve.eps: an EPS figure is shown as a link to the file (save it as PDF or SVG)")]
@@ -287,3 +286,32 @@ def test_ensuremath_in_math_is_its_argument() -> None:
 def test_makeatletter_and_makeatother_are_silent() -> None:
     document, warnings = render_latex("\\makeatletter\nText.\n\\makeatother\n", "x.tex")
     assert warnings == [] and "Text." in document.html and "makeat" not in document.html
+
+
+def test_a_table_head_is_a_row_set_apart_whose_cells_name_their_columns_in_words() -> None:
+    grid = "\\begin{tabular}{|c|c|}\\hline\n$a+b$ & $a-b$ \\\\\\hline\nA & B \\\\\\hline\n\\end{tabular}\n"
+    headed = (
+        "\\begin{tabular}{lcc}\\toprule\n & $n$ & Time in ms \\\\\\midrule\n"
+        "small & $3$ & 1 \\\\\nlarge & $9$ & 2 \\\\\\bottomrule\n\\end{tabular}\n"
+    )
+    grid_html = render_latex(grid, "x.tex")[0].html
+    assert "<th" not in grid_html and "<thead>" not in grid_html  # every row ruled: a grid, no head
+    head = render_latex(headed, "x.tex")[0].html.split("</thead>")[0]
+    cells = re.findall(r"<(t[hd])\b[^>]*>(.*?)</t[hd]>", head)
+    # the empty corner and the math-only cell are data cells: a header cell with no words names nothing
+    assert [tag for tag, _ in cells] == ["td", "td", "th"], cells
+    assert cells[2][1] == "Time in ms"
+
+
+def test_an_illustration_s_alt_text_is_its_caption_s_words_on_one_line() -> None:
+    source = "\\illustration{0.3}{photo.jpg}{Salt \\& pepper.\\\\\n  Photo by \\emph{someone}}\n"
+    html = render_latex(source, "x.tex", assets={"photo.jpg": (40, 30)})[0].html
+    assert 'alt="Salt &amp; pepper. Photo by someone"' in html
+
+
+def test_a_markdown_table_s_header_cell_without_words_is_a_data_cell() -> None:
+    from site_builder.render.markdown import render_markdown
+
+    text = "| | $n$ | Time |\n|---|---|---|\n| small | $3$ | 1 |\n"
+    head = render_markdown(text, "x.md")[0].html.split("</thead>")[0]
+    assert re.findall(r"<(t[hd])\b", head) == ["td", "td", "th"]

@@ -171,6 +171,26 @@ def test_line_anchor_scrolls_and_highlights(page: Any, site_url: str) -> None:
     assert 0 <= top < 900
 
 
+def test_code_far_below_the_first_screen_is_drawn_only_when_scrolled_to(browser: Any, site_url: str) -> None:
+    """A long page lays out what is near the screen (content-visibility), and a line link still lands."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.goto(site_url + ENTRY)
+    code = tab.locator("#file-solution-py pre.code")
+    drawn = "e => e.checkVisibility({contentVisibilityAuto: true})"
+    assert code.evaluate("e => e.closest('figure').getBoundingClientRect().top") > 3 * 844
+    assert code.evaluate(drawn) is False
+    height = "e => e.closest('figure').getBoundingClientRect().height"
+    room = code.evaluate(height)  # kept for its lines before they are drawn
+    code.evaluate("e => e.closest('figure').scrollIntoView()")
+    tab.wait_for_function(f"({drawn})(document.querySelector('#file-solution-py pre.code'))")
+    assert room >= code.evaluate(height) > room - 48  # nothing below overlaps it, or moves much
+    tab.goto(site_url + ENTRY + "#solution-py-L12")
+    top = tab.locator("#solution-py-L12").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < 844
+    context.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_no_serious_accessibility_violations(browser: Any, site_url: str, name: str, theme: str) -> None:

@@ -16,7 +16,7 @@ from ..model import UNPUBLISHED_DATA, CodeFile, Document, Entry, EntrySource, Sa
 from ..source.testdata import is_test_data
 from . import highlight
 from .checking import describe_checking
-from .document import fill_math, math_characters, math_fallback, plain_text, render_plain_text
+from .document import Assets, fill_math, math_characters, math_fallback, plain_text, render_plain_text
 from .latex import render_latex
 from .markdown import render_markdown
 from .math import MathResult
@@ -34,7 +34,7 @@ def render_entry(source: EntrySource, known: Callable[[SourceFile], CodeFile | N
     ``known``: a source file as it was highlighted before, if it was (see ``codecache``)."""
     diagnostics = list(source.diagnostics)
     layout, meta = source.layout, source.meta
-    assets = frozenset(f.name for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES)
+    assets = {f.name: f.image_size for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES}
     tex = {f.name: f.text for f in source.files if f.name.endswith(".tex") and f.text is not None}
     extras = DocumentExtras(assets, source.samples, dict(meta.constants), tex, meta.title or source.folder_title)
     statements = [
@@ -122,7 +122,7 @@ def _statement_prefix(index: int, language: str) -> str:
 class DocumentExtras:
     """What documents may refer to besides their text: images, samples, a package's constants."""
 
-    assets: frozenset[str]
+    assets: Assets
     samples: tuple[Sample, ...]
     constants: dict[str, str]
     tex: dict[str, str]  # every .tex file of the folder, for \input
@@ -164,7 +164,7 @@ def _document(
         document, warnings = RENDERERS[suffix](
             item.text,
             path,
-            assets=frozenset(n[len(base) :] for n in extras.assets if n.startswith(base)),
+            assets={n[len(base) :]: size for n, size in extras.assets.items() if n.startswith(base)},
             asset_base=base,
             id_prefix=prefix,
             samples=extras.samples,

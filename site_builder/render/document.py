@@ -5,10 +5,16 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from urllib.parse import unquote
 
 from ..model import Heading, MathSnippet, Sample, TexPicture
+
+# The image files beside a document, by name, with the width and height they are shown at (None: not known)
+Assets = Mapping[str, tuple[int, int] | None]
+NO_ASSETS: Assets = MappingProxyType({})
 
 # Ids the page templates use themselves; headings of documents must not take them.
 RESERVED_IDS = frozenset(
@@ -122,6 +128,15 @@ def statement_sample(sample: Sample) -> str:
         f'<div class="statement-sample"><p class="sample-title">Sample {html.escape(sample.name)}</p>'
         f'<div class="sample-grid">{columns}</div></div>'
     )
+
+
+def image_html(src: str, alt: str, size: tuple[int, int] | None, style: str = "") -> str:
+    """An image of the archive: its size given (the page keeps its place while it loads), loaded when
+    it is scrolled to and decoded off the main thread. (``publish/pages.py`` loads the first one of a
+    page at once: it may be the largest thing on the first screen.)"""
+    dimensions = f' width="{size[0]}" height="{size[1]}"' if size else ""
+    style = f' style="{html.escape(style)}"' if style else ""
+    return f'<img src="{html.escape(src)}" alt="{html.escape(alt)}"{dimensions}{style} loading="lazy" decoding="async">'
 
 
 def linked_figure(path: str) -> str:

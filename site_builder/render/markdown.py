@@ -24,7 +24,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from ..model import Document, Heading, Sample, TexPicture
 from ..source.package import substitute_constants
 from . import highlight
-from .document import Collector, heading_link, is_local_path, linked_figure, safe_url
+from .document import NO_ASSETS, Assets, Collector, heading_link, is_local_path, linked_figure, safe_url
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 
@@ -57,7 +57,7 @@ def render_markdown(
     text: str,
     path: str,
     *,
-    assets: frozenset[str] = frozenset(),
+    assets: Assets = NO_ASSETS,
     id_prefix: str = "",
     asset_base: str = "",
     samples: tuple[Sample, ...] = (),
@@ -122,7 +122,7 @@ def _take_title(tokens: list[Token]) -> str | None:
     return None
 
 
-def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str], asset_base: str) -> None:
+def _annotate(tokens: list[Token], doc: Collector, assets: Assets, asset_base: str) -> None:
     """Give headings ids and shifted levels, inline tokens their source lines; check images."""
     for i, token in enumerate(tokens):
         if token.type == "heading_open":
@@ -136,9 +136,17 @@ def _annotate(tokens: list[Token], doc: Collector, assets: frozenset[str], asset
             doc.toc.append(Heading(level - 2, anchor, html.escape(text)))
         if token.type == "inline" and token.children:
             _annotate_inline(token, doc, assets, asset_base)
+        if token.type == "th_open" and not _has_words(tokens[i + 1]):
+            token.tag = tokens[i + 2].tag = "td"  # an empty or math-only header cell names no column
 
 
-def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset_base: str) -> None:
+def _has_words(inline: Token) -> bool:
+    """Whether a table cell has text outside its math: assistive technology names a column header by
+    its text, and does not read MathML for it (axe-core's ``empty-table-header``)."""
+    return any(c.type not in ("math_inline", "math_inline_double") and c.content.strip() for c in inline.children or [])
+
+
+def _annotate_inline(token: Token, doc: Collector, assets: Assets, asset_base: str) -> None:
     line = token.map[0] + 1 if token.map else 0
     for child in token.children or []:
         child.meta["line"] = line
@@ -159,8 +167,18 @@ def _annotate_inline(token: Token, doc: Collector, assets: frozenset[str], asset
             elif src.lower().endswith(".pdf"):  # converted at build time, as a LaTeX document's are
                 figure = TexPicture("", "", line, (asset_base + src.removeprefix("./"),), kind="pdf")
                 child.type, child.content, child.children = "html_inline", doc.picture_slot(figure, True), None
-            elif asset_base:
-                child.attrSet("src", asset_base + src.removeprefix("./"))
+            else:
+                _image_attributes(child, asset_base + src.removeprefix("./"), assets[src.removeprefix("./")])
+
+
+def _image_attributes(image: Token, src: str, size: tuple[int, int] | None) -> None:
+    """An image of the archive as ``image_html`` gives one: its size, loaded lazily, decoded off the main thread."""
+    image.attrSet("src", src)
+    if size:
+        image.attrSet("width", str(size[0]))
+        image.attrSet("height", str(size[1]))
+    image.attrSet("loading", "lazy")
+    image.attrSet("decoding", "async")
 
 
 def _warn_unmatched_dollars(state: StateCore) -> None:

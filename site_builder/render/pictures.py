@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shutil
-import struct
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..model import TexPicture
 from ..sandbox import runner as sandbox
 from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Limits, Toolchain
+from ..source.images import jpeg_size, png_size, svg_size
 from ..store import write_atomic
 from .document import linked_figure
 from .svg import SvgSanitizer
@@ -60,7 +60,6 @@ BEAMER = (
 )
 _PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?\s*\{([^}]*)\}")
 _TEX_ERROR = re.compile(r"^! (.*)$(?:.|\n)*?^l\.(\d+)", re.M)
-_SIZE = re.compile(r"<svg [^>]*?width='([0-9.]+)pt' height='([0-9.]+)pt'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +181,9 @@ class PictureRenderer:
         if cleaned.path is None:
             return PictureResult(error=f"the drawing was withheld: {cleaned.problem}")
         text = cleaned.path.read_text("utf-8")
-        size = _SIZE.search(svg)
-        width, height = (float(size.group(1)), float(size.group(2))) if size else (0.0, 0.0)
-        return PictureResult(svg=text, width=width, height=height)
+        # in pt, as dvisvgm and pdftocairo give it (the one quoting its attributes with ', the other with ")
+        width, height = svg_size(svg.encode("utf-8")) or (0.0, 0.0)
+        return PictureResult(svg=text, width=width * 3 / 4, height=height * 3 / 4)
 
 
 def _images(picture: TexPicture, folder: Path | None) -> dict[str, tuple[bytes, str]] | PictureResult:
@@ -219,21 +218,8 @@ def _with_images(svg: str, images: dict[str, tuple[bytes, str]]) -> str:
 
 def bitmap_size(data: bytes) -> tuple[int, int] | None:
     """The pixel size of a PNG or JPEG, from its header (None for anything else)."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
-        width, height = struct.unpack(">II", data[16:24])
-        return (width, height) if width and height else None
-    if not data.startswith(b"\xff\xd8"):
-        return None
-    i = 2
-    while i + 9 < len(data):
-        if data[i] != 0xFF:
-            return None
-        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return (width, height) if width and height else None
-        i += 2 + length
-    return None
+    size = png_size(data) or jpeg_size(data)
+    return size if size and all(size) else None
 
 
 def tex_document(picture: TexPicture) -> str:
@@ -326,7 +312,7 @@ def picture_html(picture: TexPicture, result: PictureResult) -> str:
     size = f' width="{result.width * 4 / 3:.0f}" height="{result.height * 4 / 3:.0f}"' if result.width else ""
     style = f' style="width: {picture.width}"' if picture.width else ""
     alt = "PDF figure" if picture.kind == "pdf" else "TikZ picture"
-    return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}"{size}{style} loading="lazy">'
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}"{size}{style} loading="lazy" decoding="async">'
 
 
 def fill_pictures(html_text: str, drawn: list[str]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import Diagnostic
 from ..model import MAX_TEXT_BYTES, SourceFile
+from .images import HEAD_BYTES, image_size, is_image_name
 from .testdata import hashed_only, is_test_data
 from .walk import Listing, _entries, _natural_name, is_ignored, too_deep
 
@@ -154,18 +155,20 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
         if size > MAX_TEXT_BYTES:
             digest, size = _digest_file(path)
             why = f"{size / MiB:.1f} MiB is over the {MAX_TEXT_BYTES // MiB} MiB limit for text the site shows"
-            return SourceFile(name=rel, text=None, size=size, digest=digest, binary=why)
+            pixels = image_size(rel, _read_head(path)) if is_image_name(rel) else None
+            return SourceFile(name=rel, text=None, size=size, digest=digest, binary=why, image_size=pixels)
         data = _read_bytes(path, size)
     except OSError as e:
         diagnostics.append(Diagnostic(shown, 0, f"cannot read: {e.strerror}"))
         return None
     digest = hashlib.sha1(data).hexdigest()
+    pixels = image_size(rel, data) if is_image_name(rel) else None
     if len(data) > MAX_TEXT_BYTES:  # it grew since ``stat``
         why = f"{len(data) / MiB:.1f} MiB is over the {MAX_TEXT_BYTES // MiB} MiB limit for text the site shows"
-        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
+        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why, image_size=pixels)
     if (nul := data.find(b"\x00", 0, 8192)) >= 0:
         why = f"binary data (a NUL byte at offset {nul}), not text"
-        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why)
+        return SourceFile(name=rel, text=None, size=len(data), digest=digest, binary=why, image_size=pixels)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -179,7 +182,16 @@ def _load_file(path: str, size: int, rel: str, shown: str, diagnostics: list[Dia
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return SourceFile(name=rel, text=text, size=len(data), digest=digest)
+    return SourceFile(name=rel, text=text, size=len(data), digest=digest, image_size=pixels)
+
+
+def _read_head(path: str) -> bytes:
+    """The first bytes of a file, where an image's header says its size."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, HEAD_BYTES)
+    finally:
+        os.close(fd)
 
 
 _TEXT_SUFFIXES = {

@@ -14,7 +14,7 @@ from dataclasses import replace
 from types import ModuleType
 
 from ...model import Document, Sample
-from ..document import Collector
+from ..document import NO_ASSETS, Assets, Collector
 from . import beamer, figures, layout, links, lists, polygon, problemtools, statements, tables, text, theorems, units
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
@@ -42,7 +42,7 @@ def render_latex(
     text: str,
     path: str,
     *,
-    assets: frozenset[str] = frozenset(),
+    assets: Assets = NO_ASSETS,
     id_prefix: str = "",
     asset_base: str = "",
     samples: tuple[Sample, ...] = (),

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ...model import Heading, TexPicture
 from .. import highlight
-from ..document import Collector, heading_link
+from ..document import Assets, Collector, heading_link
 from .macros import Macros
 from .nodes import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verbatim
 from .overlays import PICTURES, picture_at_slide, shown
@@ -43,7 +43,7 @@ class Context:
     """State of one rendering: the document's path, collected headings, math, counters and warnings."""
 
     doc: Collector
-    assets: frozenset[str]
+    assets: Assets
     asset_base: str = ""
     constants: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
@@ -270,7 +270,7 @@ def _picture(node: Verbatim, ctx: Context, display: bool = False) -> str:
 _INCLUDED = re.compile(r"(\\includegraphics\s*(?:\[[^\]]*\])?)\s*\{([^{}]*)\}")
 
 
-def find_asset(name: str, assets: frozenset[str]) -> str | None:
+def find_asset(name: str, assets: Assets) -> str | None:
     """The image file ``\\includegraphics{name}`` means, as graphicx finds it (the name, or with an extension)."""
     name = name.removeprefix("./")
     if name in assets:

@@ -7,7 +7,7 @@ import re
 
 from ...errors import LatexError
 from ...model import TexPicture
-from ..document import is_local_path, linked_figure
+from ..document import image_html, is_local_path, linked_figure
 from .core import Context, _plain, find_asset, render_blocks, render_inline
 from .nodes import Cmd, Env, Node, Text
 from .refs import Target
@@ -28,9 +28,7 @@ def _includegraphics(cmd: Cmd, ctx: Context) -> str:
     if found.lower().endswith(".pdf"):
         figure = TexPicture("", "", cmd.line, (ctx.asset_base + found,), kind="pdf", width=size)
         return ctx.doc.picture_slot(figure, inline=True)
-    style = f' style="width: {size}"' if size else ""
-    src, alt = html.escape(ctx.asset_base + found), html.escape(_caption_alt(name))
-    return f'<img src="{src}" alt="{alt}"{style} loading="lazy">'
+    return image_html(ctx.asset_base + found, _caption_alt(name), ctx.assets[found], f"width: {size}" if size else "")
 
 
 _LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(cm|mm|in|pt|bp|pc|em|ex|px)\s*")

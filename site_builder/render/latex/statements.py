@@ -35,7 +35,8 @@ def _illustration(cmd: Cmd, ctx: Context) -> str:
     image = _includegraphics(Cmd("includegraphics", cmd.line, args=[cmd.args[1]]), ctx)
     caption = render_inline(cmd.arg(2), ctx).strip()
     if caption:
-        plain = html.escape(re.sub(r"<[^>]+>", "", caption), quote=True)
+        # the caption's words on one line, its entities read once (``&amp;`` is "&", escaped once again)
+        plain = html.escape(" ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split()), quote=True)
         image = re.sub(r'alt="[^"]*"', f'alt="{plain}"', image, count=1)
     figcaption = f"<figcaption>{caption}</figcaption>" if caption else ""
     return f'<figure class="illustration" style="width: {width * 100:g}%">{image}{figcaption}</figure>'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from .core import Context, _plain, render_inline
@@ -24,7 +25,8 @@ def _tabular(env: Env, ctx: Context) -> str:
         else:
             cells[-1].append(node)
     body_rows = [(cells, ruled) for cells, ruled in rows if not _is_empty_row(cells)]
-    has_head = len(body_rows) > 1 and body_rows[0][1]
+    # A rule under the first row sets it apart as the head, unless every row has one (a grid)
+    has_head = len(body_rows) > 1 and body_rows[0][1] and not all(ruled for _, ruled in body_rows)
     parts = []
     for index, (cells, _) in enumerate(body_rows):
         tag = "th" if has_head and index == 0 else "td"
@@ -49,7 +51,19 @@ def _cell(tag: str, nodes: list[Node], aligns: list[str], index: int, ctx: Conte
         span = f' colspan="{_plain(multi.arg(0)) or 1}"'
         align = (_column_aligns(_plain(multi.arg(1))) or ["left"])[0]
     style = f' class="{align}"' if align != "left" else ""
-    return f"<{tag}{span}{style}>{render_inline(nodes, ctx).strip()}</{tag}>"
+    content = render_inline(nodes, ctx).strip()
+    if tag == "th" and not _has_words(content):
+        tag = "td"  # a header cell names its column in words: an empty corner, or math alone, is no name
+    return f"<{tag}{span}{style}>{content}</{tag}>"
+
+
+_MARKUP = re.compile(r"<math-slot [^>]*></math-slot>|<[^>]+>")
+
+
+def _has_words(content: str) -> bool:
+    """Whether a cell has text outside its math: assistive technology names a column header by its text,
+    and does not read MathML for it (axe-core's ``empty-table-header``)."""
+    return bool(html.unescape(_MARKUP.sub("", content)).strip())
 
 
 def _column_aligns(spec: str) -> list[str]:

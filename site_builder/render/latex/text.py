@@ -56,7 +56,7 @@ def _textcolor(cmd: Cmd, ctx: Context) -> str:
         css = colour.lower()
     else:
         return body
-    return f'<span class="tex-color" style="color: {css}">{body}</span>'
+    return f'<span class="tex-color" style="--tex-color: {css}">{body}</span>'
 
 
 def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
