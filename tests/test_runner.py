@@ -90,13 +90,17 @@ def stand_in() -> Iterator[StandIn]:
 
 class Clock:
     """``time`` as ``runner`` reads it, where each reading is a minute after the one before: every deadline
-    has passed by the next look, and waiting for one never waits."""
+    has passed by the next look, and waiting for one never waits. A builder that never gives up is
+    failed after a few hundred readings (rather than left to fill the launcher's socket with requests
+    to stop, and hang)."""
 
     def __init__(self) -> None:
         self.now = 0.0
 
     def perf_counter(self) -> float:
         self.now += 60.0
+        if self.now > 100 * 60.0:
+            raise AssertionError("still waiting after 100 minutes")
         return self.now
 
 
