@@ -4,6 +4,7 @@ launcher at the other end of a socket. The same paths with real launchers are in
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import resource
@@ -34,6 +35,7 @@ class StandIn:
     writers: dict[str, int]
     readers: dict[str, int]
     groups: list[tuple[int, int]] = field(default_factory=list)
+    kills: list[bytes] = field(default_factory=list)  # what the stand-in read while waiting for a stop
 
     def write(self, name: str, data: bytes) -> None:
         view = memoryview(data)
@@ -49,9 +51,15 @@ class StandIn:
         for name in list(self.writers):
             os.close(self.writers.pop(name))
 
-    def told(self, wait: bool = False) -> list[bytes]:
-        """What the builder sent the launcher (and has not been read yet); ``wait``: for the first."""
-        messages = [self.peer.recv(1 << 16)] if wait else []
+    def wait_for_kill(self) -> None:
+        """Wait (a few seconds at most: then the run ends anyway) for the builder to stop the run."""
+        self.peer.settimeout(5.0)
+        with contextlib.suppress(TimeoutError):
+            self.kills.append(self.peer.recv(1 << 16))
+
+    def told(self) -> list[bytes]:
+        """What the builder sent the launcher (and has not been read yet)."""
+        messages, self.kills = self.kills, []
         self.peer.setblocking(False)
         try:
             while True:
@@ -131,7 +139,7 @@ def test_a_run_that_ends_before_its_deadline_is_not_stopped(stand_in: StandIn) -
 
 def test_a_run_past_its_deadline_is_told_to_stop_once_and_reported_timed_out(stand_in: StandIn) -> None:
     def launcher() -> None:
-        assert stand_in.told(wait=True) == [KILL]
+        stand_in.wait_for_kill()
         stand_in.write("out", b"late")  # what it writes once told to stop is not kept
         stand_in.end(status=int(signal.SIGKILL))
 
@@ -142,19 +150,19 @@ def test_a_run_past_its_deadline_is_told_to_stop_once_and_reported_timed_out(sta
     assert ended.timed_out and ended.stopped and not ended.output_exceeded and not ended.lost
     assert ended.status == signal.SIGKILL
     assert ended.read[stand_in.readers["out"]] == b""
-    assert stand_in.told() == []
+    assert stand_in.told() == [KILL]
 
 
 def test_the_deadline_counts_from_when_the_run_started(stand_in: StandIn) -> None:
     def launcher() -> None:
-        assert stand_in.told(wait=True) == [KILL]
+        stand_in.wait_for_kill()
         stand_in.end(status=int(signal.SIGKILL))
 
     thread = threading.Thread(target=launcher, daemon=True)
     thread.start()
     ended = stand_in.follow(Limits(wall=5), started=time.perf_counter() - 5, out=100)
     thread.join()
-    assert ended.timed_out
+    assert ended.timed_out and stand_in.told() == [KILL]
 
 
 def test_a_launcher_that_does_not_end_a_run_it_stopped_is_given_up_on(
