@@ -42,7 +42,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/judging.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/cache.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     # test_hostile.py builds whole sites (minutes per mutant) and one of its tests has a one-second deadline,
