@@ -165,6 +165,36 @@ def test_the_deadline_counts_from_when_the_run_started(stand_in: StandIn) -> Non
     assert ended.timed_out and stand_in.told() == [KILL]
 
 
+def test_a_launcher_is_given_time_to_end_a_run_it_was_told_to_stop(stand_in: StandIn) -> None:
+    """Killing a run and everything it started takes a moment: the builder waits for the launcher's
+    report (up to 10 s) rather than give it up as broken."""
+
+    def launcher() -> None:
+        stand_in.wait_for_kill()
+        time.sleep(0.5)
+        stand_in.end(status=int(signal.SIGKILL))
+
+    thread = threading.Thread(target=launcher, daemon=True)
+    thread.start()
+    ended = stand_in.follow(Limits(wall=0.05), out=100)
+    thread.join()
+    assert ended.timed_out and not ended.lost and ended.status == signal.SIGKILL
+
+
+def test_a_launcher_is_given_time_to_end_a_run_stopped_for_its_output(stand_in: StandIn) -> None:
+    def launcher() -> None:
+        stand_in.wait_for_kill()
+        time.sleep(0.5)
+        stand_in.end(status=int(signal.SIGKILL))
+
+    stand_in.write("out", b"z" * 200)
+    thread = threading.Thread(target=launcher, daemon=True)
+    thread.start()
+    ended = stand_in.follow(Limits(wall=5), out=100)
+    thread.join()
+    assert ended.output_exceeded and not ended.lost and ended.status == signal.SIGKILL
+
+
 def test_a_launcher_that_does_not_end_a_run_it_stopped_is_given_up_on(
     stand_in: StandIn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
