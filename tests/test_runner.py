@@ -233,7 +233,7 @@ def test_standard_error_keeps_its_end(stand_in: StandIn) -> None:
     import fcntl
 
     fcntl.fcntl(stand_in.writers["err"], fcntl.F_SETPIPE_SZ, 1 * MiB)
-    data = b"".join(b"line %6d\n" % n for n in range(20_000))  # 220 KB, read in four pieces
+    data = b"".join(b"line %6d\n" % n for n in range(6000))  # 66,000 bytes: read as 64 KiB, then 464 bytes
     stand_in.write("err", data)
     stand_in.end(status=1 << 8)
     ended = stand_in.follow(Limits(wall=5), err=-len(data))
