@@ -393,3 +393,12 @@ def test_a_launchers_group_holds_the_run_and_its_helpers_and_every_tmpfs() -> No
     collecting shell; memory for the run, each tmpfs full, and 64 MiB for the launcher and bubblewrap."""
     limits = Limits(processes=5, memory=200 * MiB, scratch=10 * MiB)
     assert sandbox._group_limits(limits) == (5 + 6, 200 * MiB + len(isolation.SCRATCH) * 10 * MiB + 64 * MiB)
+
+
+def test_a_launcher_that_does_not_answer_in_time_is_an_error_and_its_socket_blocks_again(stand_in: StandIn) -> None:
+    with pytest.raises(sandbox.LauncherError, match=r"^the sandbox's launcher did not answer: timed out$"):
+        stand_in.launcher._receive(0.05)
+    assert stand_in.launcher.sock.gettimeout() is None
+    stand_in.peer.send(marshal.dumps({"started": 1}))
+    assert stand_in.launcher._receive(5.0) == {"started": 1}
+    assert stand_in.launcher.sock.gettimeout() is None
