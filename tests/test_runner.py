@@ -396,9 +396,13 @@ def test_a_launchers_group_holds_the_run_and_its_helpers_and_every_tmpfs() -> No
 
 
 def test_a_launcher_that_does_not_answer_in_time_is_an_error_and_its_socket_blocks_again(stand_in: StandIn) -> None:
+    late = threading.Timer(5.0, stand_in.peer.send, (marshal.dumps({"late": 1}),))  # a builder that waits on fails
+    late.daemon = True
+    late.start()
     with pytest.raises(sandbox.LauncherError, match=r"^the sandbox's launcher did not answer: timed out$"):
         stand_in.launcher._receive(0.05)
     assert stand_in.launcher.sock.gettimeout() is None
+    late.cancel()
     stand_in.peer.send(marshal.dumps({"started": 1}))
     assert stand_in.launcher._receive(5.0) == {"started": 1}
     assert stand_in.launcher.sock.gettimeout() is None
