@@ -18,6 +18,7 @@ from site_builder.sandbox.runner import Limits, RunResult
 from site_builder.verify import judging
 from site_builder.verify.jobs import Job
 from site_builder.verify.options import VerifyOptions
+from site_builder.verify.runtimes import python_runtime
 from site_builder.verify.solvers import Solver, ValidatorProgram
 
 MiB = 1 << 20
@@ -159,10 +160,12 @@ class Validating:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, result: RunResult) -> None:
         self.result = result
         self.calls: list[tuple[list[str], bytes | None, dict[str, Any]]] = []
+        self.limits: list[Limits] = []
         monkeypatch.setattr(runner, "run", self.run)  # as judging.py calls it
 
     def run(self, argv: list[str], stdin: bytes | None, limits: Limits, **given: Any) -> RunResult:
         self.calls.append((argv, stdin, given))
+        self.limits.append(limits)
         return self.result
 
 
@@ -259,3 +262,99 @@ def test_sizes_are_named_in_whole_gib_or_mib() -> None:
         "512 MiB",
         "1025 MiB",
     ]
+
+
+def test_a_compiled_validator_runs_as_its_program_without_the_python_runtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = tmp_path / "validator.bin"
+    program.write_bytes(b"\x7fELF compiled")
+    validating = Validating(monkeypatch, ran(b"", exit_code=42))
+    got = judged(ran(), job(validator=validator(program=program)))
+    assert got.code == "AC"
+    ((_, _, given),) = validating.calls
+    assert given["files"]["validator"] == (b"\x7fELF compiled", 0o555)
+    assert given["toolchain"] == runner.Toolchain()
+
+
+def test_a_script_validator_runs_with_the_python_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    validating = Validating(monkeypatch, ran(b"", exit_code=42))
+    judged(ran(), job(validator=validator()))
+    ((_, _, given),) = validating.calls
+    assert given["toolchain"] == python_runtime(VerifyOptions().interpreter)[1] != runner.Toolchain()
+    assert validating.limits == [job().limits]  # the solver's
+
+
+def test_a_built_validator_runs_as_the_folder_its_build_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = tmp_path / "built.tar"
+    built.write_bytes(tar({"run": b"#!/bin/sh\nexit 42\n"}))
+    validating = Validating(monkeypatch, ran(b"", exit_code=42))
+    assert judged(ran(), job(validator=validator(built=built))).code == "AC"
+    ((_, _, given),) = validating.calls
+    assert given["files"]["run"] == (b"#!/bin/sh\nexit 42\n", 0o644)
+    assert given["toolchain"] == runner.Toolchain()
+
+
+def test_a_compiled_validator_that_cannot_be_read_is_a_judging_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    validating = Validating(monkeypatch, ran(b"", exit_code=42))
+    got = judged(ran(), job(validator=validator(program=tmp_path / "gone")))
+    assert (got.code, got.message) == ("CE", "cannot read the compiled output_validator/: No such file or directory")
+    assert validating.calls == []
+
+
+@pytest.mark.parametrize(
+    ("convention", "files"),
+    [("testlib", ["input", "output", "answer"]), ("cms", ["input", "answer", "output"])],
+)
+def test_a_testlib_or_cms_checker_is_given_the_output_as_a_file(
+    monkeypatch: pytest.MonkeyPatch, convention: str, files: list[str]
+) -> None:
+    validating = Validating(monkeypatch, ran(b"1.0\n", exit_code=0, stderr="ok\n"))
+    got = judged(ran(b"7\n"), job(validator=validator(convention=convention, args=())))
+    assert got.code == "AC"
+    ((argv, stdin, given),) = validating.calls
+    assert argv == ["./validator", *files] and stdin is None
+    assert given["files"]["output"] == b"7\n" and given["files"]["answer"] == b"7\n"
+    assert given["toolchain"] == python_runtime(VerifyOptions().interpreter)[1]
+
+
+def test_a_testlib_checkers_rejection_is_a_wrong_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    program = tmp_path / "checker"
+    program.write_bytes(b"compiled")
+    validating = Validating(monkeypatch, ran(b"", exit_code=1, stderr="wrong answer 8 != 7\n"))
+    got = judged(ran(b"8\n"), job(validator=validator(convention="testlib", program=program)))
+    assert got.code == "WA" and "wrong answer 8 != 7" in got.message
+    ((_, _, given),) = validating.calls
+    assert given["toolchain"] == runner.Toolchain()
+
+
+def test_a_validators_message_is_read_from_its_first_8_kib_leniently(monkeypatch: pytest.MonkeyPatch) -> None:
+    Validating(monkeypatch, ran(b"", exit_code=43, collected=b" " * 8192 + b"cut off"))
+    assert judged(ran(), job(validator=validator())).message == "output_validator/ rejected the output"
+    Validating(monkeypatch, ran(b"", exit_code=43, collected=b"bad \xff"))
+    assert judged(ran(), job(validator=validator())).message == "bad \ufffd"
+
+
+def test_a_pass_without_a_judge_message_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    Validating(monkeypatch, ran(b"", exit_code=42, collected=tar({"nextpass.in": b"5\n"})))
+    got = judging.judge(job(validator=validator()), ran(), VerifyOptions(), {})
+    assert (got.code, got.message) == ("AC", "")
+
+
+def test_a_failing_validator_shows_the_last_2000_characters_it_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    Validating(monkeypatch, ran(b"", exit_code=1, stderr="a" + "b" * 2000))
+    assert judged(ran(), job(validator=validator())).message.endswith("It printed:\n" + "b" * 2000)
+
+
+def test_a_compressed_feedback_folder_is_not_unpacked() -> None:
+    """The shell writes it with ``tar -cf``: a run that hands back a compressed one gets nothing unpacked."""
+    import gzip
+
+    assert judging._unpacked(gzip.compress(tar({"judgemessage.txt": b"x"}))) == {}
+
+
+def test_a_tab_error_says_where_too() -> None:
+    tail = ['  File "main.py", line 4', "TabError: inconsistent use of tabs and spaces in indentation"]
+    assert judging._exception_line(tail) == "TabError: inconsistent use of tabs and spaces in indentation (line 4)"
