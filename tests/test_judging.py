@@ -305,19 +305,21 @@ def test_a_compiled_validator_that_cannot_be_read_is_a_judging_error(
 
 
 @pytest.mark.parametrize(
-    ("convention", "files"),
-    [("testlib", ["input", "output", "answer"]), ("cms", ["input", "answer", "output"])],
+    ("convention", "files", "code"),
+    [("testlib", ["input", "output", "answer"], "AC"), ("cms", ["input", "answer", "output"], "WA")],
 )
 def test_a_testlib_or_cms_checker_is_given_the_output_as_a_file(
-    monkeypatch: pytest.MonkeyPatch, convention: str, files: list[str]
+    monkeypatch: pytest.MonkeyPatch, convention: str, files: list[str], code: str
 ) -> None:
-    validating = Validating(monkeypatch, ran(b"1.0\n", exit_code=0, stderr="ok\n"))
+    """Exit code 0 accepts for testlib; a CMS checker's score (0 here) is on its standard output."""
+    validating = Validating(monkeypatch, ran(b"0.0\n", exit_code=0, stderr="ok\n"))
     got = judged(ran(b"7\n"), job(validator=validator(convention=convention, args=())))
-    assert got.code == "AC"
+    assert got.code == code
     ((argv, stdin, given),) = validating.calls
     assert argv == ["./validator", *files] and stdin is None
     assert given["files"]["output"] == b"7\n" and given["files"]["answer"] == b"7\n"
     assert given["toolchain"] == python_runtime(VerifyOptions().interpreter)[1]
+    assert validating.limits == [job().limits]
 
 
 def test_a_testlib_checkers_rejection_is_a_wrong_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -328,6 +330,9 @@ def test_a_testlib_checkers_rejection_is_a_wrong_answer(tmp_path: Path, monkeypa
     assert got.code == "WA" and "wrong answer 8 != 7" in got.message
     ((_, _, given),) = validating.calls
     assert given["toolchain"] == runner.Toolchain()
+    Validating(monkeypatch, ran(b"", exit_code=1))
+    silent = judged(ran(b"8\n"), job(validator=validator(convention="testlib", program=program)))
+    assert (silent.code, silent.message) == ("WA", "output_validator/ rejected the output")
 
 
 def test_a_validators_message_is_read_from_its_first_8_kib_leniently(monkeypatch: pytest.MonkeyPatch) -> None:
