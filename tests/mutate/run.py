@@ -44,7 +44,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/cache.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/cache.py": ("tests/test_verdict_cache.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     # test_hostile.py builds whole sites (minutes per mutant) and one of its tests has a one-second deadline,
     # which a traced run on a loaded machine misses: only the tests of it that check the module.
     "publish/screening.py": ("tests/test_screening.py", "tests/test_media_types_active.py"),
