@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from site_builder.model import SolverRun, Verdict
 from site_builder.verify.cache import Recalled, ResultCache
 
@@ -109,3 +111,11 @@ def test_keeping_only_some_verdicts_forgets_the_others(tmp_path: Path) -> None:
     assert again.dirty
     kept = saved(path, again)
     assert (kept.verdict("k1"), kept.verdict("k2")) == (AC, None)
+
+
+def test_an_entry_whose_runs_and_keys_do_not_pair_up_is_refused(tmp_path: Path) -> None:
+    """Kept, it would be recalled with a run (and its verdicts) left out."""
+    cache = ResultCache(tmp_path / "verdicts.json")
+    with pytest.raises(ValueError, match="zip"):
+        cache.remember("entry", Recalled(whole().runs, whole().keys[:1], ()))
+    assert cache.recall("entry") is None
