@@ -11,6 +11,7 @@ of the tests as they are now.
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
     python tests/mutate/run.py verify/jobs.py:_jobs,_read_text   # only these functions or methods of it
     python tests/mutate/run.py verify/jobs.py:_jobs --tests=tests/test_cache_keys.py   # checked by these only
+    python tests/mutate/run.py --children=1 sandbox/runner.py:follow   # one mutant at a time (a shared machine)
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
 explains; it exits 1 when a survivor is not explained there.
@@ -31,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCRATCH = ROOT / ".mutate"
 EXPLAINED = ROOT / "docs" / "testing.md"
-CHILDREN = 2  # the machines have two cores
+CHILDREN = 2  # the machines have two cores (``--children=1`` where others measure on them)
 
 # module (under site_builder/) -> the test files that check it; keep each set small and fast.
 MODULES: dict[str, tuple[str, ...]] = {
@@ -41,9 +42,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/judging.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/cache.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/cache.py": ("tests/test_verdict_cache.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     # test_hostile.py builds whole sites (minutes per mutant) and one of its tests has a one-second deadline,
     # which a traced run on a loaded machine misses: only the tests of it that check the module.
     "publish/screening.py": ("tests/test_screening.py", "tests/test_media_types_active.py"),
@@ -86,7 +87,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # its tests remove groups only inside a group of their own: a mutant that removed the groups of builds still
     # running would end other people's runs on a shared machine
     "sandbox/cgroup.py": ("tests/test_cgroup.py",),
-    "sandbox/runner.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/runner.py": ("tests/test_runner.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
     "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
 # Too slow to run once per mutant (minutes each); the hand-written cases beside them check the same rules.
@@ -154,7 +155,7 @@ def selected(module: str, functions: tuple[str, ...]) -> list[str]:
     return [p for f in functions for p in (f"{dotted}.x_{f}__mutmut_*", f"{dotted}.xǁ*ǁ{f}__mutmut_*")]
 
 
-def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = ()) -> Score:
+def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = (), children: int = CHILDREN) -> Score:
     work = prepare(module, tests)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the mutants, not the checkout
     mutmut = Path(sys.executable).with_name("mutmut")
@@ -164,7 +165,7 @@ def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] =
     patterns = selected(module, functions)
     with log.open("w") as out:
         done = subprocess.run(
-            [str(mutmut), "run", "--max-children", str(CHILDREN), *patterns], cwd=work, env=env, stdout=out, stderr=out
+            [str(mutmut), "run", "--max-children", str(children), *patterns], cwd=work, env=env, stdout=out, stderr=out
         )
     meta = work / "mutants" / "site_builder" / f"{module}.meta"
     if done.returncode != 0 or not meta.is_file():
@@ -197,14 +198,17 @@ def explained_names() -> set[str]:
 
 def main(argv: list[str]) -> int:
     tests = tuple(a.removeprefix("--tests=") for a in argv if a.startswith("--tests="))
-    argv = [a for a in argv if not a.startswith("--tests=")]
+    children = int(([CHILDREN] + [a.removeprefix("--children=") for a in argv if a.startswith("--children=")])[-1])
+    argv = [a for a in argv if not a.startswith(("--tests=", "--children="))]
     chosen = [a.removeprefix("site_builder/").partition(":") for a in argv] or [(m, "", "") for m in MODULES]
     unknown = [m for m, _, _ in chosen if m not in MODULES]
     if unknown:
         print(f"not a mutated module: {', '.join(unknown)} (see MODULES in {Path(__file__).name})", file=sys.stderr)
         return 2
     explained = explained_names()
-    scores = [run_module(m, tests or MODULES[m], tuple(f for f in only.split(",") if f)) for m, _, only in chosen]
+    scores = [
+        run_module(m, tests or MODULES[m], tuple(f for f in only.split(",") if f), children) for m, _, only in chosen
+    ]
     unexplained = 0
     for score in scores:
         if not score.survivors:
