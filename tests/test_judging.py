@@ -42,8 +42,8 @@ def judged(result: RunResult, of: Job | None = None) -> Verdict:
     return judging.judge(of or job(), result, VerifyOptions())
 
 
-def test_a_right_answer_is_accepted_with_its_time_and_output() -> None:
-    assert judged(ran(wall=0.4567)) == Verdict("1", "AC", 0.457, "7\n", False, "")
+def test_a_right_answer_is_accepted_with_its_cpu_time_and_output() -> None:
+    assert judged(ran(wall=0.9, cpu=0.4567)) == Verdict("1", "AC", 0.457, "7\n", False, "")
 
 
 def test_a_wrong_answer_says_where_it_differs() -> None:
@@ -60,22 +60,36 @@ def test_output_is_shown_up_to_64_kib_and_says_it_was_cut() -> None:
     assert judged(ran(b"\xff7\n")).output == "\ufffd7\n"
 
 
-def test_a_run_over_the_limit_but_within_the_margin_is_accepted_and_noted_slow() -> None:
-    got = judged(ran(wall=1.5))
-    assert (got.code, got.message) == ("AC", "slow: 1.50 s, limit 1 s")
-    assert judged(ran(wall=1.0)).message == ""  # at the limit is within it
+def test_cpu_time_over_the_limit_is_a_time_limit_and_wall_time_alone_is_not() -> None:
+    """Judges limit CPU time: a busy machine stretches a run's wall-clock time, not its CPU time."""
+    assert (judged(ran(wall=1.5, cpu=0.5)).code, judged(ran(wall=1.5, cpu=0.5)).message) == ("AC", "")
+    assert judged(ran(cpu=1.0)).code == "AC"  # at the limit is within it
+    got = judged(ran(cpu=1.5))
+    assert (got.code, got.message, got.seconds) == ("TLE", "CPU time 1.50 s: over the time limit of 1 s", 1.5)
 
 
-def test_a_slow_wrong_answer_says_both() -> None:
-    got = judged(ran(b"8\n", wall=1.5))
-    assert got.code == "WA" and got.message.startswith("slow: 1.50 s, limit 1 s\n") and len(got.message.split("\n")) > 1
+def test_a_wrong_answer_over_the_cpu_limit_is_a_time_limit_and_one_slow_on_the_clock_a_wrong_answer() -> None:
+    assert judged(ran(b"8\n", cpu=1.5)).code == "TLE"
+    got = judged(ran(b"8\n", wall=1.5, cpu=0.5))
+    assert got.code == "WA" and got.message.startswith("line 1") and "slow" not in got.message
 
 
-@pytest.mark.parametrize("facts", [{"timed_out": True, "signal": 9}, {"signal": signal.SIGXCPU, "exit_code": None}])
-def test_a_run_stopped_at_its_deadline_or_out_of_cpu_time_is_over_the_time_limit(facts: dict[str, Any]) -> None:
-    got = judged(ran(wall=3.2, **facts))
-    assert (got.code, got.message) == ("TLE", "stopped at 3 s: over the time limit of 1 s")
-    assert got.seconds == 3.2
+@pytest.mark.parametrize("ended", [{"signal": signal.SIGXCPU}, {"signal": signal.SIGKILL}])
+def test_a_run_stopped_by_its_cpu_limit_is_over_the_time_limit(ended: dict[str, Any]) -> None:
+    """RLIMIT_CPU sends SIGXCPU at ``Limits.cpu_seconds`` (the wall limit of 3 s, plus one), SIGKILL a second later."""
+    got = judged(ran(wall=4.3, cpu=4.01, exit_code=None, **ended))
+    stopped = "stopped at 4 s of CPU time: over the time limit of 1 s"
+    assert (got.code, got.message, got.seconds) == ("TLE", stopped, 4.01)
+
+
+def test_a_run_the_clock_stopped_within_its_cpu_time_is_a_time_limit_that_says_so() -> None:
+    got = judged(ran(wall=3.2, cpu=0.5, timed_out=True, signal=signal.SIGKILL))
+    assert (got.code, got.seconds) == ("TLE", 0.5)
+    assert got.message == (
+        "Time Limit Exceeded (wall): stopped after 3 s of wall-clock time, with 0.50 s of CPU time (limit 1 s):"
+        " it sleeps or waits for input, or this machine was too busy to run it"
+    )
+    assert judged(ran(wall=1.2, cpu=0.5, signal=signal.SIGKILL)).code == "RTE"  # killed, but not for its time
 
 
 def test_too_much_output_says_how_much_was_allowed() -> None:

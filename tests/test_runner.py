@@ -369,22 +369,23 @@ def test_the_rlimits_are_those_of_the_limits(root: bool, monkeypatch: pytest.Mon
     monkeypatch.setattr(os, "geteuid", lambda: 0 if root else 1000)
     monkeypatch.setattr(sandbox, "_running_processes", lambda: 40)
     limits = Limits(wall=2.5, memory=300 * MiB, file_size=5 * MiB, processes=7, stack=64 * MiB)
-    expected = {
-        resource.RLIMIT_CPU: 3,
-        resource.RLIMIT_FSIZE: 5 * MiB,
-        resource.RLIMIT_CORE: 0,
-        resource.RLIMIT_AS: 300 * MiB,
-        resource.RLIMIT_STACK: 64 * MiB,
+    expected = {  # (soft, hard): CPU time stops at a second past the wall-clock limit, SIGXCPU then SIGKILL
+        resource.RLIMIT_CPU: (3, 4),
+        resource.RLIMIT_FSIZE: (5 * MiB, 5 * MiB),
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_AS: (300 * MiB, 300 * MiB),
+        resource.RLIMIT_STACK: (64 * MiB, 64 * MiB),
     }
     if not root:  # a per-user count: room for the run's processes besides those the user has
-        expected[resource.RLIMIT_NPROC] = 47
+        expected[resource.RLIMIT_NPROC] = (47, 47)
     got = sandbox._rlimits(limits)
-    assert dict(got) == expected and len(got) == len(expected)
+    assert {name: (soft, hard) for name, soft, hard in got} == expected and len(got) == len(expected)
+    assert dict((n, (s, h)) for n, s, h in sandbox._rlimits(Limits(cpu=1.2)))[resource.RLIMIT_CPU] == (2, 3)
 
 
 def test_no_address_space_or_stack_limit_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    got = dict(sandbox._rlimits(Limits(address_space=False, stack=0)))
+    got = {name: (soft, hard) for name, soft, hard in sandbox._rlimits(Limits(address_space=False, stack=0))}
     assert resource.RLIMIT_AS not in got and resource.RLIMIT_STACK not in got
 
 
