@@ -24,7 +24,7 @@ from pathlib import Path
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs
 from .identity import ByIdentity
-from .model import Entry, EntrySource, Site
+from .model import CodeFile, Entry, EntrySource, Site
 from .publish import mathfont, output
 from .publish.catalog import link_site
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
@@ -34,7 +34,6 @@ from .publish.rawfiles import plan_raw_files
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
-from .render.codecache import CodeCache
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
@@ -52,12 +51,12 @@ log = logging.getLogger(__name__)
 
 def listed(entry: Entry) -> str:
     """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
-    text of its statement and write-up and the line counts of its code, which only its page and the
-    search index show, nor the characters its math draws (the font's cut, a file of its own), nor its
-    runs, which each caller adds as its pages show them. Equal for an entry whose write-up changed in
-    words only, so the home, track and tag pages are kept then."""
+    text of its statement and write-up and the line counts and digests of its code, which only its
+    page and the search index show, nor the characters its math draws (the font's cut, a file of its
+    own), nor its runs, which each caller adds as its pages show them. Equal for an entry whose
+    write-up changed in words only, so the home, track and tag pages are kept then."""
     card = entry.card() if entry.complete else entry
-    solvers, sources = (tuple(replace(c, lines=0) for c in files) for files in (card.solvers, card.sources))
+    solvers, sources = (tuple(replace(c, lines=0, digest="") for c in files) for files in (card.solvers, card.sources))
     return repr(replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars=""))
 
 
@@ -93,7 +92,6 @@ class Builder:
         self.pictures = PictureRenderer(options.root, options.cache, options.archive)
         self.sanitized: dict[str, Path] = {}  # the sanitized file to publish for each SVG, by its path in the site
         self.renders = PickleStore(options.cache / "render")
-        self.code = CodeCache(options.cache)  # source files as they were highlighted
         self.verifier: Verifier | None = None
         self.write_lock = threading.Lock()  # the dev server's search refresh writes from another thread
         self.git_dates: dict[str, int] = {}
@@ -286,13 +284,26 @@ class Builder:
         todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             return self._fed(iter(()), cached, feed, cards)
-        jobs = [Job(s, k) for s, k in todo]
-        setup = Setup(self.math, self.renders, self.pictures, self.code)
+        before = self._previous_code([s.path for s, _ in todo], bundle)
+        jobs = [Job(s, k, before.get(s.path, ())) for s, k in todo]
+        setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
             entries = self._fed(fresh, cached, feed, cards)
         self.math.save_cache()
-        self.code.save()
         return entries
+
+    def _previous_code(self, paths: list[str], bundle: dict[str, Entry]) -> dict[str, tuple[CodeFile, ...]]:
+        """The highlighted code of each of these entries as the last full build rendered it (``bundle``:
+        its cards, by render key), for what has not changed since: an edited write-up does not have its
+        entry's code highlighted again (Pygments takes about a second to set up in a fresh process)."""
+        wanted = set(paths)
+        last = {card.path: key for key, card in bundle.items() if card.path in wanted}
+        found = {}
+        for path, key in last.items():
+            whole = self.renders.get(key)
+            if isinstance(whole, Entry) and whole.complete:
+                found[path] = (*whole.solvers, *whole.sources)
+        return found
 
     def _fed(
         self, fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None, cards: bool

@@ -230,6 +230,7 @@ class CodeFile(Compact):
     language: str
     html: str
     lines: int
+    digest: str = ""  # the source file's (``SourceFile.digest``): its HTML holds while the file's bytes do
 
 
 # A solver's note when the entry's output validator could not be built: its message follows on the next lines.

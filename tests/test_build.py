@@ -646,8 +646,9 @@ def test_a_statement_inputs_a_shared_template_from_inside_the_archive(
 def test_an_edited_write_up_does_not_have_its_unchanged_code_highlighted_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Highlighted source files are kept by name, text and renderer (``render/codecache.py``): the build
-    after a write-up edit shows the same code without Pygments, and code that changed is highlighted."""
+    """An entry rendered again takes its code files from its last render while their bytes are the same
+    (``Builder._previous_code``): the build after a write-up edit shows the same code without Pygments,
+    and code that changed is highlighted."""
     from site_builder.render import content, highlight
 
     files = {

@@ -29,9 +29,15 @@ Renderer = Callable[..., tuple[Document, list[tuple[int, str]]]]
 RENDERERS: dict[str, Renderer] = {".tex": render_latex, ".md": render_markdown}
 
 
-def render_entry(source: EntrySource, known: Callable[[SourceFile], CodeFile | None] = lambda f: None) -> Entry:
+def render_entry(source: EntrySource, known: tuple[CodeFile, ...] = ()) -> Entry:
     """Render everything one entry shows. Errors become diagnostics on the entry, never exceptions.
-    ``known``: a source file as it was highlighted before, if it was (see ``codecache``)."""
+    ``known``: code files as this renderer highlighted them before, taken again for files whose bytes
+    have not changed since (by their digests)."""
+    before = {(c.name, c.digest): c for c in known if c.digest}
+
+    def code(item: SourceFile) -> CodeFile:
+        return before.get((item.name, item.digest)) or _code(item)
+
     diagnostics = list(source.diagnostics)
     layout, meta = source.layout, source.meta
     assets = {f.name: f.image_size for f in source.files if PurePosixPath(f.name).suffix.lower() in IMAGE_SUFFIXES}
@@ -71,8 +77,8 @@ def render_entry(source: EntrySource, known: Callable[[SourceFile], CodeFile | N
         status=meta.status,
         statement=statement,
         solution=solution,
-        solvers=tuple(known(f) or _code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
-        sources=tuple(known(f) or _code(f) for f in _source_files(source, statements, solution)),
+        solvers=tuple(code(f) for n in (*layout.solvers, *layout.shown) if (f := _text_file(source, n))),
+        sources=tuple(code(f) for f in _source_files(source, statements, solution)),
         samples=source.samples,
         files=tuple(f.name for f in source.files if f.name not in unpublished),
         test_data=_unpublished_data(source, unpublished),
@@ -230,6 +236,7 @@ def _code(item: SourceFile) -> CodeFile:
         language=language,
         html=highlight.render_file(item.text, language, prefix),
         lines=item.text.count("\n") + (0 if item.text.endswith("\n") else 1),
+        digest=item.digest,
     )
 
 

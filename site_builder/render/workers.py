@@ -23,11 +23,10 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..model import Entry, EntrySource
+from ..model import CodeFile, Entry, EntrySource
 from ..source.languages import language_for
 from ..source.walk import find_problem_folders
 from ..store import PickleStore, bucket_keys, renderer_fingerprint
-from .codecache import CodeCache
 from .math import MathRenderer
 from .pictures import PictureRenderer
 
@@ -44,6 +43,7 @@ USUAL_FILES = ("solution.cpp", "solution.py", "statement.md", "solution.tex", "p
 class Job:
     source: EntrySource
     key: str  # the entry's key in the render cache
+    code: tuple[CodeFile, ...] = ()  # its code files as last highlighted (see ``render_entry``'s ``known``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +51,12 @@ class Setup:
     math: MathRenderer
     renders: PickleStore
     pictures: PictureRenderer
-    code: CodeCache
 
 
 @dataclass(frozen=True, slots=True)
 class _Done:
     entry: bytes  # pickled once: for the render cache, and to travel back to the builder
     math: dict[str, Any]  # snippet key -> result, for the snippets this worker rendered
-    code: dict[str, Any]  # the source files it highlighted (``CodeCache.take_fresh``)
 
 
 def cards_key() -> str:
@@ -79,8 +77,8 @@ class RenderPool:
         self.executor.submit(int)  # forked now, all of them (not at the first job)
 
     def render(self, jobs: list[Job], setup: Setup) -> Iterator[Entry]:
-        """The finished entries of ``jobs``, in order; the math and code they rendered go into the caches
-        of ``setup`` (the builder's)."""
+        """The finished entries of ``jobs``, in order; the math they rendered goes into the cache of
+        ``setup`` (the builder's)."""
         chunk = max(1, min(8, len(jobs) // (self.workers * 8)))  # small: no worker idles long at the end
         for done in self.executor.map(_render_in_worker, jobs, chunksize=chunk):
             yield _received(done, setup)
@@ -111,7 +109,7 @@ class EarlyStart:
             MathRenderer(options.root, options.cache),
             PictureRenderer(options.root, options.cache, options.archive),
         )
-        self.pool = RenderPool(options.workers, Setup(math, renders, pictures, CodeCache(options.cache)))
+        self.pool = RenderPool(options.workers, Setup(math, renders, pictures))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -125,7 +123,7 @@ def render_entries(
     """The finished entries of ``jobs``, in order, each as soon as it (and those before it) is done:
     by ``pool`` if there is one, else by workers started now, or here when they would not pay.
 
-    ``setup`` is the builder's: the math and code a worker renders go into its caches.
+    ``setup`` is the builder's: the math a worker renders goes into its cache.
     """
     if pool is not None:
         yield from pool.render(jobs, setup)
@@ -143,7 +141,6 @@ def render_entries(
 def _received(done: _Done, setup: Setup) -> Entry:
     for key, value in done.math.items():
         setup.math.store.put(key, value)
-    setup.code.keep(done.code)
     entry: Entry = pickle.loads(done.entry)
     return entry
 
@@ -180,15 +177,14 @@ def _die_with_builder() -> None:
 def _render_in_worker(job: Job) -> _Done:
     assert _SETUP is not None
     data = _finished(_SETUP, job)[1]
-    return _Done(data, _SETUP.math.take_fresh(), _SETUP.code.take_fresh())
+    return _Done(data, _SETUP.math.take_fresh())
 
 
 def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
     from .content import entry_pictures, fill_entry_math, fill_entry_pictures, math_snippets, render_entry
 
-    entry = render_entry(job.source, setup.code.known)
-    setup.code.remember(job.source, entry)
+    entry = render_entry(job.source, job.code)
     entry = fill_entry_math(entry, setup.math.render_all(math_snippets(entry)))
     if pictures := entry_pictures(entry):
         digests = {f.name: f.digest for f in job.source.files}
