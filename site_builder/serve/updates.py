@@ -5,7 +5,7 @@ in the background, and abandoned when a save comes."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 from ..build import Builder, listed
@@ -16,7 +16,7 @@ from ..publish.catalog import link_site, neighbours, relinked
 from ..publish.downloads import sample_archives
 from ..publish.feeds import render_verification_report
 from ..publish.mathfont import FONT_PREFIX, site_math_chars
-from ..publish.outputs import entry_url
+from ..publish.outputs import Output, entry_url
 from ..publish.pages import code_pages
 from ..publish.rawfiles import plan_raw_files
 from ..publish.report import BuildReport
@@ -95,9 +95,7 @@ class LiveBuilder(Builder):
         outputs = self._math_outputs(site_math_chars([*drawn, *(e.math_chars for e in entries)]))
         if any(old[e.path].runs != e.runs for e in entries):
             outputs.append(render_verification_report(site))
-        for path in sorted(plan):
-            outputs.append(plan[path]())
-            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
+        outputs += self._rendered(plan, set(plan))
         fresh_paths = {o.path for o in outputs}
         gone = {url for e in old.values() for url, _ in code_pages(e)} - set(plan)
         self.entry_diagnostics.forget(old.values())
@@ -110,6 +108,15 @@ class LiveBuilder(Builder):
         self.site = site
         diagnostics = self._diagnostics(list(site.entries), [*self.link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
+
+    def _rendered(self, plan: dict[str, Callable[[], Output]], paths: set[str]) -> list[Output]:
+        """The pages of ``plan`` at ``paths`` rendered, in order, each followed by its figure files (once)."""
+        assert self.pages is not None
+        outputs: list[Output] = []
+        for path in sorted(paths):
+            outputs.append(plan[path]())
+            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
+        return outputs
 
     def _publish_files(
         self, sources: list[EntrySource], pages: set[str], old_urls: list[str] | tuple[str, ...]
@@ -211,9 +218,7 @@ class LiveBuilder(Builder):
                 wanted.add("verification.json")
             wanted &= set(plan)
         outputs = self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
-        for path in sorted(wanted):
-            outputs.append(plan[path]())
-            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
+        outputs += self._rendered(plan, wanted)
         fresh_paths = {o.path for o in outputs}
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
