@@ -281,7 +281,9 @@ def test_unkeyed_finds_a_field_left_out_of_a_key() -> None:
 ENTRY = EntrySource(
     path="t/2020/A-x", archive_prefix="archive", track="t", groups=("2020",), folder_label="A", folder_title="x",
     folder_year=2020, meta=META,
-    files=(SourceFile("solution.tex", "text", 4, "d1", ""), SourceFile("a.txt", "text", 9, "d2", "over the limit")),
+    files=(
+        SourceFile("solution.tex", "text", 4, "d1", "", (16, 9)), SourceFile("a.txt", "text", 9, "d2", "big", (4, 3))
+    ),
     samples=(dataclasses.replace(SAMPLE, answer_file="samples/1.ans"),), updated="2020-01-01",
     diagnostics=(Diagnostic("archive/t/2020/A-x/problem.yaml", 3, "a warning", "warning"),),
     layout=Layout(
@@ -292,13 +294,14 @@ ENTRY = EntrySource(
         graders=("sol/grader.cpp",),
     ),
     slug="t/2020/a-x", withheld=(("page.html", "a browser would run it"),),
-    shared=(SourceFile("t/common/header.tex", "text", 5, "d3", ""),),
+    shared=(SourceFile("t/common/header.tex", "text", 5, "d3", "", (16, 9)),),
 )  # fmt: skip
 
 # (class, field) -> why an entry's pages cannot change with it though its render key does not.
 NOT_RENDERED: dict[tuple[type, str], str] = {
     (SourceFile, "text"): "the digest is of the file's bytes",
     (SourceFile, "size"): "the digest is of the file's bytes",
+    (SourceFile, "image_size"): "read from the file's bytes, which its digest covers",
     (Sample, "input"): "the text of a file of the entry: keyed by that file's digest",
     (Sample, "answer"): "the text of a file of the entry: keyed by that file's digest",
     (Sample, "transcript"): "the text of a file of the entry: keyed by that file's digest",
@@ -449,7 +452,7 @@ def test_the_compilers_version_the_standard_and_this_code_change_where_a_program
 READ = dataclasses.replace(
     ENTRY,
     files=tuple(
-        SourceFile(name, "text", 4, f"digest of {name}", "")
+        SourceFile(name, "text", 4, f"digest of {name}", "", (16, 9))
         for name in ("solution.py", "output_validator/v.py", "samples/1.in", "samples/1.ans", "include/x.h")
     ),
 )
