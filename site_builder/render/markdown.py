@@ -138,6 +138,8 @@ def _annotate(tokens: list[Token], doc: Collector, assets: Assets, asset_base: s
             _annotate_inline(token, doc, assets, asset_base)
         if token.type == "th_open" and not _has_words(tokens[i + 1]):
             token.tag = tokens[i + 2].tag = "td"  # an empty or math-only header cell names no column
+        elif token.type == "th_open":
+            token.attrSet("scope", "col")  # a head row of words and math mixes th and td: say which
 
 
 def _has_words(inline: Token) -> bool:

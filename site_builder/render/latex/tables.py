@@ -54,7 +54,8 @@ def _cell(tag: str, nodes: list[Node], aligns: list[str], index: int, ctx: Conte
     content = render_inline(nodes, ctx).strip()
     if tag == "th" and not _has_words(content):
         tag = "td"  # a header cell names its column in words: an empty corner, or math alone, is no name
-    return f"<{tag}{span}{style}>{content}</{tag}>"
+    scope = ' scope="col"' if tag == "th" else ""  # a head row of words and math mixes th and td: say which
+    return f"<{tag}{scope}{span}{style}>{content}</{tag}>"
 
 
 _MARKUP = re.compile(r"<math-slot [^>]*></math-slot>|<[^>]+>")
