@@ -85,7 +85,10 @@ def test_a_hostile_svg_opened_on_its_own_runs_and_loads_nothing(browser: Any, tm
         assert page.evaluate("document.documentElement.localName") == "svg"
         assert page.evaluate("document.querySelectorAll('rect, use').length") == 2  # the drawing is intact
         page.goto(f"{base}/index.html")
-        assert page.evaluate("document.querySelector('.prose img').naturalWidth") > 0
+        # The write-up is folded (no spoilers), and a lazy image in it loads once a reader opens it.
+        page.evaluate("document.querySelector('.prose img').closest('details').open = true")
+        drawn = "(() => { const i = document.querySelector('.prose img'); return i.complete && i.naturalWidth > 0 })()"
+        page.wait_for_function(drawn, timeout=5_000)
         assert page.goto(f"{base}/page.html").status == 404  # type: ignore[union-attr]
 
 
