@@ -21,17 +21,21 @@ def saved(path: Path, cache: ResultCache) -> ResultCache:
     return ResultCache(path)
 
 
+def two_saved(path: Path) -> ResultCache:
+    """A cache that kept k1 (Accepted) and k2 (Wrong Answer), as the next build reads it."""
+    cache = ResultCache(path)
+    cache.record("k1", AC)
+    cache.record("k2", WA)
+    return saved(path, cache)
+
+
 def whole() -> Recalled:
     runs = (SolverRun("solution.py", "python", "abc", (AC, WA), ""), SolverRun("slow.cpp", "cpp", "def", (), "no g++"))
     return Recalled(runs, (("k1", "k2"), ()), ("programs/ab",))
 
 
 def test_a_verdict_is_kept_by_its_key_across_builds(tmp_path: Path) -> None:
-    path = tmp_path / "verdicts.json"
-    cache = ResultCache(path)
-    cache.record("k1", AC)
-    cache.record("k2", WA)
-    again = saved(path, cache)
+    again = two_saved(tmp_path / "verdicts.json")
     assert (again.verdict("k1"), again.verdict("k2"), again.verdict("k3")) == (AC, WA, None)
 
 
@@ -101,10 +105,7 @@ def test_remembering_what_is_already_kept_changes_nothing(tmp_path: Path) -> Non
 
 def test_keeping_only_some_verdicts_forgets_the_others(tmp_path: Path) -> None:
     path = tmp_path / "verdicts.json"
-    cache = ResultCache(path)
-    cache.record("k1", AC)
-    cache.record("k2", WA)
-    again = saved(path, cache)
+    again = two_saved(path)
     again.keep_only({"k1", "k2"})
     assert not again.dirty  # nothing to forget: the file is not written again
     again.keep_only({"k1"})
