@@ -160,8 +160,7 @@ def relinked(site: Site, swaps: list[tuple[Entry, Entry]]) -> Site:
 def neighbours_of(site: Site, entry: Entry) -> tuple[Entry | None, Entry | None]:
     """``neighbours(site)[entry.path]``, found in the entry's track alone."""
     items = next(t.entries for t in site.tracks if t.id == entry.track)
-    i = next(i for i, e in enumerate(items) if e.path == entry.path)
-    return (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
+    return _around(items, next(i for i, e in enumerate(items) if e.path == entry.path))
 
 
 def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
@@ -170,5 +169,9 @@ def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
     for track in site.tracks:
         items = track.entries
         for i, entry in enumerate(items):
-            result[entry.path] = (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
+            result[entry.path] = _around(items, i)
     return result
+
+
+def _around(items: tuple[Entry, ...], i: int) -> tuple[Entry | None, Entry | None]:
+    return (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
