@@ -467,10 +467,12 @@ class Builder:
     def _math_outputs(self, chars: str) -> list[Output]:
         """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when
         no page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
-        sources = MathRenderer.math_sources(self.options.root) if chars else None
-        if sources is None or self.theme.static_file(mathfont.STYLESHEET) is not None:
+        if not chars or self.theme.static_file(mathfont.STYLESHEET) is not None:
             return []
-        if self.math_assets is None or self.math_assets.chars != chars:
+        if self.math_assets is None or self.math_assets.chars != chars:  # Temml's files read only to cut again
+            sources = MathRenderer.math_sources(self.options.root)
+            if sources is None:
+                return []
             self.math_assets = mathfont.math_assets(*sources, chars, self.options.cache)
         if self.math_assets.problem:
             self.problems.append(
