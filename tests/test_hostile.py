@@ -13,6 +13,7 @@ import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from conftest import ROOT, ArchiveMaker, options_for
@@ -94,38 +95,59 @@ def test_the_scanner_would_catch_an_injection() -> None:
     ]
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.8, 2.5])
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
-def test_killed_build_leaves_a_complete_site(tmp_path: Path, delay: float, how: signal.Signals) -> None:
-    """Killed at any moment, the site is the previous build's or the new one's, whole, never a mix."""
-    archive, cache = tmp_path / "archive", tmp_path / "cache"
+class _Scene(NamedTuple):
+    """An archive with one write-up edited, the site built before the edit with a cache from after it
+    (render cache emptied, so the next build renders everything again), and both sites' files."""
+
+    archive: Path
+    site: Path
+    cache: Path
+    before: dict[Path, bytes]
+    expected: dict[Path, bytes]
+
+
+def _snapshot(out: Path) -> dict[Path, bytes]:
+    return {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def _quick_build(archive: Path, out: Path, cache: Path) -> list[str]:
+    return _cli_build(archive, out, cache, "--no-verify", "--jobs", "1")
+
+
+@pytest.fixture(scope="module")
+def edited_scene(tmp_path_factory: pytest.TempPathFactory) -> _Scene:
+    """Built once for all the kill tests: each kills a build of its own copy."""
+    base = tmp_path_factory.mktemp("killed")
+    archive, cache = base / "archive", base / "cache"
     shutil.copytree(ROOT / "archive", archive)
-
-    def command(out: Path) -> list[str]:
-        return _cli_build(archive, out, cache, "--no-verify", "--jobs", "1")
-
-    def snapshot(out: Path) -> dict[Path, bytes]:
-        return {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-
-    subprocess.run(command(tmp_path / "site"), cwd=ROOT, check=True, capture_output=True)
-    before = snapshot(tmp_path / "site")
+    subprocess.run(_quick_build(archive, base / "site", cache), cwd=ROOT, check=True, capture_output=True)
     writeup = archive / "icpc/2024/B-flood-season/solution.tex"
     writeup.write_text(writeup.read_text().replace("Common pitfalls", "Common traps"))
-    subprocess.run(command(tmp_path / "expected"), cwd=ROOT, check=True, capture_output=True)
-    expected = snapshot(tmp_path / "expected")
+    subprocess.run(_quick_build(archive, base / "expected", cache), cwd=ROOT, check=True, capture_output=True)
     shutil.rmtree(cache / "render")  # the next build renders everything again: slow enough to be caught
-    process = subprocess.Popen(
-        command(tmp_path / "site"), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    return _Scene(archive, base / "site", cache, _snapshot(base / "site"), _snapshot(base / "expected"))
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 2.5])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_build_leaves_a_complete_site(
+    tmp_path: Path, edited_scene: _Scene, delay: float, how: signal.Signals
+) -> None:
+    """Killed at any moment, the site is the previous build's or the new one's, whole, never a mix."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    shutil.copytree(edited_scene.site, site, symlinks=True)
+    shutil.copytree(edited_scene.cache, cache, symlinks=True)
+    command = _quick_build(edited_scene.archive, site, cache)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(delay)
     process.send_signal(how)
     process.wait(timeout=60)
-    after = snapshot(tmp_path / "site")
-    assert after in (before, expected)
+    after = _snapshot(site)
+    assert after in (edited_scene.before, edited_scene.expected)
     if delay < 1:
-        assert after == before, "killed half-way: the previous site, untouched"
-    subprocess.run(command(tmp_path / "site"), cwd=ROOT, check=True, capture_output=True)
-    assert snapshot(tmp_path / "site") == expected, "the next build completes, from a usable cache"
+        assert after == edited_scene.before, "killed half-way: the previous site, untouched"
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    assert _snapshot(site) == edited_scene.expected, "the next build completes, from a usable cache"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
 
 
