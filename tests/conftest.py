@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,3 +106,31 @@ def browser() -> Iterator[Any]:
         instance = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+def pinned(cpu: int) -> str:
+    """Python code that keeps its program to one CPU, at nice 19. Where the kernel shares a CPU between
+    sessions first (autogroup), whatever their nice, each session gets a share; without autogroup,
+    programs of equal nice do: a test's solver and its ``cpu_burners`` both start with this."""
+    return f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(19)\n"
+
+
+@contextlib.contextmanager
+def cpu_burners(cpu: int, count: int = 3) -> Iterator[None]:
+    """``count`` programs burning CPU ``cpu`` (``pinned``), each a session of its own, for the block.
+    Each also ends when this process does (the kernel's parent-death signal) and after two minutes
+    at most: a test stopped half-way, as a mutation run's timeout stops one, leaves none running."""
+    burn = (
+        f"import ctypes, time\nctypes.CDLL(None).prctl(1, 9)\nif os.getppid() != {os.getpid()}:\n    raise SystemExit\n"
+        "end = time.monotonic() + 120\nwhile time.monotonic() < end:\n    pass\n"
+    )
+    burners = [
+        subprocess.Popen([sys.executable, "-c", pinned(cpu) + burn], stdin=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()

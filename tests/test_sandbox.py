@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import cpu_burners, pinned
 
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
@@ -172,10 +173,6 @@ def test_the_deadline_stops_a_run_and_its_children(launchers: sandbox._Launchers
     assert run("print('next')").stdout == b"next\n"  # the launcher is in step for the next run
 
 
-# Kept to one CPU, at nice 19. The solver does the same, and each burner is a session of its own: where
-# the kernel shares a CPU between sessions first (autogroup), whatever their nice, each gets a share
-# as the solver's session does; without autogroup, their nice values are equal.
-LOWEST = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(19)\n"
 BURN = (
     "import time\n\ndef burn(seconds):\n    start = time.process_time()\n"
     "    while time.process_time() - start < seconds:\n        pass\n"
@@ -227,20 +224,9 @@ def test_a_busy_machine_slows_a_runs_clock_but_not_its_cpu_time(launchers: sandb
     """Three programs burning the one CPU the run is kept on, at its priority: the run takes several
     times longer on the clock, and the same CPU time."""
     cpu = min(os.sched_getaffinity(0))
-    pin = LOWEST.format(cpu=cpu)
-    burners = [
-        subprocess.Popen(
-            [sys.executable, "-c", pin + "while True:\n    pass\n"], stdin=subprocess.DEVNULL, start_new_session=True
-        )
-        for _ in range(3)
-    ]
-    try:
+    with cpu_burners(cpu):
         time.sleep(0.2)  # the burners have started and pinned themselves
-        result = run(pin + BURN + "burn(0.3)\nprint('done')\n", Limits(wall=30))
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
+        result = run(pinned(cpu) + BURN + "burn(0.3)\nprint('done')\n", Limits(wall=30))
     assert result.stdout == b"done\n", result
     assert 0.3 <= result.cpu < 0.6 and result.wall > 2 * result.cpu, result
 

@@ -7,13 +7,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ArchiveMaker, options_for
+from conftest import ArchiveMaker, cpu_burners, options_for, pinned
 
 from site_builder.model import EntrySource
 from site_builder.source.archive import load_archive
@@ -685,10 +684,6 @@ def test_solvers_that_were_not_run_are_not_called_missing() -> None:
     assert replace(_entry_with([]), solvers=(solver,)).verification == ("none", "Not run")  # --no-verify
 
 
-# Kept to one CPU, at nice 19. The solver does the same, and each burner is a session of its own: where
-# the kernel shares a CPU between sessions first (autogroup), whatever their nice, each gets a share
-# as the solver's session does; without autogroup, their nice values are equal.
-LOWEST = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(19)\n"
 BURN = "import time\nstart = time.process_time()\nwhile time.process_time() - start < {}:\n    pass\nprint(5)\n"
 
 
@@ -727,7 +722,7 @@ def test_a_busy_machine_does_not_turn_an_accepted_run_into_a_time_limit(
     several times as long on the clock, past its limit of 1 s (it answers only if they did: alone, it
     is a Wrong Answer), and it is Accepted."""
     cpu = min(os.sched_getaffinity(0))
-    pin = LOWEST.format(cpu=cpu)
+    pin = pinned(cpu)
     slowed = "import time\nbegun = time.monotonic()\n" + BURN.format(0.4).replace(
         "print(5)", "print(5 if time.monotonic() - begun > 1.2 else 'not slowed down')"
     )
@@ -735,19 +730,9 @@ def test_a_busy_machine_does_not_turn_an_accepted_run_into_a_time_limit(
     margin = (3.0, 1.0)  # stopped at 3 s of CPU time, 6 s on the clock
     (alone,) = verify(archive, tmp_path, time_margin=margin).runs["t/A-crowded"][0].verdicts  # its tools made
     assert alone.code == "WA" and "not slowed down" in alone.output
-    burners = [
-        subprocess.Popen(
-            [sys.executable, "-c", pin + "while True:\n    pass\n"], stdin=subprocess.DEVNULL, start_new_session=True
-        )
-        for _ in range(3)
-    ]
-    try:
+    with cpu_burners(cpu):
         time.sleep(0.2)  # the burners have started and keep to that CPU
         report = verify(archive, tmp_path, time_margin=margin, rerun=True)
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
     (verdict,) = report.runs["t/A-crowded"][0].verdicts
     assert verdict.code == "AC" and verdict.message == "" and 0.4 <= verdict.seconds < 1, verdict
 
