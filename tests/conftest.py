@@ -82,11 +82,12 @@ def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped archive, built once per test session (its cache beside it, in .cache)."""
+    """The shipped archive, built once per test session (its cache beside it, in .cache), with two
+    worker processes as ``make site`` has on a two-core machine."""
     from site_builder.build import build_site
 
     out = tmp_path_factory.mktemp("built") / "site"
-    report = build_site(options_for(ROOT / "archive", out))
+    report = build_site(options_for(ROOT / "archive", out, jobs=2))
     assert [str(d) for d in report.diagnostics if d.level == "error"] == []
     assert report.published
     return out
