@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -84,12 +85,14 @@ def kattis(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
-def kattis_accepts(kattis: Path, flags: str, answer: bytes, output: bytes) -> bool:
-    (kattis / "answer").write_bytes(answer)
-    (kattis / "input").write_bytes(b"")
-    feedback = kattis / "feedback"
-    feedback.mkdir(exist_ok=True)
-    argv = [str(kattis / "dv"), str(kattis / "input"), str(kattis / "answer"), str(feedback), *flags.split()]
+def kattis_accepts(kattis: Path, flags: str, answer: bytes, output: bytes, case: int = 0) -> bool:
+    """problemtools' verdict, from files of its own for ``case`` (so cases may run side by side)."""
+    work = kattis / f"case-{case}"
+    feedback = work / "feedback"
+    feedback.mkdir(parents=True, exist_ok=True)
+    (work / "answer").write_bytes(answer)
+    (work / "input").write_bytes(b"")
+    argv = [str(kattis / "dv"), str(work / "input"), str(work / "answer"), str(feedback), *flags.split()]
     code = subprocess.run(argv, input=output, capture_output=True, timeout=10).returncode
     assert code in (42, 43), code
     return code == 42
@@ -144,7 +147,7 @@ def _mutated(rng: random.Random, tokens: list[str]) -> list[str]:
 
 def test_every_flag_gives_kattis_verdict_on_generated_pairs(kattis: Path) -> None:
     rng = random.Random(20261123)
-    disagreements = []
+    cases = []
     for case in range(1500):
         tokens = [rng.choice(NUMBERS + WORDS) for _ in range(rng.randint(1, 4))]
         spaces = [rng.choice(SPACES) for _ in tokens]
@@ -154,11 +157,19 @@ def test_every_flag_gives_kattis_verdict_on_generated_pairs(kattis: Path) -> Non
         got_spaces = [rng.choice(SPACES) if rng.random() < 0.3 else s for s in spaces[: len(got_tokens)]]
         got_spaces += [" "] * (len(got_tokens) - len(got_spaces))
         output = _text(got_tokens, got_spaces, rng.choice(["\n", "", "\n\n"]))
-        flags = FLAGS[case % len(FLAGS)]
-        ours = compare_output(output.encode(), answer.encode(), checker(flags)).accepted
-        theirs = kattis_accepts(kattis, flags, answer.encode(), output.encode())
-        if ours != theirs:
-            disagreements.append((flags, answer, output, theirs))
+        cases.append((FLAGS[case % len(FLAGS)], answer, output))
+
+    def judged(case: int) -> bool:
+        flags, answer, output = cases[case]
+        return kattis_accepts(kattis, flags, answer.encode(), output.encode(), case)
+
+    with ThreadPoolExecutor(4) as pool:  # a process each: side by side on every core
+        verdicts = list(pool.map(judged, range(len(cases))))
+    disagreements = [
+        (flags, answer, output, theirs)
+        for (flags, answer, output), theirs in zip(cases, verdicts, strict=True)
+        if compare_output(output.encode(), answer.encode(), checker(flags)).accepted != theirs
+    ]
     assert disagreements == [], f"{len(disagreements)} disagreements, first: {disagreements[:5]}"
 
 
