@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -322,8 +323,13 @@ def test_git_obeys_nothing_the_archive_configures(
     assert (out / "t" / "A-x" / "index.html").is_file()
 
 
-def test_the_sandbox_leaves_no_process_and_no_run_folder(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+def test_the_sandbox_leaves_no_process_and_no_run_folder(
+    make_archive: ArchiveMaker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tag = uuid.uuid4().hex
+    scratch = tmp_path / "tmp"  # this build's temporary folders, not those of a build beside it
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     code = textwrap.dedent(
         f"""
         import os, subprocess, sys
@@ -336,14 +342,13 @@ def test_the_sandbox_leaves_no_process_and_no_run_folder(make_archive: ArchiveMa
         print(5)
         """
     )
-    before = set(Path("/tmp").glob("site-builder-run-*"))
     archive = make_archive(entry(code))
     out, _ = build(archive, tmp_path)
     assert verdicts(out) == {"t/A-x/solution.py": ["AC"]}
     found = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True).stdout.split()
     assert [pid for pid in found if int(pid) != os.getpid()] == []
     assert not Path(f"/tmp/left-{tag}").exists() and not Path(f"/dev/shm/left-{tag}").exists()
-    assert set(Path("/tmp").glob("site-builder-run-*")) == before
+    assert list(scratch.iterdir()) == []
 
 
 def test_isolation_is_reported_and_strict_refuses_without_it(tmp_path: Path, make_archive: ArchiveMaker) -> None:
