@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT, write_tree
 
 from site_builder.build import BuildReport
+from site_builder.publish.lock import build_lock
 from site_builder.serve.changes import Change
 from site_builder.serve.server import DevServer
 from site_builder.serve.web import RELOAD_PATH
@@ -63,6 +64,13 @@ def serving(tmp_path: Path, files: dict[str, str | bytes]) -> Iterator[DevServer
         yield dev
     finally:
         dev.stop()
+
+
+def updated(dev: DevServer, folders: list[str]) -> BuildReport:
+    """``update_entries`` called as the server's own loop calls it, holding its locks: the events of
+    the change the test just made may start the loop's update at the same moment."""
+    with dev.hub.rebuilding(), build_lock(dev.options):
+        return dev.builder.update_entries(folders)
 
 
 def address(dev: DevServer) -> tuple[str, int]:
@@ -201,7 +209,7 @@ def test_a_new_folder_with_a_taken_url_is_an_error_and_overwrites_nothing(server
     page = server.options.out / "t/2024/A-alpha/index.html"
     before = page.read_bytes()
     write_tree(server.options.archive / "t/2024" / name, {"solution.md": "## Idea\n\nImpostor.\n"})
-    report = server.builder.update_entries([f"t/2024/{name}"])
+    report = updated(server, [f"t/2024/{name}"])
     assert not report.published and page.read_bytes() == before
     messages = [str(d) for d in report.diagnostics if d.level == "error"]
     assert len(messages) == 1 and "URL t/2024/A-alpha/ is already" in messages[0]
@@ -209,7 +217,7 @@ def test_a_new_folder_with_a_taken_url_is_an_error_and_overwrites_nothing(server
     second = "t/2024/A-alpha" if name == "A alpha" else f"t/2024/{name}"
     assert messages[0].startswith(f"archive/{second}: ")
     shutil.rmtree(server.options.archive / "t/2024" / name)
-    report = server.builder.update_entries([f"t/2024/{name}"])
+    report = updated(server, [f"t/2024/{name}"])
     assert report.errors == 0 and page.read_bytes() == before
 
 
@@ -218,7 +226,7 @@ def test_removing_a_folder_gives_its_url_back_to_the_numbered_one(tmp_path: Path
         assert dev.last is not None and dev.last.errors == 1
         assert "First." in get(dev, "/t/A-one/index.html")[1] and "Second." in get(dev, "/t/A-one-2/index.html")[1]
         shutil.rmtree(dev.options.archive / "t/A one")
-        report = dev.builder.update_entries(["t/A one"])
+        report = updated(dev, ["t/A one"])
         assert report.errors == 0 and report.entries == 1
         assert "Second." in get(dev, "/t/A-one/index.html")[1]
         assert get(dev, "/t/A-one-2/index.html")[0] == 404
@@ -230,7 +238,7 @@ def test_a_deleted_file_leaves_the_site_also_where_the_url_is_not_the_folder_nam
     with serving(tmp_path, {"t/A one/solution.md": "One.\n", "t/A one/notes.txt": "draft\n"}) as dev:
         assert get(dev, "/t/A-one/notes.txt")[0] == 200
         (dev.options.archive / "t/A one/notes.txt").unlink()
-        assert dev.builder.update_entries(["t/A one"]).errors == 0
+        assert updated(dev, ["t/A one"]).errors == 0
         assert get(dev, "/t/A-one/notes.txt")[0] == 404
         assert get(dev, "/t/A-one/solution.md")[0] == 200
 
@@ -373,9 +381,9 @@ def test_a_build_after_the_server_stops_reuses_its_pages(tmp_path: Path) -> None
     dev = DevServer(options, port=0)
     dev.start()
     threading.Thread(target=dev.serve_forever, daemon=True).start()
-    dev.builder.update_entries(["t/A-one"])
+    updated(dev, ["t/A-one"])
     (tmp_path / "archive/t/A-one/solution.md").write_text("## Idea\n\nOne, edited.\n")
-    dev.builder.update_entries(["t/A-one"])
+    updated(dev, ["t/A-one"])
     dev.stop()
     page = options.out / "t/A-one/index.html"
     inode = page.stat().st_ino
@@ -687,7 +695,7 @@ def test_a_formula_with_a_new_character_brings_a_new_cut_of_the_math_font(tmp_pa
         (before,) = static.glob("STIXTwoMath-*.woff2")
         assert ord("\u2211") not in TTFont(before).getBestCmap()
         edit(dev.options.archive / "t/A-x/solution.tex", "\\section{Idea}\nSo $\\sum_i n_i \\le 2$.\n")
-        report = dev.builder.update_entries(["t/A-x"])
+        report = updated(dev, ["t/A-x"])
         assert report.published and report.errors == 0
         (after,) = static.glob("STIXTwoMath-*.woff2")  # the old cut is gone
         assert after != before and ord("\u2211") in TTFont(after).getBestCmap()
