@@ -14,10 +14,15 @@ PYC_STAMP := $(VENV)/.compiled
 site: $(STAMP) $(NODE_STAMP) $(PYC_STAMP)
 	$(BIN)/site-builder build
 
+# The suite on TEST_WORKERS processes (pytest-xdist; a test file stays on one, with its fixtures), then
+# the few tests marked serial, which measure how a busy machine slows a run, on a machine of their own.
+TEST_WORKERS ?= 2
+
 test: $(DEV_STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check site_builder tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -m serial
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check site_builder tests

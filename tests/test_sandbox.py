@@ -220,6 +220,7 @@ def test_cpu_time_stops_a_busy_run_and_the_clock_one_that_waits(launchers: sandb
     assert waits.timed_out and waits.cpu < 0.5 and 1.5 <= waits.wall < 5, waits
 
 
+@pytest.mark.serial
 def test_a_busy_machine_slows_a_runs_clock_but_not_its_cpu_time(launchers: sandbox._Launchers) -> None:
     """Three programs burning the one CPU the run is kept on, at its priority: the run takes several
     times longer on the clock, and the same CPU time."""

@@ -715,6 +715,7 @@ def test_a_time_limit_is_cpu_time_with_a_wall_clock_backstop(make_archive: Archi
     assert re.fullmatch(r"(stopped at 2 s of CPU time|CPU time \d\.\d\d s): over the time limit of 1 s", looped.message)
 
 
+@pytest.mark.serial
 def test_a_busy_machine_does_not_turn_an_accepted_run_into_a_time_limit(
     make_archive: ArchiveMaker, tmp_path: Path
 ) -> None:
