@@ -58,6 +58,9 @@ class Metadata(Compact):
     # The files solutions read their input from and write their output to ("": standard input, output): a
     # CMS task's ``infile``/``outfile`` (the Italian format's default is input.txt and output.txt)
     io_files: tuple[str, str] = ("", "")
+    # A CMS communication task's copies of the solution run at once, and how each talks to the manager:
+    # "std_io" (its standard streams), "fifo_io" (FIFOs named in its arguments), "" (fifo_io with a stub)
+    communication: tuple[int, str] = (1, "")
 
 
 # What a package without an editorial lacks: said on its page, and counted once in the build's summary
@@ -111,7 +114,8 @@ class Validator(Compact):
     files: tuple[str, ...]  # every file of the validator, relative to the problem folder
     # How it is called and what its exit says: "kattis" (input answer feedback/ < output; 42, 43),
     # "testlib" (input output answer; 0 accepts, 1 and 2 reject, 3 fails), "testlib-interactor"
-    # (input output, talking to the solver), "cms" (input answer output; a score from 0 to 1 on stdout).
+    # (input output, talking to the solver), "cms" (input answer output; a score from 0 to 1 on stdout),
+    # "cms-manager" (a communication task's: the input on stdin, FIFOs to each solver; a score as "cms").
     convention: str = "kattis"
 
 

@@ -45,7 +45,37 @@ def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: st
         package="cms",
         subtasks=_subtasks(data, gen),
         io_files=(_io_file(data, "infile", lines, path), _io_file(data, "outfile", lines, path)),
+        communication=_communication(data, lines, path),
     )
+
+
+USER_IO = ("std_io", "fifo_io")
+
+
+def _communication(data: dict[str, Any], lines: dict[str, int], path: str) -> tuple[int, str]:
+    """A communication task's ``num_processes`` and ``user_io`` (``std_io``, ``fifo_io``, or "": as the
+    stub decides), from ``task.yaml``'s keys, else from ``task_type_parameters`` (``[2, "stub", "fifo_io"]``,
+    as CMS stores them); they matter only to a task with a manager."""
+    parameters = data.get("task_type_parameters")
+    given = parameters if isinstance(parameters, list) and len(parameters) == 3 else [None, None, None]
+    processes = data.get("num_processes", given[0])
+    if processes is None:
+        processes = 1
+    if isinstance(processes, str) and processes.strip().isdigit():
+        processes = int(processes)
+    if isinstance(processes, bool) or not isinstance(processes, int) or not 1 <= processes <= MAX_PROCESSES:
+        where = lines.get("num_processes", lines.get("task_type_parameters"))
+        raise MetadataError(
+            path, where, f"num_processes must be a whole number from 1 to {MAX_PROCESSES}, not {processes!r}"
+        )
+    user_io = data.get("user_io", given[2])
+    if user_io is not None and user_io not in USER_IO:
+        where = lines.get("user_io", lines.get("task_type_parameters"))
+        raise MetadataError(path, where, f"user_io must be std_io or fifo_io, not {user_io!r}")
+    return processes, user_io or ""
+
+
+MAX_PROCESSES = 8  # copies of a solution one communication task may run at once
 
 
 IO_DEFAULTS = {"infile": "input.txt", "outfile": "output.txt"}  # as cmsImportTask's Italian loader reads it
@@ -84,10 +114,15 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
-    graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
-    graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
-    graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
-    linked = _linked_graders(names, graders) if not any("/manager." in g for g in graders) else []
+    manager = _manager(names)
+    if manager is not None:  # a communication task: solutions are linked with the stub of their language
+        graders = [n for n in solutions if n[4:].startswith("stub.")]
+        linked = _linked_graders(names, graders, "stub.")
+    else:
+        graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+        graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
+        graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.?\w*", n)]  # a manager we cannot build
+        linked = _linked_graders(names, graders, "grader.") if not any("/manager" in g for g in graders) else []
     languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
     if statement is None and pdf is None:
@@ -107,7 +142,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
         shown=tuple(sorted(n for n in runnable if n not in solvers)),
-        validator=_checker(names),
+        validator=manager or _checker(names),
         missing=tuple(missing),
     )
 
@@ -120,15 +155,15 @@ def _language_id(name: str) -> str:
     return language.id if language is not None else ""
 
 
-def _linked_graders(names: list[str], graders: list[str]) -> list[str]:
-    """The graders a compiled solver is linked with (``att/grader.cpp``, else ``sol/grader.cpp``: one per
-    compiled language), with the headers of their folder; none for an interpreted language. The one given
-    to contestants first: it reads the samples as the statement shows them (the judge's may read another
-    format, binary in the Italian olympiad's 2020 tasks)."""
+def _linked_graders(names: list[str], graders: list[str], prefix: str) -> list[str]:
+    """The graders (``prefix``: ``grader.``, or a communication task's ``stub.``) a compiled solver is linked
+    with (``att/grader.cpp``, else ``sol/grader.cpp``: one per compiled language), with the headers of their
+    folder; none for an interpreted language. The one given to contestants first: it reads the samples as
+    the statement shows them (the judge's may read another format, binary in the Italian olympiad's 2020 tasks)."""
     found: dict[str, str] = {}
     for name in sorted(graders, key=lambda n: not n.startswith("att/")):
         language = judge_language(name)
-        if name.rsplit("/", 1)[-1].startswith("grader.") and language is not None and language.compile:
+        if name.rsplit("/", 1)[-1].startswith(prefix) and language is not None and language.compile:
             found.setdefault(language.id, name)
     folders = {g.split("/")[0] for g in found.values()}
     headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
@@ -149,13 +184,28 @@ def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:
     return None
 
 
+def _manager(names: list[str]) -> Validator | None:
+    """A communication task's manager: ``check/manager.*`` or ``cor/manager.*`` in a language the build
+    runs, with the headers beside it (CMS's loader takes the ``manager`` cmsMake compiled from it)."""
+    for folder in CHECKER_FOLDERS:
+        inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
+        sources = [n for n in inside if n[len(folder) + 1 :].startswith("manager.") and judge_language(n)]
+        if sources:
+            language = judge_language(sources[0])
+            assert language is not None
+            main = sources[0][len(folder) + 1 :] if language.id == "python" else ""
+            headers = tuple(n for n in inside if n.endswith(HEADERS))
+            return Validator(folder, language.id, main, (sources[0], *headers), "cms-manager")
+    return None
+
+
 def _checker(names: list[str]) -> Validator | None:
     """The checker in ``check/`` or ``cor/``: its source (``checker.*``, ``correttore.*``, else the only
     one) with the headers beside it; a communication task's ``manager`` is not one."""
     for folder in CHECKER_FOLDERS:
         inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
-        if any(n[len(folder) + 1 :].startswith("manager.") for n in inside):
-            return None  # a communication task's manager, and the files it is built from: no checker
+        if any(n[len(folder) + 1 :].startswith("manager") for n in inside):
+            return None  # a communication task's manager (one the build cannot run), and its files: no checker
         sources = [n for n in inside if judge_language(n) and not n[len(folder) + 1 :].startswith("manager")]
         preferred = [n for n in sources if n.split("/")[1].split(".")[0] in ("checker", "correttore")]
         chosen = preferred or (sources if len(sources) == 1 else [])
