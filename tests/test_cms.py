@@ -192,7 +192,7 @@ def test_a_communication_task_runs_its_solutions_with_the_manager(make_archive: 
 
 
 TWO_COPIES = """import sys
-first, second = sys.stdin.read().split()
+first, second = open("input.txt").read().split()  # as CMS gives it, beside the manager (and on stdin)
 to_copies = [open(sys.argv[2 + 2 * i], "w") for i in range(2)]  # a copy opens its input first
 streams = [(open(sys.argv[1 + 2 * i]), to_copies[i]) for i in range(2)]
 for (_, to_copy), number in zip(streams, (first, second)):
@@ -216,7 +216,8 @@ def test_several_copies_talk_to_the_manager_on_their_standard_streams(
     make_archive: ArchiveMaker, tmp_path: Path, solution: str, code: str, message: str
 ) -> None:
     """``num_processes: 2`` with ``user_io: std_io``: each copy's standard streams are its FIFOs and its
-    index is its argument; the manager gets the FIFOs of every copy in order (from it, to it)."""
+    index is its argument; the manager gets the FIFOs of every copy in order (from it, to it), and the input
+    as ``input.txt`` too."""
     yaml = "name: double\ntime_limit: 1\nnum_processes: 2\nuser_io: std_io\n"
     files = {"task.yaml": yaml, "check/manager.py": TWO_COPIES, "sol/double.py": solution, "att/input0.txt": "4 7\n"}
     archive, source = load_one(make_archive, {f"{GUESSING}/{name}": text for name, text in files.items()})

@@ -1,6 +1,7 @@
 """A CMS communication task's run, as CMS makes it: the task's manager reads the sample's input on its
-standard input and talks to each copy of the solver (``num_processes``) through a pair of FIFOs; the
-manager's score (0 to 1) on its standard output, its message on standard error, judge the run.
+standard input (or from ``input.txt`` beside it) and talks to each copy of the solver (``num_processes``)
+through a pair of FIFOs; the manager's score (0 to 1) on its standard output, its message on standard
+error, judge the run.
 
 Every program runs in a sandbox of its own, the manager under the solver's limits (times the number of
 copies): it is the archive's code as much as the solver is. The FIFOs are made by the builder in a
@@ -36,6 +37,7 @@ FIRST_PASSED = 4  # the descriptor a run's first FIFO is (``runner.run``'s ``pas
 # For ``std_io``: the FIFOs become the standard streams, the one from the manager opened first, as CMS's
 # sandbox opens them (a manager opening them the other way round waits, as it would under CMS).
 STD_IO = 'exec <"$0" >"$1" 4<&- 5<&-; shift; exec "$@"'
+MANAGER_INPUT = "input.txt"  # where CMS puts the test's input beside the manager (it may write output.txt)
 SETTLE = 0.05  # seconds between two nudges of a FIFO whose other side has ended
 # One program's run: its command, limits, files, toolchain and the FIFOs it is given (``runner.run``'s ``passed``)
 Call = tuple[list[str], Limits, dict[str, bytes | tuple[bytes, int]], Toolchain, tuple[int, ...]]
@@ -55,6 +57,7 @@ def run_communication(job: Job, manager: ValidatorProgram, tools: Installed, opt
     try:
         files = job.solver.files()
         managing = _validator_files_for(manager, job.sample.input, job.sample.answer or "")
+        managing[MANAGER_INPUT] = job.sample.input.encode()  # CMS gives it as a file too, which managers read
     except OSError as error:
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
     with _fifos(copies) as (paths, fds):
