@@ -97,6 +97,9 @@ class Sample(Compact):
     answer: str | None
     transcript: str | None = None  # an interactive sample's ``.interaction``, shown instead of input and answer
     transcript_file: str | None = None
+    # A sample the statement holds (a CMS task's ``\exmp{input}{output}``): the line of ``input_file``, the
+    # statement, where it is; the input is that text, not the file. 0: a sample of its own files.
+    line: int = 0
 
     @property
     def runnable(self) -> bool:
@@ -178,7 +181,7 @@ class EntrySource(Compact):
         Made once per value: a build keys its inputs, its render and its verification by it."""
         if not self._key_text:
             files = tuple((f.name, f.digest, f.binary) for f in (*self.files, *self.shared))
-            samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
+            samples = tuple((s.name, s.input_file, s.answer_file, s.line) for s in self.samples)
             rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples", "shared"))
             object.__setattr__(self, "_key_text", repr((files, samples, rest)))
         return self._key_text

@@ -9,8 +9,10 @@ import pytest
 
 from site_builder.build import build_site
 from site_builder.model import Subtask
+from site_builder.publish.downloads import sample_files
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
+from site_builder.source.cms import statement_examples
 from site_builder.source.testdata import hashed_only
 from site_builder.source.walk import is_problem_folder
 from site_builder.verify.checkers import judge_checker
@@ -277,3 +279,47 @@ def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: Ar
     assert f"Verified {4 if HAS_GXX else 2}/{4 if HAS_GXX else 2}" in page
     assert not (tmp_path / "site" / FOLDER / "input").exists()  # test data: publish_data is samples
     assert check_site(tmp_path / "site") == []
+
+
+EXAMPLES = r"""\InputFile
+The number of words, then the words.
+\Examples
+\begin{example}
+\exmp{
+    2
+    star
+    level
+}{%
+rats
+level
+}%
+\end{example}
+\begin{example}
+\exmp{1\\ abc}{cba}
+\end{example}
+\begin{example}\exmp{1
+abc}{cba}\end{example}
+"""
+
+
+def test_the_examples_of_a_tex_statement_are_read_as_data() -> None:
+    """Each ``\\exmp{input}{output}`` whose texts are data, as a test file would hold them: comments and
+    indentation gone, a line break at the end; one with TeX in it (``\\\\``) is not data."""
+    assert statement_examples(EXAMPLES) == [(5, "2\nstar\nlevel\n", "rats\nlevel\n"), (17, "1\nabc\n", "cba\n")]
+
+
+def test_a_task_without_sample_files_runs_on_its_statement_s_examples(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """As the Italian olympiad's older tasks keep them: only in the statement, as ``\\exmp``."""
+    samples = {f"att/{kind}{n}.txt": None for kind in ("input", "output") for n in (0, 1)}
+    files = task(**samples, **{"statement/statement.md": None, "testo/testo.tex": EXAMPLES, "check/checker.py": None})
+    archive, source = load_one(make_archive, files)
+    assert [(s.name, s.input_file, s.line) for s in source.samples] == [
+        ("1", "testo/testo.tex", 5),
+        ("2", "testo/testo.tex", 17),
+    ]
+    assert source.diagnostics == () and sorted(sample_files(source)) == ["1.ans", "1.in", "2.ans", "2.in"]
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    python = next(run for run in report.runs[FOLDER] if run.solver == "sol/mirror.py")
+    assert [v.code for v in python.verdicts] == ["AC", "AC"]

@@ -233,3 +233,53 @@ def sample_pairs(names: list[str]) -> list[tuple[str, str | None]]:
                 pairs.append((m.group(0), answer if answer in present else None))
             return pairs
     return []
+
+
+_EXMP = re.compile(r"\\exmp(?![A-Za-z@])\s*")
+_TEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*\n?")
+
+
+def statement_examples(text: str) -> list[tuple[int, str, str]]:
+    """(line, input, output) of each ``\\exmp{input}{output}`` of a TeX statement whose two texts are data
+    (no TeX in them once comments are gone), as the Italian olympiad writes its examples: the task's only
+    samples when it keeps no sample files."""
+    found: list[tuple[int, str, str]] = []
+    for m in _EXMP.finditer(text):
+        texts, pos = [], m.end()
+        for _ in range(2):
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            end = _group_end(text, pos)
+            if end < 0:
+                break
+            texts.append(_TEX_COMMENT.sub("", text[pos + 1 : end]))
+            pos = end + 1
+        if len(texts) == 2 and not any("\\" in t or "{" in t or "$" in t for t in texts):
+            found.append((text.count("\n", 0, m.start()) + 1, _data(texts[0]), _data(texts[1])))
+    return found
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the ``{...}`` group opening at ``start`` closes (-1: none opens there, or it never closes)."""
+    if not text.startswith("{", start):
+        return -1
+    depth = 0
+    for pos in range(start, len(text)):
+        if text[pos] == "{" and text[pos - 1] != "\\":
+            depth += 1
+        elif text[pos] == "}" and text[pos - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return pos
+    return -1
+
+
+def _data(text: str) -> str:
+    """An example's text as a test file holds it: its lines without the indentation TeX ignores, no blank
+    line before or after, and a line break at the end."""
+    lines = [line.strip() for line in text.splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""

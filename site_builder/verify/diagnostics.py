@@ -37,8 +37,10 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
 
 def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
     first_line = verdict.message.splitlines()[0] if verdict.message else ""
-    where = f"{entry.display_path}/{_sample_input(entry, verdict.sample)}"
-    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), "warning")
+    sample = next(s for s in entry.samples if s.name == verdict.sample)
+    said = f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else "")
+    # at the sample's file (a statement's example: at its line there)
+    return Diagnostic(f"{entry.display_path}/{sample.input_file}", sample.line, said, "warning")
 
 
 def _checker_diagnostic(entry: Entry, what: str, message: str, runs: list[tuple[str, str]]) -> Diagnostic:

@@ -63,7 +63,7 @@ def _read_text(source: EntrySource) -> str:
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
     read.update(f.name for f in source.files if f.name.startswith("include/"))
     files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
-    samples = tuple((s.name, s.input_file, s.answer_file) for s in source.samples)
+    samples = tuple((s.name, s.input_file, s.answer_file, s.line) for s in source.samples)
     return repr((source.path, source.meta, layout, files, samples))
 
 
@@ -119,7 +119,8 @@ def _jobs(
     jobs = []
     for sample in (s for s in source.samples if s.runnable):
         answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
-        text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
+        given = text_digest(sample.input) + (f" (line {sample.line})" if sample.line else "")  # a statement's text
+        text = f"{head}{_QUOTED(given)}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
         jobs.append(
             Job(

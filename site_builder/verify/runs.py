@@ -29,7 +29,8 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
-        stdin = read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
+        sample = job.sample  # a statement's example is its text; a sample file, its bytes
+        stdin = sample.input.encode() if sample.line else read_regular(job.archive_dir / sample.input_file, MAX_SAMPLE)
         files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
