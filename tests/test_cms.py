@@ -323,3 +323,12 @@ def test_a_task_without_sample_files_runs_on_its_statement_s_examples(
     report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     python = next(run for run in report.runs[FOLDER] if run.solver == "sol/mirror.py")
     assert [v.code for v in python.verdicts] == ["AC", "AC"]
+
+
+def test_the_task_s_own_solution_is_the_one_that_must_pass(make_archive: ArchiveMaker) -> None:
+    """Beside ``sol/soluzione.*`` (what cmsMake makes the outputs with), a task keeps slow, partial and
+    wrong solutions on purpose: they are shown, not run."""
+    files = task(**{"sol/soluzione.py": "print(1)\n", "sol/soluzione_py.py": "print(2)\n", "sol/parziale.cpp": ""})
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/soluzione.py", "sol/soluzione_py.py")
+    assert source.layout.shown == ("sol/mirror.cpp", "sol/mirror.py", "sol/parziale.cpp")

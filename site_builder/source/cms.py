@@ -3,9 +3,10 @@
 A folder is a CMS task when it has ``task.yaml`` (or ``task.yml`` beside ``sol/``, ``gen/``...). Its
 statement is ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex``
 there), its PDF ``statement/statement.pdf`` or ``testo/testo.pdf``; samples ``att/input0.txt`` with
-``att/output0.txt`` (or ``statement/input0`` with ``output0``); solutions ``sol/*`` (not graders or
-stubs); the checker ``check/`` or ``cor/`` (``checker input correct_output contestant_output``, a score
-0..1 on stdout); subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
+``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
+``sol/*`` (not graders or stubs; only ``sol/soluzione.*`` where the task has it); the checker ``check/``
+or ``cor/`` (``checker input correct_output contestant_output``, a score 0..1 on stdout), or a
+communication task's manager; subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ CMS_FOLDERS = frozenset({"sol", "gen", "att", "testo", "cor", "check", "statemen
 STATEMENT_FOLDERS = ("statement", "testo")
 CHECKER_FOLDERS = ("check", "cor")
 NOT_SOLUTIONS = re.compile(r"^(grader|stub|manager)\b|validator|checker|generator|\.(h|hpp)$")
+# The task's own solution, which cmsMake makes the expected outputs with (``sol/soluzione.cpp``, and its
+# other languages' ``soluzione_py.py``): where there is one, it is what must pass.
+REFERENCE = re.compile(r"^(soluzione|solution)([_.-]|$)")
 _ST = re.compile(r"^\s*#\s*ST\s*:\s*(\d+(?:\.\d+)?)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -114,6 +118,8 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
+    reference = [n for n in solvers if REFERENCE.match(n[4:])]
+    solvers = reference or solvers  # the others beside it are slow, partial or wrong on purpose: shown
     manager = _manager(names)
     if manager is not None:  # a communication task: solutions are linked with the stub of their language
         graders = [n for n in solutions if n[4:].startswith("stub.")]
