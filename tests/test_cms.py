@@ -140,6 +140,9 @@ def test_cms_scores() -> None:
     assert judge_checker("cms", "check/", run(b"lots\n")).code == "CE"
     assert judge_checker("cms", "check/", run(b"2\n")).code == "CE"
     assert judge_checker("cms", "check/", run(b"1\n", "", 1)).code == "CE"
+    python2 = "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?"
+    assert "it is Python 2 code" in judge_checker("cms", "cor/correttore.py", run(b"", python2, 1)).message
+    assert "Python 2" not in judge_checker("cms", "cor/correttore.py", run(b"", "SyntaxError: bad", 1)).message
 
 
 def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_path: Path) -> None:
