@@ -1,8 +1,9 @@
 """The Italian olympiad's statement vocabulary (the booklet class CMS tasks' ``testo/*.tex`` fragments are
 set in; its ``\\InputFile``, ``\\OutputFile``, ``\\Examples``, ``\\Scoring`` and ``\\exmp`` are olymp.sty's,
 in ``polygon.py``): the headings ``\\Implementation``, ``\\Constraints``, ``\\Explanation``, and those a
-statement makes with ``\\createsection{\\Grader}{title}`` (``macros.py``); with the two packages those
-statements load, ``mdframed``'s framed box and ``pifont``'s ``\\ding{number}``, a Zapf Dingbats sign."""
+statement makes with ``\\createsection{\\Grader}{title}`` (``macros.py``), and its framed ``warning`` note;
+with the two packages those statements load, ``mdframed``'s framed box and ``pifont``'s ``\\ding{number}``,
+a Zapf Dingbats sign."""
 
 from __future__ import annotations
 
@@ -58,4 +59,5 @@ def _ding(cmd: Cmd, ctx: Context) -> str:
 
 COMMANDS = {"ding": _ding}
 BLOCK_COMMANDS = dict.fromkeys(HEADINGS, _heading_command)
-ENVIRONMENTS = {"mdframed": _framed}
+# ``warning``: the booklet's framed note (statements that define their own get theirs)
+ENVIRONMENTS = {"mdframed": _framed, "warning": _framed}
