@@ -195,7 +195,7 @@ def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
     if shutil.which("g++") is None:
         pytest.skip("needs g++")
     monkeypatch.setattr(
-        compiler, "COMPILE_LIMITS", Limits(wall=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20)
+        compiler, "COMPILE_LIMITS", Limits(wall=30, cpu=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20)
     )
     main = "int main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"
     package = {

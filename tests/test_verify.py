@@ -992,3 +992,21 @@ def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
         "t/M-format": ("AC", "2048 2048\n"),  # the format's default, which the page shows
         "t/A-default": ("AC", "1024 1024\n"),  # no package: the build's own
     }
+
+
+def test_a_compile_stopped_on_a_busy_machine_is_not_the_source_s_fault(tmp_path: Path) -> None:
+    """A compile is limited by its CPU time; one stopped on the clock with little CPU time had no CPU to
+    run on: it is not run this time and not kept as the source's error, and the next build compiles again."""
+    import signal
+
+    from site_builder.sandbox.runner import RunResult
+    from site_builder.verify import compiler
+
+    def result(cpu: float, wall: float, timed_out: bool, killed: int | None = None) -> RunResult:
+        return RunResult(None, killed, wall, cpu, b"", "", timed_out, False)
+
+    assert compiler.busy(result(20, 180, True)) and not compiler.busy(result(170, 180, True))
+    assert "busy machine (20 s of CPU time)" in compiler._compile_failure(result(20, 180, True), "g++")
+    assert "took longer than 180 s" in compiler._compile_failure(result(170, 180, True), "g++")
+    over = compiler._compile_failure(result(61, 70, False, signal.SIGXCPU), "g++")
+    assert over == "g++ took longer than 60 s of CPU time (run the build with --rerun to try again)"
