@@ -233,7 +233,8 @@ def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
     assert "/etc/passwd: No such file or directory" in pages["passwd"]
     assert "/etc/shadow" in pages["shadow"] and "redefinition" not in pages["shadow"]
     assert "out of memory" in pages["zero"]
-    assert "g++ took longer than 8 s" in pages["bomb"]
+    # stopped at its 8 s of CPU time (on a machine too busy to give it those within 30 s, on the clock)
+    assert "g++ took longer than 8 s of CPU time" in pages["bomb"] or "on this busy machine" in pages["bomb"]
     assert "does not compile" not in pages["stdin"] and "compile error" not in pages["stdin"]  # stdin is empty
     assert verdicts(out)["t/C-stdin/solution.cpp"] == ["AC"]
     assert seconds < 120

@@ -1008,5 +1008,7 @@ def test_a_compile_stopped_on_a_busy_machine_is_not_the_source_s_fault(tmp_path:
     assert compiler.busy(result(20, 180, True)) and not compiler.busy(result(170, 180, True))
     assert "busy machine (20 s of CPU time)" in compiler._compile_failure(result(20, 180, True), "g++")
     assert "took longer than 180 s" in compiler._compile_failure(result(170, 180, True), "g++")
-    over = compiler._compile_failure(result(61, 70, False, signal.SIGXCPU), "g++")
-    assert over == "g++ took longer than 60 s of CPU time (run the build with --rerun to try again)"
+    over = "g++ took longer than 60 s of CPU time (run the build with --rerun to try again)"
+    assert compiler._compile_failure(result(61, 70, False, signal.SIGXCPU), "g++") == over
+    stopped = RunResult(4, None, 50, 58, b"", "g++: internal compiler error: CPU time limit exceeded", False, False)
+    assert compiler._compile_failure(stopped, "g++") == over  # g++ reports its cc1plus stopped

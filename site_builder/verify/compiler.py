@@ -290,6 +290,10 @@ BUILD_SCRIPT = (
 )
 
 
+CPU_TICK = 0.1  # how far below RLIMIT_CPU a process stopped by it may be counted
+CPU_KILLED = "CPU time limit exceeded"  # strsignal(SIGXCPU), as g++ reports a compiler process it stopped
+
+
 def busy(result: RunResult) -> bool:
     """Whether a compile was stopped on the clock having had under half that time on a CPU: this machine
     was too busy to give it one, which is no fault of the source's (and not kept: the next build tries again)."""
@@ -306,7 +310,8 @@ def _compile_failure(result: RunResult, tool: str) -> str:
         )
     if result.timed_out:
         return f"{tool} took longer than {limits.wall:g} s (run the build with --rerun to try again)"
-    if result.signal in (signal.SIGXCPU, signal.SIGKILL) and result.cpu >= limits.cpu_seconds:
+    # stopped at the limit (RLIMIT_CPU, per process: g++ reports its cc1plus killed, in the words of SIGXCPU)
+    if result.cpu >= limits.cpu_seconds - CPU_TICK or CPU_KILLED in result.stderr or result.signal == signal.SIGXCPU:
         return f"{tool} took longer than {limits.cpu_seconds} s of CPU time (run the build with --rerun to try again)"
     if result.output_exceeded:
         return f"the program or {tool}'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
