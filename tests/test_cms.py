@@ -215,7 +215,12 @@ DOUBLE = "import sys\nprint(sys.argv[1], 2 * int(input()))\n"
 
 @pytest.mark.parametrize(
     ("solution", "code", "message"),
-    [(DOUBLE, "AC", "both doubled"), (DOUBLE.replace("2 *", "3 *"), "WA", "score 0: the copies said")],
+    [
+        (DOUBLE, "AC", "both doubled"),
+        (DOUBLE.replace("2 *", "3 *"), "WA", "score 0: the copies said"),
+        # the copies crash: that is the verdict (a score of 0, as CMS gives it), whatever the manager says
+        ("raise SystemExit(3)\n", "RTE", "exit code 3"),
+    ],
 )
 def test_several_copies_talk_to_the_manager_on_their_standard_streams(
     make_archive: ArchiveMaker, tmp_path: Path, solution: str, code: str, message: str

@@ -112,10 +112,7 @@ def _fifos(copies: int) -> Iterator[tuple[list[str], list[int]]]:
 
 
 def _run_all(users: list[Call], manager: Call, stdin: bytes, paths: list[str]) -> tuple[list[RunResult], RunResult]:
-    """Every copy and the manager at once. When one side has ended, the FIFOs are opened and closed
-    again and again until the other side ends too, so that a program waiting to open one (whose other
-    end will never be opened now) goes on, and sees the end of its input, as it would when its partner
-    had opened the FIFO and died."""
+    """Every copy and the manager at once."""
 
     def start(call: Call, given: bytes | None) -> RunResult:
         argv, limits, files, toolchain, passed = call
@@ -129,13 +126,21 @@ def _run_all(users: list[Call], manager: Call, stdin: bytes, paths: list[str]) -
 
 
 def _nudge_until_done(managed: Future[RunResult], running: list[Future[RunResult]], paths: list[str]) -> None:
-    everything = [managed, *running]
-    while not all(f.done() for f in everything):
-        wait(everything, timeout=SETTLE, return_when="FIRST_COMPLETED")
-        if managed.done() or all(f.done() for f in running):
-            for path in paths:
-                with contextlib.suppress(OSError):
-                    os.close(os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC))
+    """Until every run has ended, the FIFOs of an ended one (a copy's two; all, once the manager has
+    ended) are opened and closed again and again, so that the other side, waiting to open one whose end
+    will never be opened now, goes on and sees the end of its input, as when its partner had opened the
+    FIFO and died."""
+    while pending := [f for f in (managed, *running) if not f.done()]:
+        wait(pending, timeout=SETTLE, return_when="FIRST_COMPLETED")
+        ended = (
+            paths
+            if managed.done()
+            else [p for i, f in enumerate(running) if f.done() for p in paths[2 * i : 2 * i + 2]]
+        )
+        for path in ended:
+            with contextlib.suppress(OSError):
+                os.close(os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC))
+        if ended:
             time.sleep(SETTLE)
 
 
@@ -145,16 +150,18 @@ def _judged(
     """As CMS judges it: the solver's time (all its copies' CPU time together), then the manager's own
     failure (it did not end, crashed, or printed no score: nothing a solver did is judged then), then the
     solver's crash, then the manager's score. A copy that waited for a manager that never ended is the
-    manager's failure; a copy killed by a broken pipe after the manager rejected it is that rejection."""
+    manager's failure; a manager that failed after a copy crashed is that crash; a copy killed by a
+    broken pipe after the manager rejected it is that rejection."""
     seconds = sum(r.cpu for r in users)
     judged = judge_checker("cms", manager.name, managed)
     for result in users:
         over = over_time(replace(result, cpu=seconds), job)
         if over and not (managed.timed_out and seconds <= job.time_limit):
             return verdict("TLE", over, seconds)
-    if judged.code == "CE":
-        return verdict("CE", judged.message)
-    crashed = [r for r in users if r.signal is not None or r.exit_code != 0]
-    if crashed and not (judged.code == "WA" and all(r.signal == signal.SIGPIPE for r in crashed)):
-        return verdict("RTE", _crash_message(crashed[0], job.limits.memory), seconds)
+    crashed = sorted((r for r in users if r.signal is not None or r.exit_code != 0), key=lambda r: r.ended)
+    first = crashed[0] if crashed else None
+    if judged.code == "CE" and not (first and first.signal != signal.SIGPIPE and first.ended < managed.ended):
+        return verdict("CE", judged.message)  # unless a copy crashed first, and the manager after it
+    if first and not (judged.code == "WA" and all(r.signal == signal.SIGPIPE for r in crashed)):
+        return verdict("RTE", _crash_message(first, job.limits.memory), seconds)
     return verdict(judged.code, judged.message, seconds)
