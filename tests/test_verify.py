@@ -613,6 +613,8 @@ def test_python2_without_a_shebang_is_told_by_what_python3_says(make_archive: Ar
         ("Traceback (most recent call last):\nNameError: name 'xrange' is not defined", True),
         ("Traceback:\nAttributeError: 'dict' object has no attribute 'iteritems'", True),
         ("Traceback:\nModuleNotFoundError: No module named 'Queue'", True),
+        ("Traceback:\nImportError: cannot import name 'lowercase' from 'string' (/usr/lib/string.py)", True),
+        ("Traceback:\nImportError: cannot import name 'solve' from 'helper' (/tmp/helper.py)", False),
         ('  File "a.py", line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax', False),
         ("Traceback:\nNameError: name 'sovle' is not defined", False),
         ("Traceback:\nModuleNotFoundError: No module named 'numpy'", False),
