@@ -1014,3 +1014,17 @@ def test_a_compile_stopped_on_a_busy_machine_is_not_the_source_s_fault(tmp_path:
     assert compiler._compile_failure(result(61, 70, False, signal.SIGXCPU), "g++") == over
     stopped = RunResult(4, None, 50, 58, b"", "g++: internal compiler error: CPU time limit exceeded", False, False)
     assert compiler._compile_failure(stopped, "g++") == over  # g++ reports its cc1plus stopped
+
+
+def test_a_sample_without_an_answer_is_one_warning_whatever_the_number_of_solvers() -> None:
+    from dataclasses import replace
+
+    from site_builder.model import Sample
+    from site_builder.verify.diagnostics import verification_diagnostics
+
+    entry = _entry_with([("a.cpp", "cpp", ["GEN"], ""), ("b.cpp", "cpp", ["GEN"], ""), ("c.py", "python", ["WA"], "")])
+    entry = replace(entry, samples=(Sample("0", "data/0.in", None, "1\n", None),))
+    assert [(d.path, d.message) for d in verification_diagnostics(entry)] == [
+        ("t/A/data/0.in", "c.py: Wrong Answer"),
+        ("t/A/data/0.in", "sample 0 has no answer file: the output of each solver is shown, not verified"),
+    ]
