@@ -58,6 +58,9 @@ class Metadata(Compact):
     # The files solutions read their input from and write their output to ("": standard input, output): a
     # CMS task's ``infile``/``outfile`` (the Italian format's default is input.txt and output.txt)
     io_files: tuple[str, str] = ("", "")
+    # A CMS communication task's copies of the solution run at once, and how each talks to the manager:
+    # "std_io" (its standard streams), "fifo_io" (FIFOs named in its arguments), "" (fifo_io with a stub)
+    communication: tuple[int, str] = (1, "")
 
 
 # What a package without an editorial lacks: said on its page, and counted once in the build's summary
@@ -94,6 +97,9 @@ class Sample(Compact):
     answer: str | None
     transcript: str | None = None  # an interactive sample's ``.interaction``, shown instead of input and answer
     transcript_file: str | None = None
+    # A sample the statement holds (a CMS task's ``\exmp{input}{output}``): the line of ``input_file``, the
+    # statement, where it is; the input is that text, not the file. 0: a sample of its own files.
+    line: int = 0
 
     @property
     def runnable(self) -> bool:
@@ -111,7 +117,8 @@ class Validator(Compact):
     files: tuple[str, ...]  # every file of the validator, relative to the problem folder
     # How it is called and what its exit says: "kattis" (input answer feedback/ < output; 42, 43),
     # "testlib" (input output answer; 0 accepts, 1 and 2 reject, 3 fails), "testlib-interactor"
-    # (input output, talking to the solver), "cms" (input answer output; a score from 0 to 1 on stdout).
+    # (input output, talking to the solver), "cms" (input answer output; a score from 0 to 1 on stdout),
+    # "cms-manager" (a communication task's: the input on stdin, FIFOs to each solver; a score as "cms").
     convention: str = "kattis"
 
 
@@ -174,7 +181,7 @@ class EntrySource(Compact):
         Made once per value: a build keys its inputs, its render and its verification by it."""
         if not self._key_text:
             files = tuple((f.name, f.digest, f.binary) for f in (*self.files, *self.shared))
-            samples = tuple((s.name, s.input_file, s.answer_file) for s in self.samples)
+            samples = tuple((s.name, s.input_file, s.answer_file, s.line) for s in self.samples)
             rest = tuple(getattr(self, n) for n in init_fields(EntrySource) if n not in ("files", "samples", "shared"))
             object.__setattr__(self, "_key_text", repr((files, samples, rest)))
         return self._key_text

@@ -5,10 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from site_builder.build import build_site
 from site_builder.model import Subtask
+from site_builder.publish.downloads import sample_files
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
+from site_builder.source.cms import statement_examples
 from site_builder.source.testdata import hashed_only
 from site_builder.source.walk import is_problem_folder
 from site_builder.verify.checkers import judge_checker
@@ -136,6 +140,9 @@ def test_cms_scores() -> None:
     assert judge_checker("cms", "check/", run(b"lots\n")).code == "CE"
     assert judge_checker("cms", "check/", run(b"2\n")).code == "CE"
     assert judge_checker("cms", "check/", run(b"1\n", "", 1)).code == "CE"
+    python2 = "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?"
+    assert "it is Python 2 code" in judge_checker("cms", "cor/correttore.py", run(b"", python2, 1)).message
+    assert "Python 2" not in judge_checker("cms", "cor/correttore.py", run(b"", "SyntaxError: bad", 1)).message
 
 
 def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_path: Path) -> None:
@@ -149,14 +156,99 @@ def test_the_cms_checker_judges_the_solutions(make_archive: ArchiveMaker, tmp_pa
     ]
 
 
-def test_a_communication_task_s_manager_is_no_checker(make_archive: ArchiveMaker) -> None:
-    manager = {"check/checker.py": None, "check/manager.cpp": "int main() {}\n", "check/board.cpp": "int f();\n"}
+def test_a_manager_the_build_cannot_run_keeps_the_solutions_shown(make_archive: ArchiveMaker) -> None:
+    """Only a compiled ``check/manager`` (cmsMake's output), no source: nothing can talk to the solutions."""
+    manager = {"check/checker.py": None, "check/manager": "\x7fELF", "check/board.cpp": "int f();\n"}
     _, source = load_one(make_archive, task(**manager))
     assert source.layout.validator is None and source.layout.solvers == ()
     assert [str(d) for d in source.diagnostics] == [
-        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager.cpp"
+        f"archive/{FOLDER}: warning: CMS task lacks a way to run solutions without check/manager"
         " (they are shown, not run)"
     ]
+
+
+COMMUNICATION = Path(__file__).parent / "fixtures" / "cms" / "D-higher-lower"
+GUESSING = "ioi/D-higher-lower"
+
+
+def test_a_communication_task_s_manager_judges_and_its_stub_is_linked(make_archive: ArchiveMaker) -> None:
+    _, source = load_one(make_archive, fixture_files(COMMUNICATION, GUESSING, {}))
+    layout = source.layout
+    assert layout.validator is not None and layout.validator.convention == "cms-manager"
+    assert layout.validator.files == ("check/manager.cpp",) and layout.solvers == ("sol/halving.cpp",)
+    assert layout.graders == ("sol/stub.cpp", "sol/higherlower.h") and source.diagnostics == ()
+    assert source.meta.communication == (1, "")
+    assert render_entry(source).checking == "CMS communication manager (check/manager.cpp)"
+
+
+@pytest.mark.skipif(not HAS_GXX, reason="g++ is not installed")
+def test_a_communication_task_runs_its_solutions_with_the_manager(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """The solution, linked with the stub, talks to the manager through the FIFOs named in its arguments;
+    the manager's score judges it: one that asks too many questions is a Wrong Answer."""
+    linear = '#include "higherlower.h"\nvoid play(int n) {\n    for (int y = 1; ask(y) != 0; y++) {}\n}\n'
+    files = fixture_files(COMMUNICATION, GUESSING, {"sol/linear.cpp": linear})
+    archive, source = load_one(make_archive, files)
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=2))
+    found = {run.solver: [(v.code, v.message) for v in run.verdicts] for run in report.runs[GUESSING]}
+    assert found == {
+        "sol/halving.cpp": [("AC", "found in 3 questions"), ("AC", "found in 10 questions")],
+        "sol/linear.cpp": [("WA", "score 0: more than 8 questions"), ("WA", "score 0: more than 11 questions")],
+    }
+
+
+TWO_COPIES = """import sys
+first, second = open("input.txt").read().split()  # as CMS gives it, beside the manager (and on stdin)
+to_copies = [open(sys.argv[2 + 2 * i], "w") for i in range(2)]  # a copy opens its input first
+streams = [(open(sys.argv[1 + 2 * i]), to_copies[i]) for i in range(2)]
+for (_, to_copy), number in zip(streams, (first, second)):
+    print(number, file=to_copy, flush=True)
+said = [from_copy.readline().split() for from_copy, _ in streams]
+if said == [["0", str(2 * int(first))], ["1", str(2 * int(second))]]:
+    print(1.0)
+    print("both doubled", file=sys.stderr)
+else:
+    print(0.0)
+    print(f"the copies said {said}", file=sys.stderr)
+"""
+DOUBLE = "import sys\nprint(sys.argv[1], 2 * int(input()))\n"
+
+
+@pytest.mark.parametrize(
+    ("solution", "code", "message"),
+    [
+        (DOUBLE, "AC", "both doubled"),
+        (DOUBLE.replace("2 *", "3 *"), "WA", "score 0: the copies said"),
+        # the copies crash: that is the verdict (a score of 0, as CMS gives it), whatever the manager says
+        ("raise SystemExit(3)\n", "RTE", "exit code 3"),
+    ],
+)
+def test_several_copies_talk_to_the_manager_on_their_standard_streams(
+    make_archive: ArchiveMaker, tmp_path: Path, solution: str, code: str, message: str
+) -> None:
+    """``num_processes: 2`` with ``user_io: std_io``: each copy's standard streams are its FIFOs and its
+    index is its argument; the manager gets the FIFOs of every copy in order (from it, to it), and the input
+    as ``input.txt`` too."""
+    yaml = "name: double\ntime_limit: 1\nnum_processes: 2\nuser_io: std_io\n"
+    files = {"task.yaml": yaml, "check/manager.py": TWO_COPIES, "sol/double.py": solution, "att/input0.txt": "4 7\n"}
+    archive, source = load_one(make_archive, {f"{GUESSING}/{name}": text for name, text in files.items()})
+    assert source.meta.communication == (2, "std_io")
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    [verdict] = report.runs[GUESSING][0].verdicts
+    assert (verdict.code, verdict.message[: len(message)]) == (code, message)
+
+
+def test_how_a_communication_task_runs_is_read_from_task_yaml(make_archive: ArchiveMaker) -> None:
+    base = "name: double\n"
+    for extra, expected in [
+        ("", (1, "")),
+        ("task_type_parameters: [3, stub, fifo_io]\n", (3, "fifo_io")),
+        ("num_processes: 2\nuser_io: std_io\n", (2, "std_io")),
+    ]:
+        _, source = load_one(make_archive, {f"{GUESSING}/task.yaml": base + extra, f"{GUESSING}/sol/a.py": ""})
+        assert source.meta.communication == expected
+    for extra, said in [("num_processes: 0\n", "num_processes must be"), ("user_io: pipes\n", "user_io must be")]:
+        _, source = load_one(make_archive, {f"{GUESSING}/task.yaml": base + extra, f"{GUESSING}/sol/a.py": ""})
+        assert any(said in str(d) and "task.yaml:2:" in str(d) for d in source.diagnostics)
 
 
 FILE_IO = """with open("input.txt") as given, open("output.txt", "w") as out:
@@ -195,3 +287,56 @@ def test_the_task_builds_verified_with_its_subtasks_on_the_page(make_archive: Ar
     assert f"Verified {4 if HAS_GXX else 2}/{4 if HAS_GXX else 2}" in page
     assert not (tmp_path / "site" / FOLDER / "input").exists()  # test data: publish_data is samples
     assert check_site(tmp_path / "site") == []
+
+
+EXAMPLES = r"""\InputFile
+The number of words, then the words.
+\Examples
+\begin{example}
+\exmp{
+    2
+    star
+    level
+}{%
+rats
+level
+}%
+\end{example}
+\begin{example}
+\exmp{1\\ abc}{cba}
+\end{example}
+\begin{example}\exmp{1
+abc}{cba}\end{example}
+"""
+
+
+def test_the_examples_of_a_tex_statement_are_read_as_data() -> None:
+    """Each ``\\exmp{input}{output}`` whose texts are data, as a test file would hold them: comments and
+    indentation gone, a line break at the end; one with TeX in it (``\\\\``) is not data."""
+    assert statement_examples(EXAMPLES) == [(5, "2\nstar\nlevel\n", "rats\nlevel\n"), (17, "1\nabc\n", "cba\n")]
+
+
+def test_a_task_without_sample_files_runs_on_its_statement_s_examples(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """As the Italian olympiad's older tasks keep them: only in the statement, as ``\\exmp``."""
+    samples = {f"att/{kind}{n}.txt": None for kind in ("input", "output") for n in (0, 1)}
+    files = task(**samples, **{"statement/statement.md": None, "testo/testo.tex": EXAMPLES, "check/checker.py": None})
+    archive, source = load_one(make_archive, files)
+    assert [(s.name, s.input_file, s.line) for s in source.samples] == [
+        ("1", "testo/testo.tex", 5),
+        ("2", "testo/testo.tex", 17),
+    ]
+    assert source.diagnostics == () and sorted(sample_files(source)) == ["1.ans", "1.in", "2.ans", "2.in"]
+    report = verify_entries([source], archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    python = next(run for run in report.runs[FOLDER] if run.solver == "sol/mirror.py")
+    assert [v.code for v in python.verdicts] == ["AC", "AC"]
+
+
+def test_the_task_s_own_solution_is_the_one_that_must_pass(make_archive: ArchiveMaker) -> None:
+    """Beside ``sol/soluzione.*`` (what cmsMake makes the outputs with), a task keeps slow, partial and
+    wrong solutions on purpose: they are shown, not run."""
+    files = task(**{"sol/soluzione.py": "print(1)\n", "sol/soluzione_py.py": "print(2)\n", "sol/parziale.cpp": ""})
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/soluzione.py", "sol/soluzione_py.py")
+    assert source.layout.shown == ("sol/mirror.cpp", "sol/mirror.py", "sol/parziale.cpp")

@@ -69,7 +69,8 @@ def test_a_tex_error_names_the_line_in_the_picture(tmp_path: Path) -> None:
     renderer = PictureRenderer(ROOT, tmp_path, tmp_path)
     broken = picture("\\begin{tikzpicture}\n\\draw (0,0) -- (1,0);\n\\nosuchmacro\n\\end{tikzpicture}")
     (result,) = renderer.draw_all([broken]).values()
-    assert (result.error, result.line) == ("TeX failed: Undefined control sequence.", 3)
+    said = "TeX failed: Undefined control sequence \\nosuchmacro (defined by a package this document does not load?)"
+    assert (result.error, result.line) == (said, 3)
 
 
 def test_without_tex_each_picture_is_a_placeholder_and_one_warning(
@@ -102,7 +103,8 @@ def test_a_built_page_shows_the_drawing_and_the_failing_picture_is_named(
     archive = make_archive({"t/one/solution.tex": text, "t/one/solution.py": "print(1)\n"})
     report = build_site(options_for(archive, tmp_path / "site", verify=False))
     found = [(d.path.rsplit("/", 1)[-1], d.line, d.message) for d in report.diagnostics if "TikZ" in d.message]
-    assert found == [("solution.tex", 11, "TikZ picture TeX failed: Undefined control sequence.")]
+    said = "TikZ picture TeX failed: Undefined control sequence \\undefinedinpicture (defined by a package"
+    assert found == [("solution.tex", 11, f"{said} this document does not load?)")]
     page = tmp_path / "site" / "t" / "one" / "index.html"
     ((svg, _),) = figures(page)
     assert "<path" in svg and "<script" not in svg

@@ -612,6 +612,8 @@ def test_python2_without_a_shebang_is_told_by_what_python3_says(make_archive: Ar
         ("Traceback (most recent call last):\nNameError: name 'xrange' is not defined", True),
         ("Traceback:\nAttributeError: 'dict' object has no attribute 'iteritems'", True),
         ("Traceback:\nModuleNotFoundError: No module named 'Queue'", True),
+        ("Traceback:\nImportError: cannot import name 'lowercase' from 'string' (/usr/lib/string.py)", True),
+        ("Traceback:\nImportError: cannot import name 'solve' from 'helper' (/tmp/helper.py)", False),
         ('  File "a.py", line 1\n    def f(:\n          ^\nSyntaxError: invalid syntax', False),
         ("Traceback:\nNameError: name 'sovle' is not defined", False),
         ("Traceback:\nModuleNotFoundError: No module named 'numpy'", False),
@@ -978,3 +980,37 @@ def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
         "t/M-format": ("AC", "2048 2048\n"),  # the format's default, which the page shows
         "t/A-default": ("AC", "1024 1024\n"),  # no package: the build's own
     }
+
+
+def test_a_compile_stopped_on_a_busy_machine_is_not_the_source_s_fault(tmp_path: Path) -> None:
+    """A compile is limited by its CPU time; one stopped on the clock with little CPU time had no CPU to
+    run on: it is not run this time and not kept as the source's error, and the next build compiles again."""
+    import signal
+
+    from site_builder.sandbox.runner import RunResult
+    from site_builder.verify import compiler
+
+    def result(cpu: float, wall: float, timed_out: bool, killed: int | None = None) -> RunResult:
+        return RunResult(None, killed, wall, cpu, b"", "", timed_out, False)
+
+    assert compiler.busy(result(20, 180, True)) and not compiler.busy(result(170, 180, True))
+    assert "busy machine (20 s of CPU time)" in compiler._compile_failure(result(20, 180, True), "g++")
+    assert "took longer than 180 s" in compiler._compile_failure(result(170, 180, True), "g++")
+    over = "g++ took longer than 60 s of CPU time (run the build with --rerun to try again)"
+    assert compiler._compile_failure(result(61, 70, False, signal.SIGXCPU), "g++") == over
+    stopped = RunResult(4, None, 50, 58, b"", "g++: internal compiler error: CPU time limit exceeded", False, False)
+    assert compiler._compile_failure(stopped, "g++") == over  # g++ reports its cc1plus stopped
+
+
+def test_a_sample_without_an_answer_is_one_warning_whatever_the_number_of_solvers() -> None:
+    from dataclasses import replace
+
+    from site_builder.model import Sample
+    from site_builder.verify.diagnostics import verification_diagnostics
+
+    entry = _entry_with([("a.cpp", "cpp", ["GEN"], ""), ("b.cpp", "cpp", ["GEN"], ""), ("c.py", "python", ["WA"], "")])
+    entry = replace(entry, samples=(Sample("0", "data/0.in", None, "1\n", None),))
+    assert [(d.path, d.message) for d in verification_diagnostics(entry)] == [
+        ("t/A/data/0.in", "c.py: Wrong Answer"),
+        ("t/A/data/0.in", "sample 0 has no answer file: the output of each solver is shown, not verified"),
+    ]

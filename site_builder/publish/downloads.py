@@ -40,7 +40,9 @@ def sample_files(source: EntrySource) -> dict[str, str]:
     files: dict[str, str] = {}
     for sample in source.samples:
         pairs = [(sample.transcript_file, sample.transcript)]
-        if sample.runnable:
+        if sample.line:  # a statement's example: no file of its own
+            pairs += [(f"{sample.name}.in", sample.input), (f"{sample.name}.ans", sample.answer)]
+        elif sample.runnable:
             pairs += [(sample.input_file, sample.input), (sample.answer_file, sample.answer)]
         files.update({PurePosixPath(name).name: text for name, text in pairs if name and text is not None})
     return files

@@ -9,7 +9,12 @@ from ..model import Checker, Metadata, Validator
 SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
 
-KINDS = {"testlib": "testlib checker", "cms": "CMS checker", "testlib-interactor": "testlib interactor"}
+KINDS = {
+    "testlib": "testlib checker",
+    "cms": "CMS checker",
+    "testlib-interactor": "testlib interactor",
+    "cms-manager": "CMS communication manager",
+}
 
 
 def describe_checking(meta: Metadata, validator: Validator | None) -> str:

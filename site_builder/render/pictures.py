@@ -59,7 +59,8 @@ BEAMER = (
     "\\@ifundefined{pause}{\\let\\pause\\relax}{}\\makeatother",
 )
 _PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?\s*\{([^}]*)\}")
-_TEX_ERROR = re.compile(r"^! (.*)$(?:.|\n)*?^l\.(\d+)", re.M)
+_TEX_ERROR = re.compile(r"^! (.*)$(?:.|\n)*?^l\.(\d+) ?(.*)$", re.M)
+_LAST_CONTROL_WORD = re.compile(r"(\\[A-Za-z@]+)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +263,11 @@ def _tex_failure(log: str, document: str, picture: TexPicture) -> PictureResult:
         return PictureResult(error=f"TeX failed: {tail[0][2:] if tail else 'no reason given'}")
     line = int(m.group(2)) - first_line(picture)
     where = line + 1 if 0 <= line <= picture.source.count("\n") else 0
-    return PictureResult(error=f"TeX failed: {m.group(1).strip()}", line=where)
+    said = m.group(1).strip()
+    # TeX's context line ends at the undefined command: name it (a package the document did not load?)
+    if said == "Undefined control sequence." and (name := _LAST_CONTROL_WORD.search(m.group(3))):
+        said = f"Undefined control sequence {name.group(1)} (defined by a package this document does not load?)"
+    return PictureResult(error=f"TeX failed: {said}", line=where)
 
 
 @cache

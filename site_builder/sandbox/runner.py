@@ -160,6 +160,7 @@ def run(
     collect: str | None = None,
     stdin_fd: int | None = None,
     stdout_fd: int | None = None,
+    passed: tuple[int, ...] = (),
 ) -> RunResult:
     """Run ``argv`` in a fresh working folder holding ``files``: bytes, or (bytes, mode) such as a
     compiled program's ``(data, 0o555)``.
@@ -168,7 +169,9 @@ def run(
     ``dirs``: empty writable folders to make; ``collect``: a file of the working folder to return
     (``collected``). ``argv`` names files of the working folder as ``./name``. ``stdin_fd`` and
     ``stdout_fd``: pipes to use instead of ``stdin`` and the stdout the builder reads (another
-    run's, for interactive problems); this call closes them.
+    run's, for interactive problems); this call closes them. ``passed``: descriptors the program gets as
+    4, 5, ... after its standard streams and descriptor 3 (``/dev/fd/4``...: a CMS communication task's
+    FIFOs); the caller keeps and closes them.
     """
     level = isolation_level()
     if collect is not None:
@@ -183,7 +186,7 @@ def run(
         out_read, out_write = _pipe(opened) if stdout_fd is None else (-1, stdout_fd)
         err_read, err_write = _pipe(opened)
         col_read, col_write = _pipe(opened)
-        given += [out_write, err_write, col_write]
+        given += [out_write, err_write, col_write, *passed]
         with contextlib.ExitStack() as stack:
             request: dict[str, Any] = {"argv": argv, "rlimits": _rlimits(limits), "streams": len(given)}
             if level.isolated:

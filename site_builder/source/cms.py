@@ -3,9 +3,10 @@
 A folder is a CMS task when it has ``task.yaml`` (or ``task.yml`` beside ``sol/``, ``gen/``...). Its
 statement is ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex``
 there), its PDF ``statement/statement.pdf`` or ``testo/testo.pdf``; samples ``att/input0.txt`` with
-``att/output0.txt`` (or ``statement/input0`` with ``output0``); solutions ``sol/*`` (not graders or
-stubs); the checker ``check/`` or ``cor/`` (``checker input correct_output contestant_output``, a score
-0..1 on stdout); subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
+``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
+``sol/*`` (not graders or stubs; only ``sol/soluzione.*`` where the task has it); the checker ``check/``
+or ``cor/`` (``checker input correct_output contestant_output``, a score 0..1 on stdout), or a
+communication task's manager; subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ CMS_FOLDERS = frozenset({"sol", "gen", "att", "testo", "cor", "check", "statemen
 STATEMENT_FOLDERS = ("statement", "testo")
 CHECKER_FOLDERS = ("check", "cor")
 NOT_SOLUTIONS = re.compile(r"^(grader|stub|manager)\b|validator|checker|generator|\.(h|hpp)$")
+# The task's own solution, which cmsMake makes the expected outputs with (``sol/soluzione.cpp``, and its
+# other languages' ``soluzione_py.py``): where there is one, it is what must pass.
+REFERENCE = re.compile(r"^(soluzione|solution)([_.-]|$)")
 _ST = re.compile(r"^\s*#\s*ST\s*:\s*(\d+(?:\.\d+)?)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -45,7 +49,37 @@ def cms_metadata(data: dict[str, Any], lines: dict[str, int], path: str, gen: st
         package="cms",
         subtasks=_subtasks(data, gen),
         io_files=(_io_file(data, "infile", lines, path), _io_file(data, "outfile", lines, path)),
+        communication=_communication(data, lines, path),
     )
+
+
+USER_IO = ("std_io", "fifo_io")
+
+
+def _communication(data: dict[str, Any], lines: dict[str, int], path: str) -> tuple[int, str]:
+    """A communication task's ``num_processes`` and ``user_io`` (``std_io``, ``fifo_io``, or "": as the
+    stub decides), from ``task.yaml``'s keys, else from ``task_type_parameters`` (``[2, "stub", "fifo_io"]``,
+    as CMS stores them); they matter only to a task with a manager."""
+    parameters = data.get("task_type_parameters")
+    given = parameters if isinstance(parameters, list) and len(parameters) == 3 else [None, None, None]
+    processes = data.get("num_processes", given[0])
+    if processes is None:
+        processes = 1
+    if isinstance(processes, str) and processes.strip().isdigit():
+        processes = int(processes)
+    if isinstance(processes, bool) or not isinstance(processes, int) or not 1 <= processes <= MAX_PROCESSES:
+        where = lines.get("num_processes", lines.get("task_type_parameters"))
+        raise MetadataError(
+            path, where, f"num_processes must be a whole number from 1 to {MAX_PROCESSES}, not {processes!r}"
+        )
+    user_io = data.get("user_io", given[2])
+    if user_io is not None and user_io not in USER_IO:
+        where = lines.get("user_io", lines.get("task_type_parameters"))
+        raise MetadataError(path, where, f"user_io must be std_io or fifo_io, not {user_io!r}")
+    return processes, user_io or ""
+
+
+MAX_PROCESSES = 8  # copies of a solution one communication task may run at once
 
 
 IO_DEFAULTS = {"infile": "input.txt", "outfile": "output.txt"}  # as cmsImportTask's Italian loader reads it
@@ -84,10 +118,17 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
-    graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
-    graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
-    graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.\w+", n)]  # a communication task's
-    linked = _linked_graders(names, graders) if not any("/manager." in g for g in graders) else []
+    reference = [n for n in solvers if REFERENCE.match(n[4:])]
+    solvers = reference or solvers  # the others beside it are slow, partial or wrong on purpose: shown
+    manager = _manager(names)
+    if manager is not None:  # a communication task: solutions are linked with the stub of their language
+        graders = [n for n in solutions if n[4:].startswith("stub.")]
+        linked = _linked_graders(names, graders, "stub.")
+    else:
+        graders = [n for n in solutions if n[4:].startswith(("grader", "stub"))]
+        graders += [n for n in names if re.fullmatch(r"att/grader\.\w+", n)]  # the one given to contestants
+        graders += [n for n in names if re.fullmatch(r"(check|cor)/manager\.?\w*", n)]  # a manager we cannot build
+        linked = _linked_graders(names, graders, "grader.") if not any("/manager" in g for g in graders) else []
     languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
     if statement is None and pdf is None:
@@ -107,7 +148,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
         shown=tuple(sorted(n for n in runnable if n not in solvers)),
-        validator=_checker(names),
+        validator=manager or _checker(names),
         missing=tuple(missing),
     )
 
@@ -120,15 +161,15 @@ def _language_id(name: str) -> str:
     return language.id if language is not None else ""
 
 
-def _linked_graders(names: list[str], graders: list[str]) -> list[str]:
-    """The graders a compiled solver is linked with (``att/grader.cpp``, else ``sol/grader.cpp``: one per
-    compiled language), with the headers of their folder; none for an interpreted language. The one given
-    to contestants first: it reads the samples as the statement shows them (the judge's may read another
-    format, binary in the Italian olympiad's 2020 tasks)."""
+def _linked_graders(names: list[str], graders: list[str], prefix: str) -> list[str]:
+    """The graders (``prefix``: ``grader.``, or a communication task's ``stub.``) a compiled solver is linked
+    with (``att/grader.cpp``, else ``sol/grader.cpp``: one per compiled language), with the headers of their
+    folder; none for an interpreted language. The one given to contestants first: it reads the samples as
+    the statement shows them (the judge's may read another format, binary in the Italian olympiad's 2020 tasks)."""
     found: dict[str, str] = {}
     for name in sorted(graders, key=lambda n: not n.startswith("att/")):
         language = judge_language(name)
-        if name.rsplit("/", 1)[-1].startswith("grader.") and language is not None and language.compile:
+        if name.rsplit("/", 1)[-1].startswith(prefix) and language is not None and language.compile:
             found.setdefault(language.id, name)
     folders = {g.split("/")[0] for g in found.values()}
     headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
@@ -149,13 +190,28 @@ def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:
     return None
 
 
+def _manager(names: list[str]) -> Validator | None:
+    """A communication task's manager: ``check/manager.*`` or ``cor/manager.*`` in a language the build
+    runs, with the headers beside it (CMS's loader takes the ``manager`` cmsMake compiled from it)."""
+    for folder in CHECKER_FOLDERS:
+        inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
+        sources = [n for n in inside if n[len(folder) + 1 :].startswith("manager.") and judge_language(n)]
+        if sources:
+            language = judge_language(sources[0])
+            assert language is not None
+            main = sources[0][len(folder) + 1 :] if language.id == "python" else ""
+            headers = tuple(n for n in inside if n.endswith(HEADERS))
+            return Validator(folder, language.id, main, (sources[0], *headers), "cms-manager")
+    return None
+
+
 def _checker(names: list[str]) -> Validator | None:
     """The checker in ``check/`` or ``cor/``: its source (``checker.*``, ``correttore.*``, else the only
     one) with the headers beside it; a communication task's ``manager`` is not one."""
     for folder in CHECKER_FOLDERS:
         inside = [n for n in names if n.startswith(folder + "/") and n.count("/") == 1]
-        if any(n[len(folder) + 1 :].startswith("manager.") for n in inside):
-            return None  # a communication task's manager, and the files it is built from: no checker
+        if any(n[len(folder) + 1 :].startswith("manager") for n in inside):
+            return None  # a communication task's manager (one the build cannot run), and its files: no checker
         sources = [n for n in inside if judge_language(n) and not n[len(folder) + 1 :].startswith("manager")]
         preferred = [n for n in sources if n.split("/")[1].split(".")[0] in ("checker", "correttore")]
         chosen = preferred or (sources if len(sources) == 1 else [])
@@ -183,3 +239,53 @@ def sample_pairs(names: list[str]) -> list[tuple[str, str | None]]:
                 pairs.append((m.group(0), answer if answer in present else None))
             return pairs
     return []
+
+
+_EXMP = re.compile(r"\\exmp(?![A-Za-z@])\s*")
+_TEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*\n?")
+
+
+def statement_examples(text: str) -> list[tuple[int, str, str]]:
+    """(line, input, output) of each ``\\exmp{input}{output}`` of a TeX statement whose two texts are data
+    (no TeX in them once comments are gone), as the Italian olympiad writes its examples: the task's only
+    samples when it keeps no sample files."""
+    found: list[tuple[int, str, str]] = []
+    for m in _EXMP.finditer(text):
+        texts, pos = [], m.end()
+        for _ in range(2):
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            end = _group_end(text, pos)
+            if end < 0:
+                break
+            texts.append(_TEX_COMMENT.sub("", text[pos + 1 : end]))
+            pos = end + 1
+        if len(texts) == 2 and not any("\\" in t or "{" in t or "$" in t for t in texts):
+            found.append((text.count("\n", 0, m.start()) + 1, _data(texts[0]), _data(texts[1])))
+    return found
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the ``{...}`` group opening at ``start`` closes (-1: none opens there, or it never closes)."""
+    if not text.startswith("{", start):
+        return -1
+    depth = 0
+    for pos in range(start, len(text)):
+        if text[pos] == "{" and text[pos - 1] != "\\":
+            depth += 1
+        elif text[pos] == "}" and text[pos - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return pos
+    return -1
+
+
+def _data(text: str) -> str:
+    """An example's text as a test file holds it: its lines without the indentation TeX ignores, no blank
+    line before or after, and a line break at the end."""
+    lines = [line.strip() for line in text.splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""

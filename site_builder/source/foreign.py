@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, Layout, Metadata, Sample, SourceFile
-from .cms import cms_layout, cms_metadata
+from .cms import cms_layout, cms_metadata, statement_examples
 from .cms import sample_pairs as cms_samples
 from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
 from .yamlfile import Memo, parse_yaml_mapping
@@ -58,7 +58,19 @@ def load_cms(
         diagnostics.append(e.diagnostic())
     names = [f.name for f in files]
     samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics, hashed)
+    if not samples:
+        samples = _statement_samples(cms_layout(names, False), by_name)
     return meta, cms_layout(names, bool(samples)), samples
+
+
+def _statement_samples(layout: Layout, by_name: dict[str, SourceFile]) -> list[Sample]:
+    """A CMS task without sample files: the examples its TeX statement writes (``\\exmp{input}{output}``)."""
+    statement = layout.statements[0][1] if layout.statements else None
+    item = by_name.get(statement) if statement and statement.endswith(".tex") else None
+    if item is None or item.text is None:
+        return []
+    examples = enumerate(statement_examples(item.text), 1)
+    return [Sample(str(n), item.name, item.name, given, wanted, line=line) for n, (line, given, wanted) in examples]
 
 
 def load_sample_pairs(

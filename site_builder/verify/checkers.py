@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..sandbox.runner import RunResult
+from .toolchains import python2_failure
 
 TESTLIB = {0: ("AC", ""), 1: ("WA", ""), 2: ("WA", "presentation error: "), 7: ("AC", "")}
 FULL_SCORE = 1 - 1e-9
@@ -67,4 +68,6 @@ def judge_interactor(name: str, result: RunResult) -> Judged:
 
 
 def _printed(said: str) -> str:
+    if said and python2_failure(said):
+        return f" (it is Python 2 code; this build runs Python 3, as judges do today). It printed:\n{said}"
     return f". It printed:\n{said}" if said else ""

@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -183,6 +184,8 @@ class Compiler:
         message = _compile_failure(result, argv[0].rsplit("/", 1)[-1])
         for name in files:  # as the author wrote it: paul.cpp, not ./paul.cpp
             message = message.replace(f"./{name}:", f"{name}:")
+        if busy(result):  # no fault of the source's: not run this time, and not kept
+            return None, f"not run: {message}"
         with contextlib.suppress(OSError):
             write_atomic(error_file, message.encode("utf-8"))
         return None, "compile error:\n" + message
@@ -217,6 +220,8 @@ class Compiler:
                 return None, f"could not keep the built program in {built.parent}: {error.strerror}"
             return built, ""
         message = "build failed:\n" + _compile_failure(result, "build")
+        if busy(result):  # no fault of the scripts': not kept (the next build tries again)
+            return None, f"could not build: {_compile_failure(result, 'build')}"
         with contextlib.suppress(OSError):
             write_atomic(error_file, message.encode("utf-8"))
         return None, message
@@ -269,7 +274,8 @@ class Compiler:
 
 
 COMPILE_LIMITS = Limits(
-    wall=60.0,
+    wall=180.0,  # a backstop: what a compile may take is its CPU time
+    cpu=60.0,
     memory=2048 * sandbox.MiB,
     output=256 * sandbox.MiB,
     file_size=256 * sandbox.MiB,
@@ -284,10 +290,29 @@ BUILD_SCRIPT = (
 )
 
 
+CPU_TICK = 0.1  # how far below RLIMIT_CPU a process stopped by it may be counted
+CPU_KILLED = "CPU time limit exceeded"  # strsignal(SIGXCPU), as g++ reports a compiler process it stopped
+
+
+def busy(result: RunResult) -> bool:
+    """Whether a compile was stopped on the clock having had under half that time on a CPU: this machine
+    was too busy to give it one, which is no fault of the source's (and not kept: the next build tries again)."""
+    return result.timed_out and result.cpu < result.wall / 2
+
+
 def _compile_failure(result: RunResult, tool: str) -> str:
     """Why a compile made no program, in the compiler's words where it has any."""
+    limits = COMPILE_LIMITS
+    if busy(result):
+        return (
+            f"{tool} did not finish in {limits.wall:g} s on this busy machine ({result.cpu:.0f} s of CPU time); "
+            "the next build compiles it again"
+        )
     if result.timed_out:
-        return f"{tool} took longer than {COMPILE_LIMITS.wall:g} s (run the build with --rerun to try again)"
+        return f"{tool} took longer than {limits.wall:g} s (run the build with --rerun to try again)"
+    # stopped at the limit (RLIMIT_CPU, per process: g++ reports its cc1plus killed, in the words of SIGXCPU)
+    if result.cpu >= limits.cpu_seconds - CPU_TICK or CPU_KILLED in result.stderr or result.signal == signal.SIGXCPU:
+        return f"{tool} took longer than {limits.cpu_seconds} s of CPU time (run the build with --rerun to try again)"
     if result.output_exceeded:
         return f"the program or {tool}'s messages are over {COMPILE_LIMITS.output // sandbox.MiB} MiB"
     text = result.stderr[-4000:]

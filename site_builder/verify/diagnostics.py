@@ -18,6 +18,7 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
     unbuilt = next((r.note.partition("\n")[2] for r in entry.runs if r.note.startswith(CHECKER_NOT_BUILT)), None)
     if unbuilt is not None and entry.samples:
         found.append(_checker_diagnostic(entry, "Checker does not build", unbuilt, []))
+    unanswered: dict[str, int] = {}  # a sample without an answer file -> the solvers whose output it shows
     for run in entry.runs:
         if run.note and run.note.startswith("compile error"):
             first = _error_line(run.note.partition("\n")[2]) or run.note
@@ -26,8 +27,14 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
         for verdict in run.verdicts:
             if verdict.code == "CE":
                 broken.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
+            elif verdict.code == "GEN":  # the sample's, not the solver's: said once
+                unanswered[verdict.sample] = unanswered.get(verdict.sample, 0) + 1
             elif verdict.code != "AC":
                 found.append(_verdict_diagnostic(entry, run, verdict))
+    for sample, solvers in unanswered.items():
+        shown = "the output of each solver" if solvers > 1 else "the solver's output"
+        said = f"sample {sample} has no answer file: {shown} is shown, not verified"
+        found.append(Diagnostic(f"{entry.display_path}/{_sample_input(entry, sample)}", 0, said, "warning"))
     for runs in broken.values():
         solver, sample = runs[0]
         message = next(v.message for r in entry.runs if r.solver == solver for v in r.verdicts if v.sample == sample)
@@ -37,8 +44,10 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
 
 def _verdict_diagnostic(entry: Entry, run: SolverRun, verdict: Verdict) -> Diagnostic:
     first_line = verdict.message.splitlines()[0] if verdict.message else ""
-    where = f"{entry.display_path}/{_sample_input(entry, verdict.sample)}"
-    return Diagnostic(where, 0, f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else ""), "warning")
+    sample = next(s for s in entry.samples if s.name == verdict.sample)
+    said = f"{run.solver}: {verdict.name}" + (f": {first_line}" if first_line else "")
+    # at the sample's file (a statement's example: at its line there)
+    return Diagnostic(f"{entry.display_path}/{sample.input_file}", sample.line, said, "warning")
 
 
 def _checker_diagnostic(entry: Entry, what: str, message: str, runs: list[tuple[str, str]]) -> Diagnostic:

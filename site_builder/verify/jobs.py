@@ -37,6 +37,9 @@ class Job:
     multi_pass: bool = False  # the validator may ask for another pass (feedback/nextpass.in)
     passes: int = 2  # at most this many passes (limits: validation_passes)
     io_files: tuple[str, str] = ("", "")  # the files the solver reads and writes instead of stdin, stdout
+    # A CMS communication task's (copies of the solver run at once, whether they talk through FIFOs named
+    # in their arguments rather than their standard streams); None for any other task
+    communication: tuple[int, bool] | None = None
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +63,7 @@ def _read_text(source: EntrySource) -> str:
     read.update(name for s in source.samples for name in (s.input_file, s.answer_file) if name)
     read.update(f.name for f in source.files if f.name.startswith("include/"))
     files = tuple((f.name, f.digest, f.binary) for f in source.files if f.name in read)
-    samples = tuple((s.name, s.input_file, s.answer_file) for s in source.samples)
+    samples = tuple((s.name, s.input_file, s.answer_file, s.line) for s in source.samples)
     return repr((source.path, source.meta, layout, files, samples))
 
 
@@ -98,6 +101,7 @@ def _jobs(
     limits = Limits(wall=wall_backstop(stop), memory=memory, stack=memory, cpu=stop)
     # the compiled (or script-built) program's key
     program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
+    communication = _communication(source, validator)
     before: list[str | None] = [CACHE_VERSION, _code_fingerprint(), solver.language, solver.digest]
     before += [" ".join(solver.argv), program, interpreter_version(solver.interpreter) if solver.interpreter else ""]
     after = [
@@ -109,21 +113,33 @@ def _jobs(
         repr(time_limit),  # what the run's CPU time is judged against (the limits are only where it stops)
         repr((source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes)),
         repr(source.meta.io_files),
+        repr((source.meta.communication, communication)),
     ]
     head, tail = _json_list(before)[:-1] + ", ", ", " + _json_list(after)[1:]
     jobs = []
     for sample in (s for s in source.samples if s.runnable):
         answer = "null" if sample.answer is None else _QUOTED(text_digest(sample.answer))
-        text = f"{head}{_QUOTED(text_digest(sample.input))}, {answer}{tail}"
+        given = text_digest(sample.input) + (f" (line {sample.line})" if sample.line else "")  # a statement's text
+        text = f"{head}{_QUOTED(given)}, {answer}{tail}"
         key = hashlib.sha256(text.encode()).hexdigest()
         jobs.append(
             Job(
                 source.path, solver, sample, folder, source.meta.checker, validator, limits, key, time_limit,
                 source.meta.interactive, source.meta.multi_pass, source.meta.validation_passes,
-                source.meta.io_files,
+                source.meta.io_files, communication,
             )
         )  # fmt: skip
     return jobs
+
+
+def _communication(source: EntrySource, validator: ValidatorProgram | None) -> tuple[int, bool] | None:
+    """How a CMS communication task's solver talks to its manager: ``user_io``, else as CMS's loader
+    decides it (FIFOs named in the arguments when a stub is linked, else the standard streams)."""
+    if validator is None or validator.convention != "cms-manager":
+        return None
+    processes, user_io = source.meta.communication
+    stub = any(n.rsplit("/", 1)[-1].startswith("stub.") for n in source.layout.graders)
+    return processes, user_io == "fifo_io" or (not user_io and stub)
 
 
 _QUOTED = json.encoder.encode_basestring_ascii  # the C encoder json.dumps uses

@@ -11,6 +11,7 @@ from ..sandbox import runner as sandbox
 from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Call, RunResult, Toolchain
 from .checkers import judge_interactor
+from .communication import run_communication
 from .jobs import Job
 from .judging import MAX_SAMPLE, _crash_message, _validator_failure, _validator_files_for, judge, over_time
 from .options import VerifyOptions
@@ -23,10 +24,13 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
     """Run one solver on one sample and judge the result."""
     solver = job.solver
     tools = installed(runtime_language(solver.language), solver.interpreter or options.interpreter)
+    if job.communication is not None and job.validator is not None:
+        return run_communication(job, job.validator, tools, options)
     if job.interactive and job.validator is not None:
         return _interactive(job, job.validator, tools, options)
     try:
-        stdin = read_regular(job.archive_dir / job.sample.input_file, MAX_SAMPLE)
+        sample = job.sample  # a statement's example is its text; a sample file, its bytes
+        stdin = sample.input.encode() if sample.line else read_regular(job.archive_dir / sample.input_file, MAX_SAMPLE)
         files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")

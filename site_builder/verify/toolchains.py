@@ -234,7 +234,7 @@ _PYTHON2_NAMES = re.compile(
     r"|maketrans|lowercase|uppercase)'"
     r"|^(?:ModuleNotFoundError|ImportError): (?:No module named '(?:Queue|StringIO|cStringIO|cPickle|urllib2|sets"
     r"|__builtin__|copy_reg|ConfigParser|HTMLParser|httplib|Tkinter|commands)'|cannot import name '(?:izip|imap|"
-    r"ifilter|izip_longest|maketrans|letters)')",
+    r"ifilter|izip_longest|maketrans|letters|lowercase|uppercase)')",
     re.M,
 )
 

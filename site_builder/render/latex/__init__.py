@@ -2,7 +2,8 @@
 
 ``render_latex(text, path)`` parses with ``parser.py`` and renders the tree with ``core.py``, whose registries of
 commands and environments the families fill: ``text``, ``links``, ``figures``, ``lists``, ``theorems``, ``tables``,
-``beamer``, ``statements`` (problem packages), ``problemtools`` (its class's vocabulary), ``inputs`` and ``layout``.
+``beamer``, ``statements`` (problem packages), ``polygon`` (olymp.sty), ``booklet`` (the Italian
+olympiad's), ``problemtools`` (its class's vocabulary), ``inputs`` and ``layout``.
 Paragraphs are split on blank lines; block constructs (lists, sections, tables, theorems) close the paragraph
 before them. Unknown macros and environments
 stay visible and produce warnings with their line.
@@ -15,7 +16,21 @@ from types import ModuleType
 
 from ...model import Document, Sample
 from ..document import NO_ASSETS, Assets, Collector
-from . import beamer, figures, layout, links, lists, polygon, problemtools, statements, tables, text, theorems, units
+from . import (
+    beamer,
+    booklet,
+    figures,
+    layout,
+    links,
+    lists,
+    polygon,
+    problemtools,
+    statements,
+    tables,
+    text,
+    theorems,
+    units,
+)
 from . import inputs as included
 from .core import BLOCK_COMMANDS, COMMANDS, ENVIRONMENTS, HOLDERS, MATH_FILTERS, THEOREM, Context, _plain, render_blocks
 from .macros import Macro, Macros, expand_macros, tex_escape
@@ -26,7 +41,7 @@ from .text import _footnotes
 from .theorems import THEOREMS, _theorem
 
 FAMILIES: tuple[ModuleType, ...] = (text, links, figures, lists, theorems, tables, beamer, statements, polygon)
-FAMILIES += (problemtools, included, layout, units)
+FAMILIES += (booklet, problemtools, included, layout, units)
 for family in FAMILIES:
     COMMANDS.update(getattr(family, "COMMANDS", {}))
     BLOCK_COMMANDS.update(getattr(family, "BLOCK_COMMANDS", {}))

@@ -62,6 +62,8 @@ COMMAND_ARGS: dict[str, str] = {
     **dict.fromkeys(("phantom", "hphantom", "vphantom", "sout", "xout"), "{"),
     "textcolor": "[{{",
     "color": "[{",
+    "footnotetext": "[{",  # [number]{text}: a footnote whose mark the text placed itself
+    "fontsize": "{{",  # {size}{skip}: a size a page that flows does not keep
     "includegraphics": "<[{",
     "item": "<[<",
     # Beamer slides

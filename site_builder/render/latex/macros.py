@@ -24,6 +24,7 @@ MAX_NESTING = 64  # expansions inside an argument being read, definitions inside
 RAW_ENVS = VERBATIM_ENVS | PICTURE_ENVS
 DEFINERS = frozenset(
     {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def", "gdef", "edef", "xdef"}
+    | {"createsection"}  # the Italian olympiad booklet's: \createsection{\Grader}{title} makes a heading command
     | {"let", "DeclareMathOperator"}
     | {"newenvironment", "renewenvironment", "provideenvironment"}
 )
@@ -284,6 +285,9 @@ class _Expander:
     def _read_definition(self, kind: str) -> tuple[str, Macro | None]:
         if kind == "let":
             return self._read_let()
+        if kind == "createsection":
+            name = self._read_name()
+            return name, Macro(0, None, f"\\section*{{{self._read_group('the section title')}}}")
         if kind == "DeclareMathOperator":
             star = self._take("*")
             name = self._read_name()

@@ -257,6 +257,8 @@ class _TreeBuilder:
         if isinstance(top, Env) and top.name == name:
             self.stack.pop()
             return m.end()
+        if name == "document" and top is self.root:  # a fragment set inside a booklet: where TeX stops reading
+            return len(self.text)
         if isinstance(top, Group) and top is not self.root:
             raise LatexError(self.path, top.line, f"unbalanced '{{': this brace is not closed before \\end{{{name}}}")
         if isinstance(top, Env):

@@ -142,6 +142,7 @@ IGNORED = frozenset(
         "tiny",
         "allowbreak",
         "selectfont",
+        "fontsize",
         "hline",
         "toprule",
         "midrule",

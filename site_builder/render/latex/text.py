@@ -29,6 +29,13 @@ def _footnote(cmd: Cmd, ctx: Context) -> str:
     return f'<sup class="fnref"><a id="{prefix}fnref{n}" href="#{prefix}fn{n}">{n}</a></sup>'
 
 
+def _footnotetext(cmd: Cmd, ctx: Context) -> str:
+    """``\\footnotetext[n]{text}``: a footnote whose mark the text made itself (``\\footnotemark``, a
+    superscript): listed with the others, its way back leading here, with no second mark."""
+    ctx.footnotes.append(render_inline(cmd.arg(0), ctx).strip())
+    return f'<span id="{ctx.doc.id_prefix}fnref{len(ctx.footnotes)}"></span>'
+
+
 def _footnotes(ctx: Context) -> str:
     if not ctx.footnotes:
         return ""
@@ -85,6 +92,7 @@ COMMANDS = {
     "qed": _qed,
     "qedhere": _qed,
     "footnote": _footnote,
+    "footnotetext": _footnotetext,
     "lstinline": _inline_code_command,
     "mintinline": _inline_code_command,
     "textcolor": _textcolor,
