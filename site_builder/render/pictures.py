@@ -27,6 +27,7 @@ from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Limits, Toolchain
 from ..source.images import jpeg_size, png_size, svg_size
 from ..store import write_atomic
+from .bitmaps import BitmapScaler
 from .document import linked_figure
 from .svg import SvgSanitizer
 
@@ -86,6 +87,7 @@ class PictureRenderer:
         self.folder = cache_dir / "pictures"
         self.sanitizer = SvgSanitizer(root, cache_dir)
         self.version = _versions(self.latex, self.dvisvgm) if self.available else "none"
+        self.bitmaps = BitmapScaler(cache_dir)  # smaller copies of the archive's large photos and screenshots
 
     @property
     def available(self) -> bool:
