@@ -67,12 +67,12 @@ def test_only_webp_images_of_the_widths_asked_for_are_taken_from_the_sandbox() -
 
 
 def test_a_scaled_image_offers_its_copies_and_its_original_and_others_are_left_alone() -> None:
-    text = '<p><img src="st/a&amp;b.png" alt="A" width="1920"></p><img src="st/small.png" alt="B">'
-    scaled = {"st/a&b.png": (Scaled(((480, b"one"), (960, b"two"))), 1920), "st/small.png": (Scaled(), 300)}
+    text = '<p><img src="st/a&amp;b, c.png" alt="A" width="1920"></p><img src="st/small.png" alt="B">'
+    scaled = {"st/a&b, c.png": (Scaled(((480, b"one"), (960, b"two"))), 1920), "st/small.png": (Scaled(), 300)}
     out = with_srcset(text, scaled)
     one, two = (base64.b64encode(d).decode() for d in (b"one", b"two"))
-    srcset = f"data:image/webp;base64,{one} 480w, data:image/webp;base64,{two} 960w, st/a&amp;b.png 1920w"
-    assert f'<img src="st/a&amp;b.png" srcset="{srcset}" sizes="{bitmaps.SIZES}" alt="A"' in out
+    srcset = f"data:image/webp;base64,{one} 480w, data:image/webp;base64,{two} 960w, st/a%26b%2C%20c.png 1920w"
+    assert f'<img src="st/a&amp;b, c.png" srcset="{srcset}" sizes="{bitmaps.SIZES}" alt="A"' in out
     assert '<img src="st/small.png" alt="B">' in out
 
 

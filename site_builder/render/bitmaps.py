@@ -25,6 +25,7 @@ from functools import cache
 from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from ..errors import Diagnostic
 from ..model import Document, Entry, EntrySource
@@ -177,7 +178,7 @@ def with_srcset(text: str, scaled: dict[str, tuple[Scaled, int]]) -> str:
             return m.group(0)
         copies, width = found
         candidates = [f"data:image/webp;base64,{base64.b64encode(d).decode('ascii')} {w}w" for w, d in copies.copies]
-        candidates.append(f"{m.group(1)} {width}w")
+        candidates.append(f"{quote(html.unescape(m.group(1)), safe='/')} {width}w")  # a space or comma would end it
         return f'{m.group(0)} srcset="{", ".join(candidates)}" sizes="{SIZES}"'
 
     return _IMG_SRC.sub(one, text)
