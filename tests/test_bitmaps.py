@@ -138,3 +138,13 @@ def test_an_image_pillow_refuses_gets_no_copies_and_says_why(tmp_path: Path) -> 
     refused = {path.name: scaler.scaled(path, path.name, (480,)) for path in (bomb, junk)}
     assert all(s.copies == () and s.error.startswith("Pillow could not read it") for s in refused.values()), refused
     assert "DecompressionBomb" in refused["bomb.png"].error
+
+
+@needs_pillow
+def test_an_animated_png_gets_no_still_copies(tmp_path: Path) -> None:
+    from PIL import Image  # our own image, made here
+
+    frames = [Image.new("RGB", (800, 60), colour) for colour in ("red", "blue")]
+    image = tmp_path / "moving.png"
+    frames[0].save(image, save_all=True, append_images=frames[1:], duration=200)
+    assert BitmapScaler(tmp_path / "cache").scaled(image, "d", (480,)) == Scaled()

@@ -35,7 +35,7 @@ from ..sandbox.runner import Limits, Toolchain, interpreter_folders
 from ..source.images import webp_size
 from ..store import write_atomic
 
-SCALED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")  # not GIF: it may move
+SCALED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")  # not GIF, which may move (an animated PNG gets none either)
 WIDTHS = (480, 960, 1600)  # a phone's column (at 1x and 2x), a desktop's at 2x
 MIN_BYTES = 100 * 1024  # smaller images are not worth a copy
 MAX_BYTES = 32 * 1024 * 1024  # larger images are shown as they are
@@ -52,6 +52,8 @@ from PIL import Image, ImageOps
 Image.MAX_IMAGE_PIXELS = int(sys.argv[2])
 warnings.simplefilter("error", Image.DecompressionBombWarning)
 image = Image.open("image")
+if getattr(image, "is_animated", False):  # an animated PNG or WebP: a still copy would not do
+    sys.exit(0)
 largest = int(sys.argv[-1])
 turned = image.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # a JPEG's Exif orientation swaps its sides
 image.draft("RGB", (1, largest) if turned else (largest, 1))  # a JPEG decoded at a fraction of its size
