@@ -148,3 +148,18 @@ def test_an_animated_png_gets_no_still_copies(tmp_path: Path) -> None:
     image = tmp_path / "moving.png"
     frames[0].save(image, save_all=True, append_images=frames[1:], duration=200)
     assert BitmapScaler(tmp_path / "cache").scaled(image, "d", (480,)) == Scaled()
+
+
+@needs_pillow
+def test_an_outcome_that_may_differ_next_time_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    image = tmp_path / "photo.png"
+    image.write_bytes(noisy_png(600, 10))
+
+    def busy(*args: object, **kwargs: object) -> object:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr("site_builder.sandbox.runner.run", busy)
+    scaler = BitmapScaler(tmp_path / "cache")
+    assert scaler.scaled(image, "d", (480,)).error == "Pillow could not be started: no more processes"
+    assert scaler.scaled(tmp_path / "missing.png", "e", (480,)).error.startswith("cannot read it")
+    assert not (tmp_path / "cache").exists()  # tried again next time

@@ -101,16 +101,19 @@ class BitmapScaler:
         key = hashlib.sha256(f"{_CODE}\0{self.pillow[1]}\0{digest}\0{widths}".encode()).hexdigest()[:32]
         kept = self._cached(key)
         if kept is None:
-            kept = self._made(path, widths)
-            self._keep(key, kept)
+            kept, lasting = self._made(path, widths)
+            if lasting:
+                self._keep(key, kept)
         return kept
 
-    def _made(self, path: Path, widths: tuple[int, ...]) -> Scaled:
+    def _made(self, path: Path, widths: tuple[int, ...]) -> tuple[Scaled, bool]:
+        """The copies, and whether the outcome lasts: one that may differ next time (the file could not
+        be read, the sandbox could not start, the run took too long on a busy machine) is not kept."""
         assert self.pillow is not None
         try:
             data = read_regular(path, MAX_BYTES + 1)
         except OSError as error:
-            return Scaled(error=f"cannot read it: {error.strerror or error}")
+            return Scaled(error=f"cannot read it: {error.strerror or error}"), False
         folder, _ = self.pillow
         python = os.path.realpath(sys.executable)
         isolated = sandbox.isolated()
@@ -122,11 +125,13 @@ class BitmapScaler:
         try:
             run = sandbox.run(argv, None, LIMITS, files={"image": data}, toolchain=toolchain)
         except OSError as error:
-            return Scaled(error=f"Pillow could not be started: {error}")
-        if run.timed_out or run.exit_code != 0:
+            return Scaled(error=f"Pillow could not be started: {error}"), False
+        if run.timed_out:
+            return Scaled(error=f"Pillow took over {LIMITS.wall:g} s"), False
+        if run.exit_code != 0:
             why = run.stderr.strip().splitlines()[-1:] or [f"exit code {run.exit_code}"]
-            return Scaled(error=f"Pillow could not read it: {why[0][:200]}")
-        return parse_copies(run.stdout, widths)
+            return Scaled(error=f"Pillow could not read it: {why[0][:200]}"), True
+        return parse_copies(run.stdout, widths), True
 
     def _cached(self, key: str) -> Scaled | None:
         try:
