@@ -40,8 +40,9 @@ WIDTHS = (480, 960, 1600)  # a phone's column (at 1x and 2x), a desktop's at 2x
 MIN_BYTES = 100 * 1024  # smaller images are not worth a copy
 MAX_BYTES = 32 * 1024 * 1024  # larger images are shown as they are
 MAX_PIXELS = 64_000_000  # Pillow refuses images that decode to more (a few bytes can claim billions)
-# The content column is 48rem (--measure) wide, and the whole screen's width on a phone.
-SIZES = "(max-width: 50rem) 100vw, 48rem"
+# What the image is drawn at: its laid-out width (``auto``: a lazy image's, in browsers that know it), else
+# the content column's, 48rem (--measure) wide, and the whole screen's width on a phone.
+SIZES = "auto, (max-width: 50rem) 100vw, 48rem"
 INSIDE = "/opt/pillow"  # where the sandbox shows Pillow
 LIMITS = Limits(wall=30.0, memory=1024 * 1024 * 1024, output=32 * 1024 * 1024, scratch=64 * 1024 * 1024)
 # Run by the sandbox's Python: the image in ``image``, each copy to stdout as width, height, length, bytes.
