@@ -461,7 +461,8 @@ def sample_anchors(text: str) -> str:
     )
 
 
-_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)"')
+_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)[^"]*"')
+_NAMED = re.compile(r'alt="PDF figure: ([^"]*)"')  # a PDF figure with no caption: its file's name
 _SRCSET = re.compile(r' srcset="[^"]*"')
 _COPY = re.compile(r"data:image/webp;base64,([A-Za-z0-9+/=]+)( \d+w)")
 _INLINED = ("data:image/svg+xml;base64,", "data:image/webp;base64,")
@@ -479,7 +480,7 @@ def figures_as_files(entry: Entry, root: str) -> tuple[Entry, list[Output]]:
         if document is None or not any(kind in document.html for kind in _INLINED):
             return document
         text = _link_copies(_link_figures(document.html, root, files), root, files)
-        return replace(document, html=_captions_as_alt(text))
+        return replace(document, html=_NAMED.sub(r'alt="\1"', _captions_as_alt(text)))
 
     changed = replace(
         entry,
@@ -529,7 +530,7 @@ def _captions_as_alt(text: str) -> str:
         alt = html.escape(" ".join(html.unescape(words).split()), quote=True)
         if not alt:
             return m.group(0)
-        return re.sub(r'alt="(?:PDF figure|TikZ picture)"', lambda _: f'alt="{alt}"', m.group(0), count=1)
+        return re.sub(r'alt="(?:PDF figure|TikZ picture)[^"]*"', lambda _: f'alt="{alt}"', m.group(0), count=1)
 
     return _FIGURE.sub(one, text)
 

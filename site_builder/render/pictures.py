@@ -313,8 +313,15 @@ def picture_html(picture: TexPicture, result: PictureResult) -> str:
     data = base64.b64encode(result.svg.encode("utf-8")).decode("ascii")
     size = f' width="{result.width * 4 / 3:.0f}" height="{result.height * 4 / 3:.0f}"' if result.width else ""
     style = f' style="width: {picture.width}"' if picture.width else ""
-    alt = "PDF figure" if picture.kind == "pdf" else "TikZ picture"
+    # "PDF figure: <its file's name>" until the page puts the figure's caption, or that name, in its place
+    alt = f"PDF figure: {html.escape(figure_name(picture.images[0]))}" if picture.kind == "pdf" else "TikZ picture"
     return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}"{size}{style} loading="lazy" decoding="async">'
+
+
+def figure_name(path: str) -> str:
+    """A figure's file name as words, for a figure with no caption: ``figures/frog-jumps.pdf`` is "frog jumps"."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
 
 
 def fill_pictures(html_text: str, drawn: list[str]) -> str:
