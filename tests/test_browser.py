@@ -372,6 +372,48 @@ def test_drawn_figures_are_files_with_their_caption_as_text_and_stay_on_a_rebuil
     page.close()
 
 
+def test_a_large_photo_reaches_a_phone_as_a_small_copy_and_the_original_stays_a_file(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A 1,200-pixel photo of 120 KB shown twice in a statement, at the column's width and 4 cm wide:
+    a phone's screen gets the 480-pixel WebP copy (a file under figures/); a wide screen at twice the
+    pixels gets the original for the wide one and the copy for the narrow one (``sizes`` says
+    ``auto``: the width it is laid out at). Each keeps the original's size, and the original stays
+    linked among the entry's files."""
+    from test_bitmaps import noisy_png
+
+    from site_builder.build import build_site
+    from site_builder.render.bitmaps import _pillow
+
+    if _pillow() is None:
+        pytest.skip("Pillow is not installed")
+    statement = "\\section*{X}\nWide:\n\n\\includegraphics{photo.png}\n\n"
+    statement += "Narrow:\n\n\\includegraphics[width=4cm]{photo.png}\n"
+    files: dict[str, str | bytes] = {"t/A-x/statement.tex": statement, "t/A-x/photo.png": noisy_png(1200, 100)}
+    files["t/A-x/solution.md"] = "# X\n\nIdea.\n"
+    write_tree(tmp_path / "archive", files)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    build_site(make_options(tmp_path, jobs=1))
+    html = (tmp_path / "site/t/A-x/index.html").read_text()
+    assert "data:image" not in html and len(list((tmp_path / "site/figures").glob("*.webp"))) == 2  # 480, 960
+    url = (tmp_path / "site/t/A-x/index.html").as_uri()
+    for width, scale, wanted in ((390, 1, ("480w", "480w")), (1280, 2, ("1200w", "480w"))):
+        context = browser.new_context(viewport={"width": width, "height": 800}, device_scale_factor=scale)
+        page = context.new_page()
+        page.goto(url)
+        for image, size in zip(page.locator("#main img").all(), wanted, strict=True):
+            image.scroll_into_view_if_needed()
+            image.evaluate("i => i.decode()")
+            candidates = dict(c.split()[::-1] for c in (image.get_attribute("srcset") or "").split(", "))
+            assert candidates["480w"].endswith(".webp") and candidates["1200w"] == "photo.png", candidates
+            shown = image.evaluate("i => i.currentSrc")
+            assert shown.endswith(candidates[size].removeprefix("../..")), (width, shown, size)
+            assert (image.get_attribute("width"), image.get_attribute("height")) == ("1200", "100")
+        assert page.locator("a[href='photo.png']").count() >= 1
+        context.close()
+
+
 def test_paper_gets_the_statement_and_whole_samples_and_the_code_only_with_the_editorial(
     browser: Any, tmp_path: Path
 ) -> None:

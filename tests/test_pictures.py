@@ -230,10 +230,11 @@ def test_pdf_figures_are_converted_and_a_broken_one_is_a_link_and_a_warning(
     ((svg, tag),) = figures(tmp_path / "site" / "t" / "one" / "index.html")
     assert "<path" in svg and "script" not in svg
     assert 'style="width: 5cm"' in tag and 'loading="lazy"' in tag
+    assert 'alt="shape"' in tag  # no caption: its file's name, never "PDF figure"
     assert re.search(r' width="[1-9][0-9]*" height="[1-9][0-9]*"', tag), tag  # pdftocairo's size, quoted with "
     assert '<a class="pdf-figure" href="broken.pdf">[figure: broken.pdf]</a>' in page
     markdown_page = (tmp_path / "site" / "t" / "two" / "index.html").read_text("utf-8")
-    assert 'alt="PDF figure"' in markdown_page
+    assert 'alt="shape"' in markdown_page and 'alt="PDF figure' not in markdown_page + page
 
 
 def test_without_poppler_a_pdf_figure_is_a_link_never_not_found(

@@ -22,6 +22,7 @@ from ..errors import Diagnostic, TemplateError
 from ..identity import ByIdentity
 from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory, language_name
 from ..render.document import slugify, transcript_html
+from ..source.images import webp_size
 from .catalog import humanised, neighbours, neighbours_of
 from .feeds import render_feed, render_sitemap, render_verification_report
 from .outputs import Output, code_page, code_url, entry_url, root_of
@@ -460,7 +461,11 @@ def sample_anchors(text: str) -> str:
     )
 
 
-_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)"')
+_DRAWN = re.compile(r'<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" alt="(?:PDF figure|TikZ picture)[^"]*"')
+_NAMED = re.compile(r'alt="PDF figure: ([^"]*)"')  # a PDF figure with no caption: its file's name
+_SRCSET = re.compile(r' srcset="[^"]*"')
+_COPY = re.compile(r"data:image/webp;base64,([A-Za-z0-9+/=]+)( \d+w)")
+_INLINED = ("data:image/svg+xml;base64,", "data:image/webp;base64,")
 _FIGURE = re.compile(r"<figure\b[^>]*>.*?</figure>", re.S)
 _CAPTION_TEXT = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
 
@@ -472,9 +477,10 @@ def figures_as_files(entry: Entry, root: str) -> tuple[Entry, list[Output]]:
     files: dict[str, Output] = {}
 
     def linked(document: Document | None) -> Document | None:
-        if document is None or "data:image/svg+xml;base64," not in document.html:
+        if document is None or not any(kind in document.html for kind in _INLINED):
             return document
-        return replace(document, html=_captions_as_alt(_link_figures(document.html, root, files)))
+        text = _link_copies(_link_figures(document.html, root, files), root, files)
+        return replace(document, html=_NAMED.sub(r'alt="\1"', _captions_as_alt(text)))
 
     changed = replace(
         entry,
@@ -497,6 +503,21 @@ def _link_figures(text: str, root: str, files: dict[str, Output]) -> str:
     return _DRAWN.sub(link, text)
 
 
+def _link_copies(text: str, root: str, files: dict[str, Output]) -> str:
+    """The smaller copies of a photo or screenshot (``render/bitmaps.py``: WebP, in its ``srcset``)
+    linked from files of their own; a ``data:`` URL that is not a WebP image stays as it is."""
+
+    def link(m: re.Match[str]) -> str:
+        data = base64.b64decode(m.group(1))
+        if webp_size(data) is None:
+            return m.group(0)
+        name = f"{FIGURES}/{hashlib.sha256(data).hexdigest()[:24]}.webp"
+        files.setdefault(name, Output(name, data))
+        return root + name + m.group(2)
+
+    return _SRCSET.sub(lambda m: _COPY.sub(link, m.group(0)), text)
+
+
 def _captions_as_alt(text: str) -> str:
     """A drawn figure in a ``<figure>`` with a caption gets the caption's words as its alternative
     text, not "PDF figure" (drawings are filled in after the document gave its images their captions)."""
@@ -509,7 +530,7 @@ def _captions_as_alt(text: str) -> str:
         alt = html.escape(" ".join(html.unescape(words).split()), quote=True)
         if not alt:
             return m.group(0)
-        return re.sub(r'alt="(?:PDF figure|TikZ picture)"', lambda _: f'alt="{alt}"', m.group(0), count=1)
+        return re.sub(r'alt="(?:PDF figure|TikZ picture)[^"]*"', lambda _: f'alt="{alt}"', m.group(0), count=1)
 
     return _FIGURE.sub(one, text)
 

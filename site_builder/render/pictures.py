@@ -27,6 +27,7 @@ from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Limits, Toolchain
 from ..source.images import jpeg_size, png_size, svg_size
 from ..store import write_atomic
+from .bitmaps import BitmapScaler
 from .document import linked_figure
 from .svg import SvgSanitizer
 
@@ -87,6 +88,7 @@ class PictureRenderer:
         self.folder = cache_dir / "pictures"
         self.sanitizer = SvgSanitizer(root, cache_dir)
         self.version = _versions(self.latex, self.dvisvgm) if self.available else "none"
+        self.bitmaps = BitmapScaler(cache_dir)  # smaller copies of the archive's large photos and screenshots
 
     @property
     def available(self) -> bool:
@@ -316,8 +318,15 @@ def picture_html(picture: TexPicture, result: PictureResult) -> str:
     data = base64.b64encode(result.svg.encode("utf-8")).decode("ascii")
     size = f' width="{result.width * 4 / 3:.0f}" height="{result.height * 4 / 3:.0f}"' if result.width else ""
     style = f' style="width: {picture.width}"' if picture.width else ""
-    alt = "PDF figure" if picture.kind == "pdf" else "TikZ picture"
+    # "PDF figure: <its file's name>" until the page puts the figure's caption, or that name, in its place
+    alt = f"PDF figure: {html.escape(figure_name(picture.images[0]))}" if picture.kind == "pdf" else "TikZ picture"
     return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}"{size}{style} loading="lazy" decoding="async">'
+
+
+def figure_name(path: str) -> str:
+    """A figure's file name as words, for a figure with no caption: ``figures/frog-jumps.pdf`` is "frog jumps"."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
 
 
 def fill_pictures(html_text: str, drawn: list[str]) -> str:

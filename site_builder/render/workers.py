@@ -182,6 +182,7 @@ def _render_in_worker(job: Job) -> _Done:
 
 def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
     """The entry with its math, and pickled, as the render cache keeps it (when it lasts)."""
+    from .bitmaps import fill_entry_bitmaps
     from .content import entry_pictures, fill_entry_math, fill_entry_pictures, math_snippets, render_entry
 
     entry = render_entry(job.source, job.code)
@@ -190,6 +191,7 @@ def _finished(setup: Setup, job: Job) -> tuple[Entry, bytes]:
         digests = {f.name: f.digest for f in job.source.files}
         drawn = setup.pictures.draw_all(pictures, setup.pictures.archive / job.source.path, digests)
         entry = fill_entry_pictures(entry, drawn)
+    entry = fill_entry_bitmaps(entry, job.source, setup.pictures.bitmaps, setup.pictures.archive / job.source.path)
     data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     if entry.lasting(setup.math.available):
         setup.renders.put_pickled(job.key, data)
