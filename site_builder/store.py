@@ -31,10 +31,11 @@ RENDERER_MODULES = (
     "render/latex/*.py",
     "render/markdown.py",
     "render/pictures.py",
+    "render/bitmaps.py",
     "model.py",
     "errors.py",
 )
-LIBRARIES = ("pygments", "markdown-it-py", "mdit-py-plugins")
+LIBRARIES = ("pygments", "markdown-it-py", "mdit-py-plugins", "pillow")  # pillow: render/bitmaps.py's copies
 
 
 @lru_cache(maxsize=1)
