@@ -183,6 +183,7 @@ def test_a_full_read_keeps_its_memo_snapshot_and_stamp(tmp_path: Path, monkeypat
         (archive / "t" / name / "solution.md").write_text(f"# {name}\n")
         (archive / "t" / name / "problem.yaml").write_text(f"title: {name}\n")
     options = make_options(tmp_path, archive=archive, cache=tmp_path / "cache")
+    monkeypatch.setattr(freshness, "SETTLED_NS", 3600 * 10**9)  # an hour for a tick: the files are recent
     probe = freshness.probe_inputs(options)
     loaded = freshness.load_inputs(options, probe)
     assert [s.path for s in loaded.sources] == ["t/A-x", "t/B-y"] and loaded.problems == []
@@ -205,3 +206,31 @@ def test_a_full_read_keeps_its_memo_snapshot_and_stamp(tmp_path: Path, monkeypat
     snapshot = parsed.get_buckets(freshness.SNAPSHOT, settled.program)  # kept for this program only
     assert parsed.get_buckets(freshness.SNAPSHOT, "another program") is None
     assert snapshot is not None and sorted(snapshot) == [str(archive / "t" / "A-x"), str(archive / "t" / "B-y")]
+
+
+def test_a_kept_build_says_how_long_it_took_and_a_read_one_hands_on_its_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder.build import build_site
+    from site_builder.source.walk import load_stamp
+
+    archive = tmp_path / "archive"
+    (archive / "t" / "A-x").mkdir(parents=True)
+    writeup = archive / "t" / "A-x" / "solution.md"
+    writeup.write_text("# X\n\nText.\n")
+    options = make_options(tmp_path, archive=archive, cache=tmp_path / "cache", verify=False)
+    monkeypatch.setattr(freshness, "SETTLED_NS", 0)  # as if every file had been written long ago
+    assert build_site(options).published
+    stamps: list[Stamp] = []
+    kept, loaded = freshness.kept_build(options, reading=stamps.append)  # the stamp vouches: nothing read
+    assert loaded is None and kept is not None and stamps == []
+    assert kept.out == options.out and list(kept.timings) == ["probe"]
+    assert 0 < kept.timings["probe"] <= kept.seconds < 60
+    os.utime(writeup)  # a new stamp, the same contents: read, and the site is still current
+    kept, loaded = freshness.kept_build(options, reading=stamps.append)
+    assert loaded is None and kept is not None and [s.digest for s in stamps] == [load_stamp(archive).digest]
+    assert list(kept.timings) == ["probe", "load"] and 0 < kept.timings["load"] <= kept.seconds < 60
+    writeup.write_text("# X\n\nOther text.\n")
+    kept, loaded = freshness.kept_build(options, reading=stamps.append)
+    assert kept is None and loaded is not None and len(stamps) == 2
+    assert [s.path for s in loaded.sources] == ["t/A-x"] and 0 < loaded.seconds < 60
