@@ -57,9 +57,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "freshness.py": (
         "tests/test_freshness.py",
         "tests/test_cache_keys.py",
-        # (not test_a_settled_archive_is_checked_by_its_stamp_without_being_read: it expects files written
-        # a moment before to be unsettled, and a traced build on a loaded machine takes over the two seconds)
         "tests/test_build.py::test_a_build_that_changes_nothing_keeps_the_site",
+        "tests/test_build.py::test_a_settled_archive_is_checked_by_its_stamp_without_being_read",
     ),
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
