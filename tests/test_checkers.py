@@ -76,6 +76,7 @@ def test_only_the_end_of_what_a_checker_printed_is_kept() -> None:
         (b"1\n", "all right\n", ("AC", "all right")),
         (b"1.0", "", ("AC", "")),
         (b" 0.9999999999 extra words\n", "", ("AC", "")),  # within a billionth of the full score
+        (b"0.999999999\n", "", ("AC", "")),  # a billionth below it, as near as floats come
         (b"0.999999\n", "", ("WA", "score 0.999999")),
         (b"0.5\n", "half\n", ("WA", "score 0.5: half")),
         (b"0\n", "", ("WA", "score 0")),

@@ -40,7 +40,7 @@ def judge_checker(convention: str, name: str, result: RunResult) -> Judged:
         return _cms(name, result, said)
     if result.exit_code in TESTLIB:
         code, kind = TESTLIB[result.exit_code]
-        if code == "AC" or not kind:  # a silent rejection still says who rejected
+        if not kind:  # a silent rejection still says who rejected
             return Judged(code, said or ("" if code == "AC" else f"{name} rejected the output"))
         return Judged(code, f"{kind}: {said}" if said else kind)
     why = "it reported its own failure (exit code 3)" if result.exit_code == 3 else f"exit code {result.exit_code}"
