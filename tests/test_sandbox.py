@@ -333,6 +333,30 @@ def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path)
     assert alive(marker) == []
 
 
+def test_a_run_dies_with_its_launcher(launchers: sandbox._Launchers) -> None:
+    """A launcher killed during a run (from outside: no run can reach it) takes the run with it, with no
+    sandbox as without one: nothing is left running that no launcher follows any more."""
+    marker = f"site-builder-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    result: list[RunResult] = []
+    going = threading.Thread(
+        target=lambda: result.append(run("import time\ntime.sleep(30)", Limits(wall=30), args=(marker,)))
+    )
+    going.start()
+    for _ in range(200):
+        if found := alive(marker):
+            break
+        time.sleep(0.05)
+    parent = int(Path(f"/proc/{found[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    os.kill(parent, signal.SIGKILL)  # its launcher: the outer one, or the sandbox's first process
+    going.join(10)
+    assert [r.signal for r in result] == [signal.SIGKILL]
+    for _ in range(50):
+        if not alive(marker):
+            break
+        time.sleep(0.1)
+    assert alive(marker) == []
+
+
 def test_a_launcher_whose_builder_goes_away_during_a_run_ends_quietly() -> None:
     """A build that fails (a full disk) exits while a run is going: the launcher, finding no one to
     report to, ends the run and itself without a traceback in the middle of the build's messages.
