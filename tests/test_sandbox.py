@@ -210,6 +210,24 @@ def test_a_runs_cpu_time_is_its_every_process(launchers: sandbox._Launchers) -> 
     assert 0.85 < result.cpu < 5, result
 
 
+def test_a_runs_cpu_time_counts_the_kernels_work_for_it_too(launchers: sandbox._Launchers) -> None:
+    """A program that has the kernel work for it (reading /dev/zero: clearing pages) for 0.3 s of
+    system time: its run's CPU time is at least its user and system time together, as judges count."""
+    code = textwrap.dedent(
+        """
+        import os
+        zero = os.open("/dev/zero", os.O_RDONLY)
+        while os.times().system < 0.3:
+            os.read(zero, 1 << 20)
+        times = os.times()
+        print(times.user + times.system)
+        """
+    )
+    result = run(code, Limits(wall=30))
+    assert result.exit_code == 0, result
+    assert float(result.stdout) <= result.cpu < 5, result
+
+
 def test_cpu_time_stops_a_busy_run_and_the_clock_one_that_waits(launchers: sandbox._Launchers) -> None:
     busy = run("while True:\n    pass\n", Limits(wall=30, cpu=1))
     assert busy.signal == signal.SIGXCPU and not busy.timed_out, busy
