@@ -21,7 +21,8 @@ from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
 from site_builder.verify.runtimes import python_runtime
 
-ROOT = Path(__file__).resolve().parent.parent
+# The folder of the site_builder these tests import (a builder started here must run the same code, a mutant's too).
+ROOT = Path(sandbox.__file__).resolve().parents[2]
 
 
 @pytest.fixture(params=["namespaces", "no namespaces"])
