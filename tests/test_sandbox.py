@@ -277,6 +277,9 @@ def test_too_much_output_stops_the_run(launchers: sandbox._Launchers) -> None:
     result = run("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n", Limits(wall=5, output=1 << 20))
     assert result.output_exceeded and not result.timed_out
     assert len(result.stdout) == 1 << 20
+    # the launcher, told to stop the run, ended the run alone: it starts the next
+    (launcher,) = launchers.started
+    assert run("print('next')").stdout == b"next\n" and launchers.started == [launcher]
 
 
 def test_a_file_over_the_size_limit_ends_the_run_with_sigxfsz(launchers: sandbox._Launchers) -> None:
