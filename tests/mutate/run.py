@@ -11,6 +11,7 @@ of the tests as they are now.
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
     python tests/mutate/run.py verify/jobs.py:_jobs,_read_text   # only these functions or methods of it
     python tests/mutate/run.py verify/jobs.py:_jobs --tests=tests/test_cache_keys.py   # checked by these only
+    python tests/mutate/run.py verify/jobs.py:_jobs__mutmut_3,_jobs__mutmut_7   # only these mutants (names as printed)
     python tests/mutate/run.py --children=1 sandbox/runner.py:follow   # one mutant at a time (a shared machine)
 
 The modules of ``WHOLE_FILE`` run as processes of their own, with the standard library alone: mutmut's
@@ -174,7 +175,8 @@ def selected(module: str, functions: tuple[str, ...]) -> list[str]:
     """mutmut's name patterns for the mutants of ``functions`` (functions, or methods of any class) of
     ``module``; none (every mutant) when no function is named."""
     dotted = "site_builder." + module.removesuffix(".py").replace("/", ".")
-    return [p for f in functions for p in (f"{dotted}.x_{f}__mutmut_*", f"{dotted}.xǁ*ǁ{f}__mutmut_*")]
+    names = [f if "__mutmut_" in f else f"{f}__mutmut_*" for f in functions]  # a mutant's own name: that one
+    return [p for f in names for p in (f"{dotted}.x_{f}", f"{dotted}.xǁ*ǁ{f}")]
 
 
 def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = (), children: int = CHILDREN) -> Score:
