@@ -28,3 +28,6 @@ def test_a_sandboxed_program_holds_no_capability_and_none_in_its_bounding_set() 
     held = {name: fields[name].strip() for name in CAPABILITY_SETS}
     assert held == dict.fromkeys(CAPABILITY_SETS, "0000000000000000")
     assert fields["NoNewPrivs"].strip() == "1"
+    if sandbox.isolation_level().mode == "root":  # nobody in every id (real, effective, saved, file system), no group
+        ids = {name: fields[name].split() for name in ("Uid", "Gid", "Groups")}
+        assert ids == {"Uid": ["65534"] * 4, "Gid": ["65534"] * 4, "Groups": []}

@@ -22,7 +22,8 @@ from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
 from site_builder.verify.runtimes import python_runtime
 
-ROOT = Path(__file__).resolve().parent.parent
+# The folder of the site_builder these tests import (a builder started here must run the same code, a mutant's too).
+ROOT = Path(sandbox.__file__).resolve().parents[2]
 
 
 @pytest.fixture(params=["namespaces", "no namespaces"])
@@ -207,6 +208,24 @@ def test_a_runs_cpu_time_is_its_every_process(launchers: sandbox._Launchers) -> 
     assert 0.85 < result.cpu < 5, result
 
 
+def test_a_runs_cpu_time_counts_the_kernels_work_for_it_too(launchers: sandbox._Launchers) -> None:
+    """A program that has the kernel work for it (reading /dev/zero: clearing pages) for 0.3 s of
+    system time: its run's CPU time is at least its user and system time together, as judges count."""
+    code = textwrap.dedent(
+        """
+        import os
+        zero = os.open("/dev/zero", os.O_RDONLY)
+        while os.times().system < 0.3:
+            os.read(zero, 1 << 20)
+        times = os.times()
+        print(times.user + times.system)
+        """
+    )
+    result = run(code, Limits(wall=30))
+    assert result.exit_code == 0, result
+    assert float(result.stdout) <= result.cpu < 5, result
+
+
 def test_cpu_time_stops_a_busy_run_and_the_clock_one_that_waits(launchers: sandbox._Launchers) -> None:
     busy = run("while True:\n    pass\n", Limits(wall=30, cpu=1))
     assert busy.signal == signal.SIGXCPU and not busy.timed_out, busy
@@ -245,6 +264,9 @@ def test_too_much_output_stops_the_run(launchers: sandbox._Launchers) -> None:
     result = run("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n", Limits(wall=5, output=1 << 20))
     assert result.output_exceeded and not result.timed_out
     assert len(result.stdout) == 1 << 20
+    # the launcher, told to stop the run, ended the run alone: it starts the next
+    (launcher,) = launchers.started
+    assert run("print('next')").stdout == b"next\n" and launchers.started == [launcher]
 
 
 def test_a_file_over_the_size_limit_ends_the_run_with_sigxfsz(launchers: sandbox._Launchers) -> None:
@@ -317,6 +339,30 @@ def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path)
             break
         time.sleep(0.1)
     assert _state(launcher) in ("Z", "")
+    assert alive(marker) == []
+
+
+def test_a_run_dies_with_its_launcher(launchers: sandbox._Launchers) -> None:
+    """A launcher killed during a run (from outside: no run can reach it) takes the run with it, with no
+    sandbox as without one: nothing is left running that no launcher follows any more."""
+    marker = f"site-builder-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    result: list[RunResult] = []
+    going = threading.Thread(
+        target=lambda: result.append(run("import time\ntime.sleep(30)", Limits(wall=30), args=(marker,)))
+    )
+    going.start()
+    for _ in range(200):
+        if found := alive(marker):
+            break
+        time.sleep(0.05)
+    parent = int(Path(f"/proc/{found[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    os.kill(parent, signal.SIGKILL)  # its launcher: the outer one, or the sandbox's first process
+    going.join(10)
+    assert [r.signal for r in result] == [signal.SIGKILL]
+    for _ in range(50):
+        if not alive(marker):
+            break
+        time.sleep(0.1)
     assert alive(marker) == []
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..sandbox.runner import RunResult
 from .toolchains import python2_failure
 
-TESTLIB = {0: ("AC", ""), 1: ("WA", ""), 2: ("WA", "presentation error: "), 7: ("AC", "")}
+TESTLIB = {0: ("AC", ""), 1: ("WA", ""), 2: ("WA", "presentation error"), 7: ("AC", "")}  # the verdict, and what it is
 FULL_SCORE = 1 - 1e-9
 
 
@@ -40,8 +40,10 @@ def judge_checker(convention: str, name: str, result: RunResult) -> Judged:
     if convention == "cms":
         return _cms(name, result, said)
     if result.exit_code in TESTLIB:
-        code, prefix = TESTLIB[result.exit_code]
-        return Judged(code, prefix + said if said or prefix else said or f"{name} rejected the output")
+        code, kind = TESTLIB[result.exit_code]
+        if not kind:  # a silent rejection still says who rejected
+            return Judged(code, said or ("" if code == "AC" else f"{name} rejected the output"))
+        return Judged(code, f"{kind}: {said}" if said else kind)
     why = "it reported its own failure (exit code 3)" if result.exit_code == 3 else f"exit code {result.exit_code}"
     return Judged("CE", f"{name} failed ({why}); a testlib checker exits with 0, 1 or 2" + _printed(said))
 

@@ -11,7 +11,13 @@ of the tests as they are now.
     python tests/mutate/run.py verify/compare.py    # one (a path under site_builder/)
     python tests/mutate/run.py verify/jobs.py:_jobs,_read_text   # only these functions or methods of it
     python tests/mutate/run.py verify/jobs.py:_jobs --tests=tests/test_cache_keys.py   # checked by these only
+    python tests/mutate/run.py verify/jobs.py:_jobs__mutmut_3,_jobs__mutmut_7   # only these mutants (names as printed)
     python tests/mutate/run.py --children=1 sandbox/runner.py:follow   # one mutant at a time (a shared machine)
+
+The modules of ``WHOLE_FILE`` run as processes of their own, with the standard library alone: mutmut's
+mutated code imports mutmut, which they cannot, so each of their mutants (made and named as mutmut
+makes them) is written into a copy of the file in the scratch folder, and the module's tests run
+against it, one mutant at a time, stopping at the first failure.
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
 explains; it exits 1 when a survivor is not explained there.
@@ -19,13 +25,17 @@ explains; it exits 1 when a survivor is not explained there.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +54,13 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    # testlib's and CMS's conventions, from a run's facts (the whole builds of test_polygon and test_cms: minutes)
+    "verify/checkers.py": (
+        "tests/test_checkers.py",
+        "tests/test_judging.py",
+        "tests/test_polygon.py::test_testlib_exit_codes",
+        "tests/test_cms.py::test_cms_scores",
+    ),
     "verify/cache.py": ("tests/test_verdict_cache.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     # test_hostile.py builds whole sites (minutes per mutant) and one of its tests has a one-second deadline,
     # which a traced run on a loaded machine misses: only the tests of it that check the module.
@@ -89,6 +106,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "sandbox/runner.py": ("tests/test_runner.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
     "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
+# Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
+# inside the sandbox): mutmut's trampolines import mutmut there, and its tracing of the test process never
+# sees them called. Each of their mutants is planted in a copy of the whole file instead (see
+# ``run_whole_file``); the value is how long one mutant's tests may take before it counts as a timeout
+# (a mutant that hangs a run: killed, as mutmut counts it).
+WHOLE_FILE: dict[str, int] = {"sandbox/launcher.py": 400}
 # Too slow to run once per mutant (minutes each); the hand-written cases beside them check the same rules.
 DESELECTED = ("tests/test_compare.py::test_every_flag_gives_kattis_verdict_on_generated_pairs",)
 COPIED = ("templates", "static", "archive", "package.json", "package-lock.json")
@@ -151,7 +174,8 @@ def selected(module: str, functions: tuple[str, ...]) -> list[str]:
     """mutmut's name patterns for the mutants of ``functions`` (functions, or methods of any class) of
     ``module``; none (every mutant) when no function is named."""
     dotted = "site_builder." + module.removesuffix(".py").replace("/", ".")
-    return [p for f in functions for p in (f"{dotted}.x_{f}__mutmut_*", f"{dotted}.xǁ*ǁ{f}__mutmut_*")]
+    names = [f if "__mutmut_" in f else f"{f}__mutmut_*" for f in functions]  # a mutant's own name: that one
+    return [p for f in names for p in (f"{dotted}.x_{f}", f"{dotted}.xǁ*ǁ{f}")]
 
 
 def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = (), children: int = CHILDREN) -> Score:
@@ -181,8 +205,119 @@ def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] =
     return Score(module, killed, len(statuses), survivors)
 
 
+def whole_file_mutants(module: str, work: Path, patterns: list[str]) -> dict[str, str]:
+    """The mutants mutmut makes of the functions of ``module`` whose names match ``patterns`` (all when
+    there are none), by mutmut's name, each as the text of the whole file with that one change (mutmut
+    reads its configuration from ``work``)."""
+    import libcst as cst
+    from mutmut.mutation.file_mutation import create_mutations, deep_replace
+    from mutmut.mutation.trampoline_templates import mangle_function_name
+
+    path = ROOT / "site_builder" / module
+    here = Path.cwd()
+    os.chdir(work)
+    try:
+        tree, mutations, _, _ = create_mutations(str(path), path.read_text(encoding="utf-8"))
+    finally:
+        os.chdir(here)
+    owner = {
+        id(method): node.name.value
+        for node in tree.body
+        if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock)
+        for method in node.body.body
+    }
+    dotted = "site_builder." + module.removesuffix(".py").replace("/", ".")
+    numbers: Counter[str] = Counter()
+    mutants: dict[str, str] = {}
+    for mutation in mutations:  # numbered per function in mutmut's order: the names match its own
+        function = mutation.contained_by_top_level_function
+        if not isinstance(function, cst.FunctionDef):
+            continue  # mutmut leaves code outside functions alone
+        key = mangle_function_name(name=function.name.value, class_name=owner.get(id(function)))
+        numbers[key] += 1
+        name = f"{dotted}.{key}__mutmut_{numbers[key]}"
+        if patterns and not any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            continue
+        changed = deep_replace(tree, mutation.original_node, mutation.mutated_node)
+        assert isinstance(changed, cst.Module)
+        mutants[name] = changed.code
+    return mutants
+
+
+def run_whole_file(module: str, tests: tuple[str, ...], functions: tuple[str, ...] = ()) -> Score:
+    """Score ``module`` (one of ``WHOLE_FILE``) by planting each mutant in a copy of the project's code
+    and running its tests there (``pytest -x``), one mutant at a time. ^C stops it: the score is then
+    of the mutants judged so far."""
+    work = prepare(module, tests)
+    (work / "site_builder").unlink()
+    shutil.copytree(ROOT / "site_builder", work / "site_builder", ignore=shutil.ignore_patterns("__pycache__"))
+    target = work / "site_builder" / module
+    original = target.read_text(encoding="utf-8")
+    mutants = whole_file_mutants(module, work, selected(module, functions))
+    only = f" (only {', '.join(functions)})" if functions else ""
+    print(
+        f"== {module}{only}: {len(mutants)} mutants, each in the whole file, checked by {' '.join(tests)}", flush=True
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(work)}
+    deselected = [f"--deselect={test}" for test in DESELECTED]
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *deselected, *tests]
+    if (status := _judge(command, work, env, WHOLE_FILE[module])) != "survived":  # as mutmut's clean run
+        raise SystemExit(f"{module}: its tests do not pass unchanged ({status}); see {work / 'pytest.log'}")
+    statuses: dict[str, str] = {}
+    diffs: dict[str, str] = {}
+    try:
+        for count, (name, text) in enumerate(mutants.items(), 1):
+            target.write_text(text, encoding="utf-8")
+            diff = difflib.unified_diff(original.splitlines(), text.splitlines(), lineterm="", n=1)
+            diffs[name] = "\n".join(line for line in diff if not line.startswith(("---", "+++")))
+            started = time.monotonic()
+            statuses[name] = _judge(command, work, env, WHOLE_FILE[module])
+            by = _first_failure(work / "pytest.log") if statuses[name] == "killed" else ""
+            seconds = time.monotonic() - started
+            print(f"[{count}/{len(mutants)}] {name}: {statuses[name]}{by} ({seconds:.0f} s)", flush=True)
+    except KeyboardInterrupt:
+        print(f"stopped: {len(statuses)} of {len(mutants)} mutants judged", flush=True)
+    finally:
+        target.write_text(original, encoding="utf-8")
+        (work / "diffs.json").write_text(json.dumps(diffs), encoding="utf-8")
+    survivors = tuple(sorted((n, s) for n, s in statuses.items() if s not in KILLED))
+    return Score(module, sum(1 for s in statuses.values() if s in KILLED), len(statuses), survivors)
+
+
+def _first_failure(log: Path) -> str:
+    """The test that failed first, as pytest's summary names it (a kill by a test that fails now and then
+    is no kill: check it)."""
+    failed = [
+        line.split(" - ")[0]
+        for line in log.read_text(errors="replace").splitlines()
+        if line.startswith(("FAILED", "ERROR"))
+    ]
+    return f" by {failed[0].split(' ', 1)[-1]}" if failed else ""
+
+
+def _judge(command: list[str], work: Path, env: dict[str, str], limit: int) -> str:
+    """How one planted mutant fared: pytest's exit status read as mutmut reads it."""
+    log = (work / "pytest.log").open("w")
+    with subprocess.Popen(command, cwd=work, env=env, stdout=log, stderr=log, start_new_session=True) as tests:
+        try:
+            code: int | None = tests.wait(limit)
+        except subprocess.TimeoutExpired:
+            code = 36
+        except KeyboardInterrupt:
+            os.killpg(tests.pid, signal.SIGKILL)
+            raise
+        finally:
+            log.close()
+        if code == 36:
+            os.killpg(tests.pid, signal.SIGKILL)
+    return STATUS.get(code, "suspicious")
+
+
 def show(module: str, name: str) -> str:
     slug = module.removesuffix(".py").replace("/", "-")
+    if module in WHOLE_FILE:
+        diffs = json.loads((SCRATCH / slug / "diffs.json").read_text(encoding="utf-8"))
+        return str(diffs.get(name, ""))
     mutmut = Path(sys.executable).with_name("mutmut")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([str(mutmut), "show", name], cwd=SCRATCH / slug, env=env, capture_output=True, text=True)
@@ -206,7 +341,10 @@ def main(argv: list[str]) -> int:
         return 2
     explained = explained_names()
     scores = [
-        run_module(m, tests or MODULES[m], tuple(f for f in only.split(",") if f), children) for m, _, only in chosen
+        run_whole_file(m, tests or MODULES[m], tuple(f for f in only.split(",") if f))
+        if m in WHOLE_FILE
+        else run_module(m, tests or MODULES[m], tuple(f for f in only.split(",") if f), children)
+        for m, _, only in chosen
     ]
     unexplained = 0
     for score in scores:
