@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import options_for
 
 from site_builder import freshness
 from site_builder.errors import Diagnostic
@@ -218,7 +219,7 @@ def test_a_kept_build_says_how_long_it_took_and_a_read_one_hands_on_its_inputs(
     (archive / "t" / "A-x").mkdir(parents=True)
     writeup = archive / "t" / "A-x" / "solution.md"
     writeup.write_text("# X\n\nText.\n")
-    options = make_options(tmp_path, archive=archive, cache=tmp_path / "cache", verify=False)
+    options = options_for(archive, tmp_path / "site", verify=False)
     monkeypatch.setattr(freshness, "SETTLED_NS", 0)  # as if every file had been written long ago
     assert build_site(options).published
     stamps: list[Stamp] = []
