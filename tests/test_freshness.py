@@ -235,3 +235,14 @@ def test_a_kept_build_says_how_long_it_took_and_a_read_one_hands_on_its_inputs(
     kept, loaded = freshness.kept_build(options, reading=stamps.append)
     assert kept is None and loaded is not None and len(stamps) == 2
     assert [s.path for s in loaded.sources] == ["t/A-x"] and 0 < loaded.seconds < 60
+
+
+def test_messages_of_a_read_name_files_as_the_archive_is_shown(tmp_path: Path) -> None:
+    folder = tmp_path / "archive" / "t" / "B-bad"
+    folder.mkdir(parents=True)
+    (folder / "solution.md").write_text("# B\n")
+    (folder / "problem.yaml").write_text("title: [unclosed\n")
+    loaded = freshness.load_inputs(make_options(tmp_path, archive=tmp_path / "archive", cache=tmp_path / "cache"))
+    assert [str(d) for s in loaded.sources for d in s.diagnostics] == [
+        "archive/t/B-bad/problem.yaml:2: invalid YAML: expected ',' or ']', but got '<stream end>'"
+    ]
