@@ -237,45 +237,6 @@ def _launch(
     raise AssertionError("unreachable")
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One side of an interactive run: what ``run`` takes besides its standard streams."""
-
-    argv: list[str]
-    limits: Limits
-    files: Mapping[str, bytes | tuple[bytes, int]] = field(default_factory=dict)
-    toolchain: Toolchain = Toolchain()
-    dirs: tuple[str, ...] = ()
-    collect: str | None = None
-
-
-def run_interactive(submission: Call, validator: Call) -> tuple[RunResult, RunResult]:
-    """Run a submission and an interactive validator at once, each in its own sandbox, the
-    submission's standard output piped to the validator's standard input and back, as judges do."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    to_validator = os.pipe2(os.O_CLOEXEC)
-    to_submission = os.pipe2(os.O_CLOEXEC)
-
-    def side(call: Call, stdin_fd: int, stdout_fd: int) -> RunResult:
-        return run(
-            call.argv,
-            None,
-            call.limits,
-            files=call.files,
-            toolchain=call.toolchain,
-            dirs=call.dirs,
-            collect=call.collect,
-            stdin_fd=stdin_fd,
-            stdout_fd=stdout_fd,
-        )
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        first = pool.submit(side, submission, to_submission[0], to_validator[1])
-        second = pool.submit(side, validator, to_validator[0], to_submission[1])
-        return first.result(), second.result()
-
-
 def _result(ended: _Ended, wall: float, pipes: tuple[int, int, int], wrapped: bool) -> RunResult:
     """``wrapped``: the program ran under the collecting shell, which reports a program killed by
     signal N as exit code 128 + N."""

@@ -9,7 +9,8 @@ from dataclasses import replace
 from ..model import Verdict
 from ..sandbox import runner as sandbox
 from ..sandbox.descriptors import read_regular
-from ..sandbox.runner import Call, RunResult, Toolchain
+from ..sandbox.interactive import Call, run_interactive
+from ..sandbox.runner import RunResult, Toolchain
 from .checkers import judge_interactor
 from .communication import run_communication
 from .jobs import Job
@@ -98,7 +99,7 @@ def _interactive(job: Job, validator: ValidatorProgram, tools: Installed, option
         return verdict("CE", f"cannot read {error.filename}: {error.strerror}")
     testlib = validator.convention == "testlib-interactor"  # interactor input output: 0 accepts
     arguments = ["input", "output"] if testlib else ["input", "answer", "feedback/", *validator.args]
-    solver_run, checked = sandbox.run_interactive(
+    solver_run, checked = run_interactive(
         Call(list(job.solver.argv), tools.limits(job.limits), files, sandboxed(tools.toolchain)),
         Call(
             [*validator.argv, *arguments],
