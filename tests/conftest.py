@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -83,13 +84,23 @@ def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped archive, built once per test session (its cache beside it, in .cache), with two
-    worker processes as ``make site`` has on a two-core machine."""
+    worker processes as ``make site`` has on a two-core machine. Where pytest-xdist runs the session
+    on several processes, the first to need it builds it for all (in the folder their own temporary
+    folders share), and the others wait for it: the tests that use it only read it."""
     from site_builder.build import build_site
 
-    out = tmp_path_factory.mktemp("built") / "site"
-    report = build_site(options_for(ROOT / "archive", out, jobs=2))
-    assert [str(d) for d in report.diagnostics if d.level == "error"] == []
-    assert report.published
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    folder, out = shared / "built", shared / "built" / "site"
+    with open(shared / "built.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "done").exists():
+            folder.mkdir(exist_ok=True)
+            report = build_site(options_for(ROOT / "archive", out, jobs=2))
+            assert [str(d) for d in report.diagnostics if d.level == "error"] == []
+            assert report.published
+            (folder / "done").write_text("")
     return out
 
 
