@@ -13,7 +13,7 @@ from .runner import Limits, RunResult, Toolchain, run
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One side of an interactive run: what ``run`` takes besides its standard streams."""
+    """One of several programs run at once: what ``run`` takes besides its standard streams."""
 
     argv: list[str]
     limits: Limits
@@ -21,6 +21,22 @@ class Call:
     toolchain: Toolchain = field(default_factory=Toolchain)
     dirs: tuple[str, ...] = ()
     collect: str | None = None
+    passed: tuple[int, ...] = ()  # descriptors it gets as 4, 5, ... (``run``'s ``passed``)
+
+    def run(self, stdin: bytes | None, stdin_fd: int | None = None, stdout_fd: int | None = None) -> RunResult:
+        """Run it in a sandbox of its own (``stdin_fd``, ``stdout_fd``: as ``run`` takes them)."""
+        return run(
+            self.argv,
+            stdin,
+            self.limits,
+            files=self.files,
+            toolchain=self.toolchain,
+            dirs=self.dirs,
+            collect=self.collect,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            passed=self.passed,
+        )
 
 
 def run_interactive(submission: Call, validator: Call) -> tuple[RunResult, RunResult]:
@@ -28,21 +44,7 @@ def run_interactive(submission: Call, validator: Call) -> tuple[RunResult, RunRe
     submission's standard output piped to the validator's standard input and back, as judges do."""
     to_validator = os.pipe2(os.O_CLOEXEC)
     to_submission = os.pipe2(os.O_CLOEXEC)
-
-    def side(call: Call, stdin_fd: int, stdout_fd: int) -> RunResult:
-        return run(
-            call.argv,
-            None,
-            call.limits,
-            files=call.files,
-            toolchain=call.toolchain,
-            dirs=call.dirs,
-            collect=call.collect,
-            stdin_fd=stdin_fd,
-            stdout_fd=stdout_fd,
-        )
-
     with ThreadPoolExecutor(max_workers=2) as pool:
-        first = pool.submit(side, submission, to_submission[0], to_validator[1])
-        second = pool.submit(side, validator, to_validator[0], to_submission[1])
+        first = pool.submit(submission.run, None, to_submission[0], to_validator[1])
+        second = pool.submit(validator.run, None, to_validator[0], to_submission[1])
         return first.result(), second.result()

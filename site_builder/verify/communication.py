@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 from ..model import Verdict
-from ..sandbox import runner as sandbox
+from ..sandbox.interactive import Call
 from ..sandbox.runner import Limits, RunResult, Toolchain
 from .checkers import judge_checker
 from .jobs import Job
@@ -39,8 +39,6 @@ FIRST_PASSED = 4  # the descriptor a run's first FIFO is (``runner.run``'s ``pas
 STD_IO = 'exec <"$0" >"$1" 4<&- 5<&-; shift; exec "$@"'
 MANAGER_INPUT = "input.txt"  # where CMS puts the test's input beside the manager (it may write output.txt)
 SETTLE = 0.05  # seconds between two nudges of a FIFO whose other side has ended
-# One program's run: its command, limits, files, toolchain and the FIFOs it is given (``runner.run``'s ``passed``)
-Call = tuple[list[str], Limits, dict[str, bytes | tuple[bytes, int]], Toolchain, tuple[int, ...]]
 
 
 def run_communication(job: Job, manager: ValidatorProgram, tools: Installed, options: VerifyOptions) -> Verdict:
@@ -70,13 +68,14 @@ def run_communication(job: Job, manager: ValidatorProgram, tools: Installed, opt
             else:
                 argv = ["/bin/sh", "-c", STD_IO, _path(0), _path(1), *argv]
             argv += [str(index)] if copies > 1 else []
-            call = (argv, tools.limits(job.limits), files, sandboxed(tools.toolchain), (to_user, from_user))
-            runs.append(call)
+            limited = tools.limits(job.limits)
+            runs.append(Call(argv, limited, files, sandboxed(tools.toolchain), passed=(to_user, from_user)))
         manager_argv = [*manager.argv, *(_path(i) for i in range(2 * copies))]
         toolchain = Toolchain() if manager.toolchain_free else sandboxed(python_runtime(options.interpreter)[1])
         limits = _manager_limits(job.limits, copies)
         stdin = job.sample.input.encode()
-        users, managed = _run_all(runs, (manager_argv, limits, managing, toolchain, tuple(fds)), stdin, paths)
+        managed_call = Call(manager_argv, limits, managing, toolchain, passed=tuple(fds))
+        users, managed = _run_all(runs, managed_call, stdin, paths)
     return _judged(job, manager, users, managed, verdict)
 
 
@@ -113,14 +112,9 @@ def _fifos(copies: int) -> Iterator[tuple[list[str], list[int]]]:
 
 def _run_all(users: list[Call], manager: Call, stdin: bytes, paths: list[str]) -> tuple[list[RunResult], RunResult]:
     """Every copy and the manager at once."""
-
-    def start(call: Call, given: bytes | None) -> RunResult:
-        argv, limits, files, toolchain, passed = call
-        return sandbox.run(argv, given, limits, files=files, toolchain=toolchain, passed=passed)
-
     with ThreadPoolExecutor(max_workers=len(users) + 1) as pool:
-        managed = pool.submit(start, manager, stdin)
-        running = [pool.submit(start, call, None) for call in users]
+        managed = pool.submit(manager.run, stdin)
+        running = [pool.submit(call.run, None) for call in users]
         _nudge_until_done(managed, running, paths)
         return [r.result() for r in running], managed.result()
 
