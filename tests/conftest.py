@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from site_builder.model import Entry
 from site_builder.source.config import BuildOptions, make_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +74,35 @@ def make_archive(tmp_path: Path) -> ArchiveMaker:
         return archive
 
     return make
+
+
+def an_entry(path: str = "t/a", **fields: Any) -> Entry:
+    """An entry of the built model with nothing in it but ``fields``: its track is ``path``'s first
+    folder, its title the last, what it shows as ``archive/<path>``, and every other field empty."""
+    empty: dict[str, Any] = {
+        "path": path,
+        "track": path.split("/")[0],
+        "groups": (),
+        "label": None,
+        "title": path.rsplit("/", 1)[-1],
+        "year": None,
+        "source": None,
+        "tags": (),
+        "rating": None,
+        "summary_html": None,
+        "summary_text": None,
+        "status": "complete",
+        "statement": None,
+        "solution": None,
+        "solvers": (),
+        "sources": (),
+        "samples": (),
+        "files": (),
+        "statement_pdf": None,
+        "updated": "",
+        "display_path": f"archive/{path}",
+    }
+    return Entry(**(empty | fields))
 
 
 def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:

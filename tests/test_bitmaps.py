@@ -10,8 +10,9 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import an_entry
 
-from site_builder.model import Document, Entry
+from site_builder.model import Document
 from site_builder.publish.pages import figures_as_files
 from site_builder.render import bitmaps
 from site_builder.render.bitmaps import BitmapScaler, Scaled, parse_copies, wanted_widths, with_srcset
@@ -83,29 +84,7 @@ def test_the_page_links_each_copy_as_a_file_named_by_its_content() -> None:
         f'<img src="a.png" srcset="data:image/webp;base64,{data} 480w, a.png 1920w" sizes="100vw" alt="A">'
         '<img src="b.png" srcset="data:image/webp;base64,PHN2Zz4= 480w, b.png 900w" alt="not a WebP">'
     )
-    entry = Entry(
-        path="t/a",
-        track="t",
-        groups=(),
-        label=None,
-        title="A",
-        year=None,
-        source=None,
-        tags=(),
-        rating=None,
-        summary_html=None,
-        summary_text=None,
-        status="complete",
-        statement=Document(file="s.md", html=text),
-        solution=None,
-        solvers=(),
-        sources=(),
-        samples=(),
-        files=(),
-        statement_pdf=None,
-        updated="",
-        display_path="archive/t/a",
-    )
+    entry = an_entry("t/a", title="A", statement=Document(file="s.md", html=text))
     linked, files = figures_as_files(entry, "../../")
     assert linked.statement is not None
     html = linked.statement.html

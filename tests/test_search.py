@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
+from conftest import an_entry
 
 from site_builder.model import Entry
 from site_builder.publish import search
@@ -18,31 +19,7 @@ needs_pagefind = pytest.mark.skipif(not search.pagefind_available(), reason="nee
 
 
 def _entry(path: str, text: str) -> Entry:
-    track = path.split("/")[0]
-    return Entry(
-        path=path,
-        track=track,
-        groups=(),
-        label=None,
-        title=f"Title of {path.rsplit('/', 1)[1]}",
-        year=None,
-        source=None,
-        tags=("graphs",),
-        rating=None,
-        summary_html=None,
-        summary_text=None,
-        status="complete",
-        statement=None,
-        solution=None,
-        solvers=(),
-        sources=(),
-        samples=(),
-        files=(),
-        statement_pdf=None,
-        updated="",
-        display_path=f"archive/{path}",
-        search_text=text,
-    )
+    return an_entry(path, title=f"Title of {path.rsplit('/', 1)[1]}", tags=("graphs",), search_text=text)
 
 
 class _Session:

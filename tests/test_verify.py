@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ArchiveMaker, cpu_burners, options_for, pinned
+from conftest import ArchiveMaker, an_entry, cpu_burners, options_for, pinned
 
 from site_builder.model import EntrySource
 from site_builder.source.archive import load_archive
@@ -626,7 +626,7 @@ def test_python2_is_told_from_python3s_error(stderr: str, python2: bool) -> None
 
 
 def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -> Any:
-    from site_builder.model import Entry, Sample, SolverRun, Verdict
+    from site_builder.model import Sample, SolverRun, Verdict
 
     made = [
         SolverRun(
@@ -635,12 +635,7 @@ def _entry_with(runs: list[tuple[str, str, list[str], str]], samples: int = 2) -
         for name, language, codes, note in runs
     ]
     sample = Sample("1", "1.in", "1.ans", "", "")
-    return Entry(
-        path="t/A", track="t", groups=(), label=None, title="A", year=None, source=None, tags=(), rating=None,
-        summary_html=None, summary_text=None, status="complete", statement=None, solution=None, solvers=(),
-        sources=(), samples=(sample,) * samples, files=(), statement_pdf=None, updated="", display_path="t/A",
-        runs=tuple(made),
-    )  # fmt: skip
+    return an_entry("t/A", samples=(sample,) * samples, display_path="t/A", runs=tuple(made))
 
 
 @pytest.mark.parametrize(
