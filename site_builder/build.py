@@ -31,9 +31,10 @@ from .publish.downloads import files_key, sample_archive_path, sample_archive_pa
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
 from .publish.rawfiles import plan_raw_files
+from .publish.records import search_listing
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
 from .publish.screening import screen
-from .publish.search import SearchFeed, SearchIndex, build_search_index, search_records
+from .publish.search import SearchFeed, SearchIndex, build_search_index
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
@@ -130,7 +131,9 @@ class Builder:
         in memory, not the pages).
         """
         loaded, sources, started = self._load(loaded)
-        feed = None if reuse_published else SearchFeed(self.config, self.renders, [s.path for s in sources])
+        whole = partial(self._complete, {s.path: s for s in sources})
+        in_order = [s.path for s in sources]
+        feed = None if reuse_published else SearchFeed(self.config, self.renders, in_order, self.content_keys, whole)
         entries, renders_changed, search = self._entries(sources, feed)
         mark = time.perf_counter()
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
@@ -144,7 +147,10 @@ class Builder:
             writer.add(self._math_outputs(mathfont.site_math_chars([e.math_chars for e in entries])))
             paths = self._write_pages(writer, site, sources, loaded.program)
             mark = self._lap("pages", mark)
-            index = search.result() if search else build_search_index(search_records(site), self.renders)
+            if search is not None:
+                index = search.result()
+            else:
+                index = build_search_index(search_listing(site, self.content_keys), self.renders, whole=whole)
             if renders_changed:
                 self._forget_old_renders(sources, index)
             writer.add(index.outputs)

@@ -378,7 +378,8 @@ class Entry(Compact):
 
     def card(self) -> Entry:
         """This entry without what only its own page shows (the HTML of its documents and code,
-        their contents and math, the texts of its samples), a tenth of its size: everything other
+        their contents and math, the texts of its samples) and its searchable text (the search index
+        keeps its records with its shards: ``publish/records``), a tenth of its size: everything other
         pages show of it, and everything the key of its own page needs, but not that page."""
         return replace(
             self,
@@ -388,6 +389,7 @@ class Entry(Compact):
             solvers=tuple(replace(c, html="") for c in self.solvers),
             sources=tuple(replace(c, html="") for c in self.sources),
             samples=tuple(replace(s, input="", answer=None if s.answer is None else "") for s in self.samples),
+            search_text="",
             complete=False,
         )
 

@@ -399,9 +399,13 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert changed("t/D-ed/solution.md", "# Title E\n\nLast.\n") == ["t/C-ec", "t/D-ed"]
     assert "Other text." in (options.out / "t/C-ec/index.html").read_text()
     # After all these edits the render cache holds this build's entries only: C and D whole (the
-    # others' were deleted above), the bundle of cards (in its buckets) and one search index.
+    # others' were deleted above), the bundle of cards (in its buckets) and one search index (one
+    # shard, and its records kept with it).
     kept = sorted(p.name for p in (options.cache / "render").rglob("*.pickle"))
-    assert sum(name.startswith("search-") for name in kept) == 1
+    assert [name.split("-")[:2] for name in kept if name.startswith("search-")] == [
+        ["search", "records"],
+        ["search", "v7"],
+    ]
     assert [f"{key}.pickle" for key in bucket_keys(cards_key())] == [n for n in kept if n.startswith("cards-")]
     whole = sorted(
         _cached_path(p) for p in (options.cache / "render").rglob("*.pickle") if p.name[:6] not in ("cards-", "search")
@@ -447,7 +451,8 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     # The workers' math went into the builder's math cache, their entries into the render cache.
     (math_cache,) = parallel.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40
-    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + BUCKETS + 1  # entries, cards, search
+    # entries, cards, and the search index's shard and the records kept with it
+    assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + BUCKETS + 2
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
 
 

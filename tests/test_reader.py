@@ -392,6 +392,7 @@ def test_one_search_finds_entries_in_every_shard_of_the_index(
     """A big archive's index comes in shards (a few entries each here), merged in the browser."""
     from site_builder.build import build_site
     from site_builder.publish import search
+    from site_builder.publish.records import Listed
 
     monkeypatch.setattr(search, "SHARD_ENTRIES", 3)
     out = tmp_path / "site"
@@ -403,7 +404,7 @@ def test_one_search_finds_entries_in_every_shard_of_the_index(
         found = re.search(r'<h1 data-pagefind-meta="title">([^<]*)</h1>', path.read_text())
         if found:
             titles[path.relative_to(out).as_posix()] = html.unescape(found[1]).rsplit(". ", 1)[-1]
-    cut = search.shards_of([search.Record(u, "", "") for u in sorted(titles)])
+    cut = search.shards_of([Listed(u, "") for u in sorted(titles)])
     assert len(cut) == len(shards) + 1
     with serving(out) as url:
         page.goto(url + "index.html")

@@ -11,8 +11,9 @@ import pytest
 from conftest import an_entry
 
 from site_builder.model import Entry
-from site_builder.publish import search
-from site_builder.publish.search import Record, SearchFeed, build_search_index
+from site_builder.publish import records, search
+from site_builder.publish.records import Listed, Record, listed
+from site_builder.publish.search import SearchFeed, build_search_index
 from site_builder.source.config import SiteConfig
 
 needs_pagefind = pytest.mark.skipif(not search.pagefind_available(), reason="needs pagefind-bin")
@@ -27,10 +28,12 @@ class _Session:
 
     def __init__(self, background: bool = False) -> None:
         self.added: list[str] = []
+        self.texts: list[str] = []
         self.closed = False
 
     def add(self, record: Record) -> None:
         self.added.append(record.url)
+        self.texts.append(record.text)
 
     def files(self) -> list[tuple[str, bytes]]:
         data = "\n".join(self.added).encode()
@@ -103,7 +106,7 @@ def test_each_shard_goes_to_pagefind_in_path_order_once_all_its_entries_have_com
     feed.add(_entry("t/d", "d"))
     index = feed.finish().result()
     assert [s.added for s in sessions] == [["t/a/index.html", "t/b/index.html"], ["t/c/index.html", "t/d/index.html"]]
-    assert index.problem is None and len(index.keys) == 2
+    assert index.problem is None and len(index.keys) == 4  # each shard's bundle, and its records kept
     outputs = {o.path: o.data for o in index.outputs}
     part = next(p for p in outputs if p.startswith("pagefind/part-")).split("/")[1]
     assert sorted(outputs) == sorted(
@@ -133,19 +136,88 @@ def test_only_a_shard_whose_text_changed_is_indexed_again(sessions: list[_Sessio
     ends.update({"t/b", "t/d"})
     cache = _Cache()
     texts = {"t/a": "a", "t/b": "b", "t/c": "c", "t/d": "d", "t/e": "e"}
-    first = build_search_index([search.search_record(_entry(p, t), "T") for p, t in texts.items()], cache)
-    assert len(sessions) == 3 and len(first.keys) == 3
+    first = build_search_index([listed(_entry(p, t), "T") for p, t in texts.items()], cache)
+    assert len(sessions) == 3 and len(first.keys) == 6
     texts["t/c"] = "c, edited"
-    again = build_search_index([search.search_record(_entry(p, t), "T") for p, t in texts.items()], cache)
+    again = build_search_index([listed(_entry(p, t), "T") for p, t in texts.items()], cache)
     assert [s.added for s in sessions[3:]] == [["t/c/index.html", "t/d/index.html"]]
-    assert [again.keys[0], again.keys[2]] == [first.keys[0], first.keys[2]] and again.keys[1] != first.keys[1]
+    shards, shards_again = first.keys[0::2], again.keys[0::2]
+    assert [shards_again[0], shards_again[2]] == [shards[0], shards[2]] and shards_again[1] != shards[1]
+
+
+def _fed(
+    entries: list[Entry], texts: dict[str, str], cache: _Cache, whole: Callable[[Entry], Entry] | None = None
+) -> list[str]:
+    """Feed these entries (each listed by a render key made of its text in ``texts``) and wait for the
+    index; the keys of the shards' bundles."""
+    keys = {path: f"render key of {path}: {text}" for path, text in texts.items()}
+    feed = SearchFeed(SiteConfig(), cache, [e.path for e in entries], keys, whole)
+    for entry in entries:
+        feed.add(entry)
+    index = feed.finish().result()
+    assert index.problem is None
+    return list(index.keys[0::2])
+
+
+def _rebuilt(texts: dict[str, str], edited: str) -> list[Entry]:
+    """The entries as a rebuild has them: cards from the bundle (no searchable text), ``edited`` rendered again."""
+    return [_entry(p, t) if p == edited else _entry(p, t).card() for p, t in texts.items()]
+
+
+def test_a_shard_indexed_again_takes_its_unchanged_records_as_kept_and_makes_no_other(
+    sessions: list[_Session], ends: set[str]
+) -> None:
+    """Cards have no searchable text: the records of an edited entry's shard-mates are those kept with
+    the shard's last index, so that one edit makes one record and loads no whole entry."""
+    ends.update({"t/b", "t/d"})
+    cache = _Cache()
+    texts = {"t/a": "a", "t/b": "b", "t/c": "c", "t/d": "d", "t/e": "e"}
+    first = _fed([_entry(p, t) for p, t in texts.items()], texts, cache)
+    assert [s.texts for s in sessions] == [["graphs\na", "graphs\nb"], ["graphs\nc", "graphs\nd"], ["graphs\ne"]]
+    asked: list[str] = []
+    texts["t/c"] = "c, edited"
+    again = _fed(_rebuilt(texts, "t/c"), texts, cache, lambda card: asked.append(card.path) or card)
+    assert [s.texts for s in sessions[3:]] == [["graphs\nc, edited", "graphs\nd"]]
+    assert asked == []
+    assert [again[0], again[2]] == [first[0], first[2]] and again[1] != first[1]
+
+
+def test_a_card_whose_record_was_not_kept_gets_it_from_its_whole_entry_once_every_entry_came(
+    sessions: list[_Session], ends: set[str]
+) -> None:
+    ends.update({"t/b"})
+    cache = _Cache()
+    texts = {"t/a": "a", "t/b": "b", "t/c": "c"}
+    _fed([_entry(p, t) for p, t in texts.items()], texts, cache)
+    cache.data = {k: v for k, v in cache.data.items() if not k.startswith("search-records-")}
+    texts["t/a"] = "a, edited"
+    asked: list[str] = []
+
+    def whole(card: Entry) -> Entry:
+        asked.append(card.path)
+        return _entry(card.path, texts[card.path])
+
+    _fed(_rebuilt(texts, "t/a"), texts, cache, whole)
+    assert asked == ["t/b"]
+    assert [s.texts for s in sessions[2:]] == [["graphs\na, edited", "graphs\nb"]]
+
+
+def test_an_entrys_record_key_is_that_of_its_render_and_track_whole_or_card() -> None:
+    entry = _entry("t/a", "text")
+    key = listed(entry, "T", "render key").key
+    assert listed(entry.card(), "T", "render key").key == key  # a card lists as the entry it came from
+    assert listed(entry, "Another title", "render key").key != key
+    assert listed(entry, "T", "another render key").key != key
+    assert listed(entry, "T").key != listed(replace(entry, search_text="other"), "T").key  # no render key: by record
+    with pytest.raises(ValueError, match="t/a: a card has no search record without the render key"):
+        listed(entry.card(), "T")
 
 
 def test_shard_boundaries_stay_put_when_an_entry_is_added() -> None:
     urls = [f"t/e{i:03}/index.html" for i in range(400)]
-    before = search.shards_of([Record(u, "T", "x") for u in urls])
+    before = search.shards_of([Listed(u, "k") for u in urls])
     added = sorted([*urls, "t/e150x/index.html"])
-    after = search.shards_of([Record(u, "T", "x") for u in added])
+    after = search.shards_of([Listed(u, "k") for u in added])
     assert 4 <= len(before) <= 40  # about 400 / SHARD_ENTRIES (25 here: see small_shards)
     changed = [s for s in after if s not in before]
     assert len(after) == len(before) and len(changed) == 1
@@ -160,8 +232,7 @@ def test_a_fed_index_is_the_index_of_all_records_at_once(monkeypatch: pytest.Mon
     for entry in entries:
         feed.add(entry)
     fed = feed.finish().result()
-    records = [search.search_record(e, "T") for e in sorted(entries, key=lambda e: e.path)]
-    at_once = build_search_index(records)
+    at_once = build_search_index([listed(e, "T") for e in sorted(entries, key=lambda e: e.path)])
     assert fed.problem is None and fed.outputs == at_once.outputs
     paths = [o.path for o in fed.outputs]
     assert len(fed.keys) > 1 and any(p.startswith("pagefind/fragment/") for p in paths)
@@ -219,8 +290,8 @@ def test_a_record_has_a_summary_once() -> None:
     writeup = "Idea Sort the boxes by width. More."
     taken = replace(_entry("t/A-taken", writeup), summary_text="Sort the boxes by width.")
     given = replace(_entry("t/B-given", writeup), summary_html="Boxes in boxes.", summary_text="Boxes in boxes.")
-    assert search.search_record(taken, "T").text == f"graphs\n{writeup}"  # taken from the write-up: in it already
-    assert search.search_record(given, "T").text == f"graphs\nBoxes in boxes.\n{writeup}"
+    assert records.search_record(taken, "T").text == f"graphs\n{writeup}"  # taken from the write-up: in it already
+    assert records.search_record(given, "T").text == f"graphs\nBoxes in boxes.\n{writeup}"
 
 
 def test_a_record_keeps_the_write_up_apart_and_indexes_authors_sources_and_tag_names() -> None:
@@ -230,7 +301,7 @@ def test_a_record_keeps_the_write_up_apart_and_indexes_authors_sources_and_tag_n
         source="Spring Cup 2024",
         credits=(("Author", ("Ada Lovelace",)), ("Tester", ("Alan Turing", "Ada Lovelace"))),
     )
-    record = search.search_record(entry, "T")
+    record = records.search_record(entry, "T")
     assert "Chinese remainder theorem" not in record.text and record.editorial == "Use the Chinese remainder theorem."
     for word in ("crt", "kmp", "knuth-morris-pratt", "depth-first search", "Spring Cup 2024", "Ada Lovelace"):
         assert word in record.text, word
@@ -243,5 +314,5 @@ def test_a_record_keeps_the_write_up_apart_and_indexes_authors_sources_and_tag_n
 
 
 def test_a_tag_is_not_given_a_synonym_it_holds_already() -> None:
-    assert search.tag_synonyms(("kmp",)) == "knuth-morris-pratt prefix function"
-    assert search.tag_synonyms(("greedy", "bitmasks")) == ""  # "bit" is a word of its own, not a prefix
+    assert records.tag_synonyms(("kmp",)) == "knuth-morris-pratt prefix function"
+    assert records.tag_synonyms(("greedy", "bitmasks")) == ""  # "bit" is a word of its own, not a prefix

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, write_tree
 
-from site_builder.build import BuildReport
+from site_builder.build import Builder, BuildReport
 from site_builder.publish.lock import build_lock
+from site_builder.publish.records import Record, Records, search_listing
 from site_builder.serve.changes import Change
 from site_builder.serve.server import DevServer
 from site_builder.serve.web import RELOAD_PATH
@@ -500,7 +501,7 @@ def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
         add = search.PagefindSession.add
         fed: list[search.PagefindSession] = []
 
-        def add_as_a_save_comes(session: search.PagefindSession, record: search.Record) -> None:
+        def add_as_a_save_comes(session: search.PagefindSession, record: Record) -> None:
             if not fed:
                 builder.abandon_refresh()  # what the dev server does before it rebuilds
             fed.append(session)
@@ -704,13 +705,18 @@ def test_a_formula_with_a_new_character_brings_a_new_cut_of_the_math_font(tmp_pa
         assert status == 200 and "static/temml.css" in page
 
 
+def _records(builder: Builder) -> list[Record]:
+    """The search records of a builder's site, each made from its whole entry in the render cache."""
+    assert builder.site is not None
+    listing = search_listing(builder.site, builder.content_keys)
+    return Records(None, lambda card: builder._cached(builder.content_keys[card.path], card=False) or card).made(listing)
+
+
 def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_gives(tmp_path: Path) -> None:
     """The dev server's quick path, for an edit that no other page shows (the write-up past its summary):
     the entry relinked in place and its own pages alone written, no other page planned or rewritten. The
     site it leaves is the one a build from scratch makes, byte for byte (the search index aside, which
     the server refreshes apart), a formula with a new character (a new cut of the math font) included."""
-    from site_builder.build import Builder
-    from site_builder.publish.search import search_records
     from site_builder.serve.updates import LiveBuilder
 
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
@@ -740,12 +746,12 @@ def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_giv
             assert (report.pages, report.written) == (4, written)
         assert {p: p.stat().st_mtime_ns for p in others} == others
         assert live.site is not None
-        searched = search_records(live.site)  # what the server's search refresh indexes
+        searched = _records(live)  # what the server's search refresh indexes
     assert "\\aleph" not in (options.out / folder / "index.html").read_text()  # drawn as MathML, not raw
     fresh = make_options(tmp_path, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache", jobs=1, verify=False)
     with Builder(fresh) as builder:
         builder.build_all()
-        assert builder.site is not None and searched == search_records(builder.site)
+        assert builder.site is not None and searched == _records(builder)
 
     def files(out: Path) -> dict[str, bytes]:
         found = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}

@@ -4,35 +4,33 @@ Pagefind splits its index into small fragments that the browser fetches per quer
 stays small for a 10,000-entry archive; its binary ships on PyPI (``pagefind-bin``). Each entry
 is one record of plain text (heading, tags, source, summary, statement and write-up, math as its
 TeX source), sent to the Pagefind binary's service over a pipe. The index is made in shards of
-about 500 entries, which the browser merges (``mergeIndex``): each is cached by a digest of
-its records, so a rebuild runs Pagefind only on the shards whose searchable text changed, and no
-more than one shard's worth of Pagefind is in memory at once.
+about 500 entries, which the browser merges (``mergeIndex``): each is cached by its records' keys
+(see ``records``), so a rebuild runs Pagefind only on the shards whose entries changed, and no more
+than one shard's worth of Pagefind is in memory at once.
 """
 
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import importlib.util
 import json
 import logging
 import os
-import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Entry, Site
+from ..model import Entry
 from ..source.config import SiteConfig
-from ..store import PickleStore
+from ..store import PickleStore, library_versions
 from .catalog import RESERVED_TRACKS, track_title
-from .outputs import Output, entry_url
-from .pages import heading
+from .outputs import Output
+from .records import Listed, Record, Records, kept_key, listed
 
 log = logging.getLogger(__name__)
 BUNDLE = "pagefind"
@@ -42,41 +40,10 @@ TESTED_PAGEFIND = ("1.5",)
 
 
 @dataclass(frozen=True, slots=True)
-class Record:
-    url: str  # relative to the site root, e.g. "icpc/2022/X-quartets/index.html"
-    title: str
-    text: str  # what a reader may see before solving: tags, source, authors, summary, statement
-    editorial: str = ""  # the write-up: searched, but a result says when only it matched
-
-
-# Names readers search for that a tag spells out, or the other way round: each group of words is
-# indexed whole wherever a tag holds one of them ("kmp" finds a "Knuth-Morris-Pratt" tag).
-TAG_SYNONYMS: tuple[tuple[str, ...], ...] = (
-    ("kmp", "knuth-morris-pratt", "prefix function"),
-    ("crt", "chinese remainder theorem"),
-    ("fft", "fast fourier transform", "ntt"),
-    ("dp", "dynamic programming"),
-    ("bfs", "breadth-first search"),
-    ("dfs", "depth-first search"),
-    ("lca", "lowest common ancestor"),
-    ("mst", "minimum spanning tree"),
-    ("scc", "strongly connected components"),
-    ("gcd", "greatest common divisor"),
-    ("2-sat", "2sat", "two satisfiability"),
-    ("dsu", "union-find", "union find", "disjoint set union"),
-    ("bit", "fenwick tree", "binary indexed tree"),
-    ("segment tree", "segtree"),
-    ("suffix array", "sa"),
-    ("geometry", "computational geometry"),
-    ("max flow", "maxflow", "network flow", "flow"),
-)
-
-
-@dataclass(frozen=True, slots=True)
 class SearchIndex:
     outputs: tuple[Output, ...]
     problem: str | None = None  # why there is no index, when there is none
-    keys: tuple[str, ...] = ()  # its shards' keys in the cache
+    keys: tuple[str, ...] = ()  # its shards' keys in the cache, and those of their kept records
 
 
 # The index comes in shards of about this many entries: a shard is indexed by one Pagefind process
@@ -93,71 +60,54 @@ def pagefind_available() -> bool:
     return importlib.util.find_spec("pagefind_bin") is not None
 
 
-def search_records(site: Site) -> list[Record]:
-    """The site's records, in the order of their entries' paths (the order Pagefind is fed in:
-    the same records always make the same bundle)."""
-    titles = {track.id: track.title for track in site.tracks}
-    return [search_record(e, titles[e.track]) for e in sorted(site.entries, key=lambda e: e.path)]
-
-
-def search_record(entry: Entry, track_title: str) -> Record:
-    """The entry's heading (track, year, label and title), then its searchable text: the words
-    the page shows, each once (a summary taken from the write-up is in the write-up's text), with
-    the names its tags go by; the write-up apart (``Entry.search_text`` has it after a form feed)."""
-    summary = entry.summary_text if entry.summary_html else None
-    statement, _, editorial = entry.search_text.partition("\f")
-    people = sorted({name for _, names in entry.credits for name in names})
-    parts = [" ".join(entry.tags), tag_synonyms(entry.tags), entry.source or "", ", ".join(people), summary or ""]
-    parts.append(statement)
-    return Record(entry_url(entry), heading(track_title, entry), "\n".join(p for p in parts if p), editorial.strip())
-
-
-@functools.lru_cache(maxsize=4096)  # entries share their tags: 10,000 entries, a few hundred sets of tags
-def tag_synonyms(tags: tuple[str, ...]) -> str:
-    """The other names of these tags (``TAG_SYNONYMS``), that the tags do not hold already."""
-    said = " ".join(tags).lower().replace("-", " ")  # "chinese-remainder-theorem" holds "chinese remainder theorem"
-    found = [word for group in TAG_SYNONYMS if any(_holds(said, w) for w in group) for word in group]
-    return " ".join(w for w in dict.fromkeys(found) if not _holds(said, w))
-
-
-def _holds(text: str, word: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(word.replace('-', ' '))}(?!\w)", text) is not None
-
-
 class SearchFeed:
     """A build's search index, built while its entries are rendered.
 
-    Entries are added as they come. Their records are cut into shards in the order of their paths
-    (see ``shard_ends``), and each shard goes to Pagefind in the background as soon as all of its
-    entries have come, one shard at a time; a shard whose records are those of a cached shard is
-    taken from the cache. ``finish`` gives the whole index once every shard is done.
+    Entries are added as they come. They are cut into shards in the order of their paths (see
+    ``shard_ends``), and each shard goes to Pagefind in the background as soon as all of its entries
+    have come, one shard at a time; a shard whose records' keys are those of a cached shard is taken
+    from the cache. A shard that needs a whole entry for a record (a card whose record was not kept)
+    waits for ``finish``, when ``whole`` may render. ``finish`` gives the whole index once every
+    shard is done.
     """
 
-    def __init__(self, config: SiteConfig, cache: PickleStore | None, paths: Iterable[str]) -> None:
+    def __init__(
+        self,
+        config: SiteConfig,
+        cache: PickleStore | None,
+        paths: Iterable[str],
+        keys: Mapping[str, str] | None = None,
+        whole: Callable[[Entry], Entry] | None = None,
+    ) -> None:
+        """``keys``: the render key of each entry's content, by path, as the build knows them (see
+        ``records.listed``); ``whole``: the whole entry of a card."""
         self.config, self.cache = config, cache
+        self.keys = keys if keys is not None else {}  # the very mapping: the build fills it as it renders
+        self.records = Records(cache, whole)
         self.order = sorted(paths)
-        self.records: dict[str, Record | None] = {}  # by path; None: the entry is in no track of the site
+        self.came: dict[str, Listed | None] = {}  # by path, until taken; None: the entry is in no track of the site
         self.taken = 0  # how many of ``order`` are in ``shard`` or in a shard sent
-        self.shard: list[Record] = []
-        self.shards: list[Future[Shard]] = []
+        self.shard: list[Listed] = []
+        self.shards: list[Future[Shard] | list[Listed]] = []  # a list: a shard waiting for ``finish``
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
         self.stopped = threading.Event()
         self.running: list[PagefindSession] = []
 
     def add(self, entry: Entry) -> None:
         reserved = entry.track in RESERVED_TRACKS
-        self.records[entry.path] = None if reserved else search_record(entry, track_title(self.config, entry.track))
-        while self.taken < len(self.order) and self.order[self.taken] in self.records:
-            self._take(self.records[self.order[self.taken]])
+        title = track_title(self.config, entry.track)
+        self.came[entry.path] = None if reserved else listed(entry, title, self.keys.get(entry.path))
+        while self.taken < len(self.order) and self.order[self.taken] in self.came:
+            self._take(self.came.pop(self.order[self.taken]))
 
     def finish(self) -> Future[SearchIndex]:
-        """The index of every record added, built in the background."""
+        """The index of every entry added, built in the background."""
         for path in self.order[self.taken :]:
-            if path in self.records:  # after an entry that never came
-                self._take(self.records[path])
+            if path in self.came:  # after an entry that never came
+                self._take(self.came.pop(path))
         if self.shard:
             self._send()
-        shards = self.shards
+        shards = [s if isinstance(s, Future) else self._submit(s, self.records.made(s)) for s in self.shards]
         future = self.pool.submit(_assembled, shards)  # after every shard: one thread runs them in turn
         self.pool.shutdown(wait=False)  # the thread ends when the index is built
         return future
@@ -169,22 +119,36 @@ class SearchFeed:
             session.abandon()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
-    def _take(self, record: Record | None) -> None:
+    def _take(self, item: Listed | None) -> None:
         self.taken += 1
-        if record is None:
+        if item is None:
             return
-        self.shard.append(record)
-        if shard_ends(record):
+        self.shard.append(item)
+        if shard_ends(item):
             self._send()
 
     def _send(self) -> None:
-        records, self.shard = self.shard, []
-        self.shards.append(self.pool.submit(self._index, records))
+        shard, self.shard = self.shard, []
+        if not pagefind_available():  # the index fails at once: no record to make
+            self.shards.append(self._submit(shard, []))
+            return
+        cached = _cached(shard, self.cache)
+        if cached is not None:
+            done: Future[Shard] = Future()
+            done.set_result(cached)
+            self.shards.append(done)
+        elif (records := self.records.at_hand(shard)) is not None:
+            self.shards.append(self._submit(shard, records))
+        else:
+            self.shards.append(shard)
 
-    def _index(self, records: list[Record]) -> Shard:
+    def _submit(self, shard: list[Listed], records: list[Record]) -> Future[Shard]:
+        return self.pool.submit(self._index, shard, records)
+
+    def _index(self, shard: list[Listed], records: list[Record]) -> Shard:
         if self.stopped.is_set():
             raise RuntimeError("the build stopped")
-        return index_shard(records, self.cache, self.running.append)
+        return indexed(shard, records, self.records, self.running.append)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,54 +160,75 @@ class Shard:
     key: str
 
 
-def shard_ends(record: Record) -> bool:
-    """Whether a shard ends after this record: decided by its URL alone, so that adding or removing
+def shard_ends(item: Listed) -> bool:
+    """Whether a shard ends after this entry: decided by its URL alone, so that adding or removing
     an entry changes one shard and moves no boundary elsewhere (about one URL in SHARD_ENTRIES)."""
-    digest = hashlib.sha256(record.url.encode("utf-8", "surrogateescape")).digest()
+    digest = hashlib.sha256(item.url.encode("utf-8", "surrogateescape")).digest()
     return int.from_bytes(digest[:8], "big") % SHARD_ENTRIES == 0
 
 
-def shards_of(records: list[Record]) -> list[list[Record]]:
-    """The records, in order, cut after each record that ends a shard."""
-    shards: list[list[Record]] = [[]]
-    for record in records:
-        shards[-1].append(record)
-        if shard_ends(record):
+def shards_of(listing: list[Listed]) -> list[list[Listed]]:
+    """The entries, in order, cut after each entry that ends a shard."""
+    shards: list[list[Listed]] = [[]]
+    for item in listing:
+        shards[-1].append(item)
+        if shard_ends(item):
             shards.append([])
     return [shard for shard in shards if shard]
 
 
 def build_search_index(
-    records: list[Record],
+    listing: list[Listed],
     cache: PickleStore | None = None,
     background: Callable[[PagefindSession], None] | None = None,
+    whole: Callable[[Entry], Entry] | None = None,
 ) -> SearchIndex:
-    """The Pagefind bundle for these records, one shard at a time (each cached by its content).
+    """The Pagefind bundle for these entries, one shard at a time (each cached by its records' keys;
+    ``whole``: the whole entry of a card, see ``records.Records``).
 
     ``background``: run Pagefind so that it yields the CPU to whatever else runs (the dev server's
     refresh, behind the author's next save), and hand each session to this, so that it can be
     abandoned (``PagefindSession.abandon``) from another thread."""
+    records = Records(cache, whole)
     try:
-        return _joined([index_shard(shard, cache, background, background is not None) for shard in shards_of(records)])
+        shards = []
+        for shard in shards_of(listing):
+            cached = _cached(shard, cache)
+            made = cached or indexed(shard, records.made(shard), records, background, background is not None)
+            shards.append(made)
+        return _joined(shards)
     except Exception as e:
         return _failed(e)
 
 
-def index_shard(
+def shard_key(shard: list[Listed]) -> str:
+    """The cache's name of a shard's bundle: its entries' URLs and records' keys, and Pagefind's version."""
+    payload = "\n".join(f"{item.url}\0{item.key}" for item in shard)
+    versions = library_versions(("pagefind-bin",))
+    return "search-v7-" + hashlib.sha256(f"{versions}\n{payload}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _cached(shard: list[Listed], cache: PickleStore | None) -> Shard | None:
+    if not pagefind_available():  # ``indexed`` says so
+        return None
+    key = shard_key(shard)
+    cached = cache.get(key) if cache is not None else None
+    if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
+        return Shard(shard[0].url, tuple(cached), key)
+    return None
+
+
+def indexed(
+    shard: list[Listed],
     records: list[Record],
-    cache: PickleStore | None,
+    kept: Records,
     started: Callable[[PagefindSession], None] | None = None,
     background: bool = False,
 ) -> Shard:
-    """One shard's bundle: from the cache when it has these records' bundle, else made by Pagefind
-    (``started`` is given its session first; ``background``: at the lowest CPU priority)."""
+    """One shard's bundle, made by Pagefind from its records (``started`` is given its session first;
+    ``background``: at the lowest CPU priority), and cached with the records (``kept``)."""
     if not pagefind_available():
         raise _Missing()
-    payload = json.dumps([[r.url, r.title, r.text, r.editorial] for r in records], sort_keys=True).encode()
-    key = "search-v6-" + hashlib.sha256(payload).hexdigest()
-    cached = cache.get(key) if cache is not None else None
-    if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
-        return Shard(records[0].url, tuple(cached), key)
     session = PagefindSession(background)
     if started is not None:
         started(session)
@@ -253,9 +238,11 @@ def index_shard(
         files = session.files()
     finally:
         session.close()
-    if cache is not None:
-        cache.put(key, files)
-    return Shard(records[0].url, tuple(files), key)
+    key = shard_key(shard)
+    if kept.cache is not None:
+        kept.cache.put(key, files)
+        kept.keep(shard, records)
+    return Shard(shard[0].url, tuple(files), key)
 
 
 class _Missing(Exception):
@@ -288,7 +275,7 @@ def _joined(shards: list[Shard]) -> SearchIndex:
         folders.append(folder + "/")
         outputs += [Output(f"{folder}/{p}", d) for p, d in shard.files if _is_data(p)]
     outputs.append(Output(f"{BUNDLE}/{SHARDS}", json.dumps(folders).encode()))
-    return SearchIndex(tuple(outputs), keys=tuple(s.key for s in shards))
+    return SearchIndex(tuple(outputs), keys=tuple(k for s in shards for k in (s.key, kept_key(s.first))))
 
 
 def _is_data(path: str) -> bool:

@@ -19,8 +19,9 @@ from ..publish.mathfont import FONT_PREFIX, site_math_chars
 from ..publish.outputs import Output, entry_url
 from ..publish.pages import code_pages
 from ..publish.rawfiles import plan_raw_files
+from ..publish.records import search_listing
 from ..publish.report import BuildReport
-from ..publish.search import BUNDLE, PagefindSession, build_search_index, search_records
+from ..publish.search import BUNDLE, PagefindSession, build_search_index
 from ..source.archive import load_entry
 from ..source.config import BuildOptions
 from ..source.paths import reserved_folder, unique_slugs, url_slug, walk_order
@@ -161,7 +162,8 @@ class LiveBuilder(Builder):
                     session.abandon()
 
         try:
-            index = build_search_index(search_records(self.site), self.renders, background=started)
+            listing = search_listing(self.site, self.content_keys)
+            index = build_search_index(listing, self.renders, background=started, whole=self._whole_of)
         finally:
             with self.write_lock:
                 self.refresh = None
@@ -174,6 +176,14 @@ class LiveBuilder(Builder):
                 output.write_in_place(out, list(index.outputs), self.published)
                 output.remove_in_place(out, stale, self.published)
         return True
+
+    def _whole_of(self, card: Entry) -> Entry:
+        """The whole entry of a card, from the render cache (from the refresh's thread: nothing is
+        rendered here), else the card itself: its record then lacks the searchable text until the
+        next refresh. (The build that made the card has just cached its entry.)"""
+        key = self.content_keys.get(card.path)
+        whole = self._cached(key, card=False) if key is not None else None
+        return whole if whole is not None else card
 
     def abandon_refresh(self) -> None:
         """Stop a search refresh that is running (its index would be of pages about to change), so that
