@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import queue
 import shutil
 import threading
@@ -21,7 +22,7 @@ from site_builder.publish.lock import build_lock
 from site_builder.publish.records import Record, Records, search_listing
 from site_builder.serve.changes import Change
 from site_builder.serve.server import DevServer
-from site_builder.serve.web import RELOAD_PATH
+from site_builder.serve.web import RELOAD_PATH, ReloadHub
 from site_builder.source.config import make_options
 
 GOOD = "\\section{Idea}\nThe first version of the idea.\n"
@@ -101,7 +102,9 @@ class Events:
     """A Server-Sent Events subscriber: every data line, as it arrives."""
 
     def __init__(self, dev: DevServer) -> None:
+        self.dev = dev
         self.lines: queue.Queue[str] = queue.Queue()
+        self.named: list[list[str] | None] = []  # the pages each event named (None: every page), in order
         self.connection = http.client.HTTPConnection(*address(dev), timeout=30)
         self.connection.request("GET", RELOAD_PATH)
         self.response = self.connection.getresponse()
@@ -118,7 +121,18 @@ class Events:
             return
 
     def next(self, timeout: float = 10) -> str:
-        return self.lines.get(timeout=timeout)
+        """The epoch of the next event, once the rebuild that sent it has told every page it changed
+        (a save's own pages are told first, the pages listing it after)."""
+        epoch = self._event(timeout)
+        self.dev.hub.wait_idle()
+        while int(epoch) < self.dev.hub.epoch:
+            epoch = self._event(timeout)
+        return epoch
+
+    def _event(self, timeout: float) -> str:
+        epoch, _, named = self.lines.get(timeout=timeout).partition(" ")
+        self.named.append(json.loads(named) if named else None)
+        return epoch
 
 
 def edit(path: Path, text: str) -> None:
@@ -139,8 +153,56 @@ def test_edit_sends_a_reload_and_serves_the_new_page(server: DevServer) -> None:
     assert "The second version" in page and "site-builder-overlay" not in page
     # nothing lists the text: only its own page changes, and the page of its source file (code-solution-tex.html)
     assert server.last is not None and server.last.written == 2
+    # and only these two are told to reload: a page open at the track or home page stays as it is
+    assert events.named[-1] == ["t/2024/A-alpha/code-solution-tex.html", "t/2024/A-alpha/index.html"]
     on_disk = (server.options.out / "t/2024/A-alpha/index.html").read_text()
     assert RELOAD_PATH not in on_disk, "the reload script must never be written into the site"
+
+
+def test_a_save_that_other_pages_list_reloads_its_own_page_first_then_the_pages_listing_it(
+    server: DevServer,
+) -> None:
+    """A new title is on the track, tag and home pages and the neighbours' too, which take long to
+    render in a big archive: the entry's own pages are written and told first, the rest after."""
+    events = Events(server)
+    told: list[tuple[set[str], str, str]] = []  # the pages told first, and the pages on disk just then
+    out = server.options.out
+    tell = server.builder.early
+    assert tell is not None
+
+    def early(pages: set[str]) -> None:
+        told.append((pages, (out / "t/2024/A-alpha/index.html").read_text(), (out / "t/index.html").read_text()))
+        tell(pages)
+
+    server.builder.early = early
+    edit(server.options.archive / "t/2024/A-alpha/problem.yaml", "title: Renamed\n")
+    events.next()
+    [(first, own, track)] = told
+    own_pages = ("index.html", "code-solution-tex.html", "code-problem-yaml.html")
+    assert first == {f"t/2024/A-alpha/{name}" for name in own_pages}  # its page, and its files' (with its title)
+    assert "Renamed" in own and "Renamed" not in track  # the track page after
+    first_named, then = events.named[-2:]
+    assert first_named == sorted(first)
+    assert then is not None and {"t/index.html", "index.html", "t/2024/B-beta/index.html"} <= set(then)
+    assert not set(then) & first  # its own pages are not reloaded twice
+    assert "Renamed" in (out / "t/index.html").read_text()
+
+
+def test_the_hub_names_the_pages_an_epoch_changed_and_every_page_when_it_cannot() -> None:
+    hub = ReloadHub()
+    hub.publish([], {"a/index.html"})
+    hub.publish([], {"b/index.html", "a/index.html"})
+    assert hub.changed_since(0) == (2, ["a/index.html", "b/index.html"])  # a page that missed one
+    assert hub.changed_since(1) == (2, ["a/index.html", "b/index.html"])
+    hub.publish(["x.tex:1: broken"], {"a/index.html"})  # the errors changed: every page shows them
+    assert hub.changed_since(2) == (3, None)
+    hub.publish(["x.tex:1: broken"], {f"p{n}/index.html" for n in range(ReloadHub.NAMED + 1)})
+    assert hub.changed_since(3) == (4, None)
+    hub.publish(["x.tex:1: broken"], set())
+    assert hub.changed_since(4) == (5, [])
+    for _ in range(ReloadHub.HISTORY + 1):
+        hub.publish(["x.tex:1: broken"], set())
+    assert hub.changed_since(5)[1] is None  # too long ago: not known
 
 
 def test_broken_edit_keeps_the_old_page_and_shows_the_overlay(server: DevServer) -> None:
@@ -709,7 +771,8 @@ def _records(builder: Builder) -> list[Record]:
     """The search records of a builder's site, each made from its whole entry in the render cache."""
     assert builder.site is not None
     listing = search_listing(builder.site, builder.content_keys)
-    return Records(None, lambda card: builder._cached(builder.content_keys[card.path], card=False) or card).made(listing)
+    keys = builder.content_keys
+    return Records(None, lambda card: builder._cached(keys[card.path], card=False) or card).made(listing)
 
 
 def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_gives(tmp_path: Path) -> None:

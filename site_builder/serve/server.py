@@ -153,6 +153,9 @@ class DevServer:
     def __post_init__(self) -> None:
         self.hub = ReloadHub()
         self.builder = LiveBuilder(self.options)
+        # A save's own pages are announced as soon as they are written, with the errors as they were.
+        self.builder.early = lambda pages: self.hub.publish(list(self.hub.errors), pages)
+        self.changed: set[str] | None = None  # the pages the last rebuild wrote (None: any page may have changed)
         self.collector = ChangeCollector(
             {"archive": self.options.archive, "templates": self.options.templates, "static": self.options.static},
             excluded=(self.options.out, self.options.cache),
@@ -228,13 +231,14 @@ class DevServer:
             if not changes:
                 continue
             self.builder.abandon_refresh()  # the index it makes is of the pages about to change
-            with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
-                report = self.rebuild(changes)
-            gc.freeze()  # the site as updated lives until the next save
-            if report is not None:
-                self._finish(report)
-                if report.published:
-                    self.search_due.set()
+            with self.hub.rebuilding():  # until the pages are told (a test waits for that)
+                with build_lock(self.options, waiting=log.warning):
+                    report = self.rebuild(changes)
+                gc.freeze()  # the site as updated lives until the next save
+                if report is not None:
+                    self._finish(report, self.changed)
+            if report is not None and report.published:
+                self.search_due.set()
 
     def _warm_up(self) -> None:
         """Render one entry in memory, and drop it: the start kept every page, so nothing has set up
@@ -271,12 +275,14 @@ class DevServer:
 
     def rebuild(self, changes: list[Change]) -> BuildReport | None:
         full, folders, templates, static = plan_rebuild(changes, self.builder.sources)
+        self.changed = None
         try:
             if full or not (self.options.out / "index.html").is_file():  # the site is gone: all of it again
                 return self.builder.build_all()
             report = None
             if folders:
                 report = self.builder.update_entries(folders)
+                self.changed = None if templates or static else self.builder.changed_pages
             if templates and (report is None or report.published):
                 report = self.builder.rerender_all()
             for path in sorted(static):
@@ -304,8 +310,8 @@ class DevServer:
         assert self.last is not None
         return self.last
 
-    def _finish(self, report: BuildReport) -> None:
+    def _finish(self, report: BuildReport, pages: set[str] | None = None) -> None:
         self.last = report
-        self.hub.publish([str(d) for d in report.diagnostics if d.level == "error"])
+        self.hub.publish([str(d) for d in report.diagnostics if d.level == "error"], pages)
         if self.report is not None:
             self.report(report)

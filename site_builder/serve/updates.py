@@ -38,6 +38,11 @@ class LiveBuilder(Builder):
         super().__init__(options)
         self.refresh: PagefindSession | None = None  # Pagefind, while the search index is refreshed
         self.generation = 0  # bumped before each rebuild: a refresh begun before it is out of date
+        # Told the pages an update wrote first (the saved entries' own), before it renders the pages
+        # that list them: the dev server reloads those at once. ``changed_pages``: what the last
+        # update wrote after that (every page it wrote, if it told nothing first); None: not known.
+        self.early: Callable[[set[str]], None] | None = None
+        self.changed_pages: set[str] | None = None
 
     def update_entries(self, folders: Iterable[str]) -> BuildReport:
         """Reload the given problem folders (new, changed or removed) and rewrite what lists them.
@@ -46,6 +51,7 @@ class LiveBuilder(Builder):
         """
         started = time.perf_counter()
         self.solver_processes = 0
+        self.changed_pages = None
         archive = self.options.archive
         shown = self.options.display(archive)
         wanted = set(folders)
@@ -103,12 +109,19 @@ class LiveBuilder(Builder):
         with self.write_lock:
             if any(p.startswith(MATH_FONTS) and p not in self.published for p in fresh_paths):
                 gone |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fresh_paths}
-            written = output.write_in_place(self.options.out, outputs, self.published)
+            written, self.changed_pages = self._write(outputs)
             output.remove_in_place(self.options.out, gone, self.published)
             files, collisions = self._publish_files([self.sources[e.path] for e in entries], set(plan), ())
         self.site = site
         diagnostics = self._diagnostics(list(site.entries), [*self.link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
+
+    def _write(self, outputs: list[Output]) -> tuple[int, set[str]]:
+        """Write the outputs whose bytes changed, in place; how many, and the pages among them."""
+        before = {o.path: self.published.get(o.path) for o in outputs}
+        written = output.write_in_place(self.options.out, outputs, self.published)
+        pages = {path for path, key in before.items() if self.published.get(path) != key and path.endswith(".html")}
+        return written, pages
 
     def _rendered(self, plan: dict[str, Callable[[], Output]], paths: set[str]) -> list[Output]:
         """The pages of ``plan`` at ``paths`` rendered, in order, each followed by its figure files (once)."""
@@ -216,7 +229,27 @@ class LiveBuilder(Builder):
         before = self.site
         entries = sorted(self.entries.values(), key=lambda e: e.path)
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
-        plan = self.pages.plan(site, partial(self._complete, self.sources))
+        complete = partial(self._complete, self.sources)
+        outputs = self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
+        sources = [self.sources[f] for f in raw_folders if f in self.sources]
+        written = files = 0
+        collisions: list[Diagnostic] = []
+        first: set[str] = set()
+        same_places = sorted(old_urls) == sorted(s.slug for s in sources)  # no folder came, went or moved
+        if affected_entries is not None and self.early is not None and same_places:
+            # The saved entries' own pages first (with the font they draw with, and their files), told
+            # at once: an author watching one of them sees it a moment after the save, not after the
+            # site's plan and the track, tag and home pages that list it (a second in a big archive).
+            saved = [e for e in entries if e.path in raw_folders]
+            own = self.pages.plan_entries(site, saved, complete)
+            outputs += self._rendered(own, set(own))
+            with self.write_lock:
+                written, told = self._write(outputs)
+                files, collisions = self._publish_files(sources, set(own), old_urls)
+            self.early(told)
+            sources, first = [], {*own, *(o.path for o in outputs if o.path.startswith(MATH_FONTS))}
+            outputs = []
+        plan = self.pages.plan(site, complete)
         if affected_entries is None:
             wanted = set(plan)
         else:
@@ -227,16 +260,16 @@ class LiveBuilder(Builder):
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs = self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
-        outputs += self._rendered(plan, wanted)
-        fresh_paths = {o.path for o in outputs}
+        outputs += self._rendered(plan, wanted - first)
+        fonts = {p for p in (*first, *(o.path for o in outputs)) if p.startswith(MATH_FONTS)}
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
-            stale |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fresh_paths}
-            written = output.write_in_place(self.options.out, outputs, self.published)
+            stale |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fonts}
+            more, self.changed_pages = self._write(outputs)
             output.remove_in_place(self.options.out, stale, self.published)
-            sources = [self.sources[f] for f in raw_folders if f in self.sources]
-            files, collisions = self._publish_files(sources, set(plan), old_urls)
+            if sources:
+                files, collisions = self._publish_files(sources, set(plan), old_urls)
+        written += more
         self.site, self.link_problems = site, link_problems
         self.entry_diagnostics.keep_only(entries)
         diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
@@ -268,6 +301,11 @@ def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
             pages.update(f"tags/{slug}/index.html" for slug in _tag_slugs(site, entry))
             pages.update(entry_url(n) for n in links[entry.path] if n is not None)
     return pages
+
+
+def _own_pages(entry: Entry) -> set[str]:
+    """An entry's page and the pages of its source files."""
+    return {entry_url(entry), *(url for url, _ in code_pages(entry))}
 
 
 def _tag_slugs(site: Site, entry: Entry) -> list[str]:

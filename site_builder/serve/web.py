@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import ipaddress
+import json
 import logging
 import mimetypes
 import posixpath
@@ -110,10 +111,18 @@ RELOAD_SCRIPT = """<script>
   if (saved !== null) { sessionStorage.removeItem(key); window.scrollTo(0, parseInt(saved, 10)); }
   var source = new EventSource("%s");
   var shown = "%d";
+  var here = decodeURIComponent(location.pathname).replace(/^[/]+/, "");  /* its path in the site */
+  if (here === "" || here.slice(-1) === "/") here += "index.html";
   source.onmessage = function (event) {
-    if (event.data !== shown) {
+    var cut = event.data.indexOf(" ");
+    var epoch = cut < 0 ? event.data : event.data.slice(0, cut);
+    if (epoch === shown) return;
+    var pages = cut < 0 ? null : JSON.parse(event.data.slice(cut + 1));
+    if (pages === null || pages.indexOf(here) >= 0) {
       sessionStorage.setItem(key, String(window.scrollY));
       location.reload();
+    } else {
+      shown = epoch;  /* a build that changed other pages only */
     }
   };
 })();
@@ -181,7 +190,14 @@ def content_type(path: Path) -> str:
 
 
 class ReloadHub:
-    """The epoch pages wait on, the errors of the last build, and whether a build is running."""
+    """The epoch pages wait on, the errors of the last build, and whether a build is running.
+
+    Each epoch may name the pages it changed (their paths in the site): an open page reloads only
+    for an epoch that names it, or names none (every page). A save's own page is written and
+    announced first, the pages listing it after (``serve/updates``)."""
+
+    HISTORY = 64  # epochs whose pages are kept, for a page that missed some
+    NAMED = 500  # at most this many pages named in an epoch: more are every page
 
     def __init__(self) -> None:
         self.condition = threading.Condition()
@@ -189,6 +205,7 @@ class ReloadHub:
         self.errors: list[str] = []
         self.building = False
         self.closing = False
+        self.changed: dict[int, frozenset[str] | None] = {}  # the pages of each recent epoch (None: every page)
 
     @contextmanager
     def rebuilding(self) -> Iterator[None]:
@@ -201,11 +218,29 @@ class ReloadHub:
                 self.building = False
                 self.condition.notify_all()
 
-    def publish(self, errors: list[str]) -> None:
+    def publish(self, errors: list[str], pages: set[str] | None = None) -> None:
+        """A new epoch: with these errors, and only ``pages`` changed (None: any page may have; and
+        every page, when the errors changed: each shows them)."""
         with self.condition:
+            if errors != self.errors or (pages is not None and len(pages) > self.NAMED):
+                pages = None
             self.errors = errors
             self.epoch += 1
+            self.changed[self.epoch] = None if pages is None else frozenset(pages)
+            self.changed.pop(self.epoch - self.HISTORY, None)
             self.condition.notify_all()
+
+    def changed_since(self, seen: int) -> tuple[int, list[str] | None]:
+        """The epoch now, and the pages the epochs after ``seen`` changed, sorted (None: every page,
+        or not known)."""
+        with self.condition:
+            found: set[str] = set()
+            for epoch in range(seen + 1, self.epoch + 1):
+                pages = self.changed.get(epoch)
+                if pages is None:
+                    return self.epoch, None
+                found |= pages
+            return self.epoch, sorted(found)
 
     def wait_idle(self, timeout: float = 60.0) -> None:
         with self.condition:
@@ -325,9 +360,10 @@ def handler_for(hub: ReloadHub, out: Path) -> type[BaseHTTPRequestHandler]:
                     if current == epoch:
                         self.wfile.write(b": keep-alive\n\n")
                     else:
-                        epoch = current
-                        self.wfile.write(f"data: {epoch}\n\n".encode())
-                        log.debug("reload event %s", epoch)
+                        epoch, pages = hub.changed_since(epoch)
+                        named = "" if pages is None else " " + json.dumps(pages)
+                        self.wfile.write(f"data: {epoch}{named}\n\n".encode())
+                        log.debug("reload event %s%s", epoch, named)
                     self.wfile.flush()
             except (ConnectionError, TimeoutError, OSError):
                 return  # the page went away
