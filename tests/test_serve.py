@@ -823,3 +823,37 @@ def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_giv
     served, built = files(options.out), files(fresh.out)
     assert sorted(served) == sorted(built)
     assert [name for name in built if served[name] != built[name]] == []
+
+
+def test_a_save_during_an_update_leaves_its_lists_to_the_next_update(tmp_path: Path) -> None:
+    """Once a save's own pages are told, another save waiting stops the update: the pages listing the
+    first save are rendered by the next update, with its own, and the site is then the one a build
+    from scratch makes."""
+    from site_builder.build import build_site
+    from site_builder.serve.updates import LiveBuilder
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(
+        tmp_path / "archive",
+        {f"t/2024/{name}/solution.md": f"## Idea\n\n{name} at first.\n\nMore.\n" for name in ("A-alpha", "B-beta")},
+    )
+    options = make_options(tmp_path, jobs=1, verify=False)
+    out, told = options.out, []
+    with LiveBuilder(options) as live:
+        live.build_all()
+        live.early, live.interrupted = told.append, lambda: True
+        (options.archive / "t/2024/A-alpha/problem.yaml").write_text("title: Renamed\n")
+        assert live.update_entries(["t/2024/A-alpha"]).published
+        assert "Renamed" in (out / "t/2024/A-alpha/index.html").read_text()
+        assert "Renamed" not in (out / "t/index.html").read_text()  # left for the next update
+        assert "t/index.html" in live.unfinished and live.changed_pages == set()
+        live.interrupted = lambda: False
+        edit(options.archive / "t/2024/B-beta/solution.md", "## Idea\n\nB-beta at first.\n\nMore, edited.\n")
+        assert live.update_entries(["t/2024/B-beta"]).published  # no list shows this edit: all the same
+        assert live.unfinished == set() and "t/index.html" in (live.changed_pages or set())
+        assert len(told) == 2
+    fresh = make_options(tmp_path, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache", jobs=1, verify=False)
+    build_site(fresh)
+    built = {p.relative_to(fresh.out): p.read_bytes() for p in fresh.out.rglob("*.html")}
+    assert {p: (out / p).read_bytes() for p in built} == built

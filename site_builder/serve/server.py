@@ -155,6 +155,7 @@ class DevServer:
         self.builder = LiveBuilder(self.options)
         # A save's own pages are announced as soon as they are written, with the errors as they were.
         self.builder.early = lambda pages: self.hub.publish(list(self.hub.errors), pages)
+        self.builder.interrupted = lambda: self.collector.flag.is_set()  # another save came: it waits for no list
         self.changed: set[str] | None = None  # the pages the last rebuild wrote (None: any page may have changed)
         self.collector = ChangeCollector(
             {"archive": self.options.archive, "templates": self.options.templates, "static": self.options.static},

@@ -10,6 +10,7 @@ from functools import partial
 
 from ..build import Builder, listed
 from ..errors import Diagnostic
+from ..freshness import Loaded
 from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours, relinked
@@ -43,6 +44,14 @@ class LiveBuilder(Builder):
         # update wrote after that (every page it wrote, if it told nothing first); None: not known.
         self.early: Callable[[set[str]], None] | None = None
         self.changed_pages: set[str] | None = None
+        # Whether another save is waiting: the pages listing a save's entries are then left for the
+        # next update to render (``unfinished``), after the saved pages, so that save waits for no list.
+        self.interrupted: Callable[[], bool] = lambda: False
+        self.unfinished: set[str] = set()
+
+    def build_all(self, loaded: Loaded | None = None, reuse_published: bool = False) -> BuildReport:
+        self.unfinished = set()
+        return super().build_all(loaded, reuse_published)
 
     def update_entries(self, folders: Iterable[str]) -> BuildReport:
         """Reload the given problem folders (new, changed or removed) and rewrite what lists them.
@@ -83,7 +92,7 @@ class LiveBuilder(Builder):
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
         own_pages_only = [e for e in rendered if e.path not in listed_paths]
-        if not listed:
+        if not listed and not self.unfinished:
             return self._rewrite_own_pages(started, own_pages_only, old)
         return self._relink_and_write(
             started, affected_entries=listed, raw_folders=changed, own_pages=own_pages_only, old_urls=old_urls
@@ -122,6 +131,22 @@ class LiveBuilder(Builder):
         written = output.write_in_place(self.options.out, outputs, self.published)
         pages = {path for path, key in before.items() if self.published.get(path) != key and path.endswith(".html")}
         return written, pages
+
+    def _rendered_until(
+        self, plan: dict[str, Callable[[], Output]], paths: set[str], stop: Callable[[], bool] | None
+    ) -> tuple[list[Output], set[str]]:
+        """``_rendered``, a page at a time until ``stop`` says so: the outputs, and the pages left."""
+        assert self.pages is not None
+        left = sorted(paths, reverse=True)
+        outputs: list[Output] = []
+        made: set[str] = set()
+        while left and not (stop and stop()):
+            path = left.pop()
+            for item in (plan[path](), *self.pages.figures_of(path)):
+                if item.path not in made:
+                    made.add(item.path)
+                    outputs.append(item)
+        return outputs, set(left)
 
     def _rendered(self, plan: dict[str, Callable[[], Output]], paths: set[str]) -> list[Output]:
         """The pages of ``plan`` at ``paths`` rendered, in order, each followed by its figure files (once)."""
@@ -260,7 +285,10 @@ class LiveBuilder(Builder):
             if any(before_runs(before, e) != e.runs for e in own_pages):
                 wanted.add("verification.json")
             wanted &= set(plan)
-        outputs += self._rendered(plan, wanted - first)
+        todo = (wanted | self.unfinished) & set(plan)
+        stop = self.interrupted if first else None  # a save waits for no list, once its own pages are told
+        rendered, self.unfinished = self._rendered_until(plan, todo - first, stop)
+        outputs += rendered
         fonts = {p for p in (*first, *(o.path for o in outputs)) if p.startswith(MATH_FONTS)}
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
