@@ -129,6 +129,23 @@ def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_
     assert collector.locate(str(tmp_path / "sitemap")) == ("archive", "sitemap")
 
 
+def test_a_swap_file_or_the_builds_lock_is_no_change_and_does_not_stop_an_update(tmp_path: Path) -> None:
+    """The flag that stops a dev-server update for the next save is raised by saves alone: not by an
+    editor's swap file, nor by the lock file a build keeps beside its output folder (``.site.lock``)."""
+    from watchdog.events import FileModifiedEvent, FileMovedEvent
+
+    from site_builder.serve.server import ChangeCollector
+
+    collector = ChangeCollector({"archive": tmp_path}, excluded=(tmp_path / "site", tmp_path / ".cache"))
+    for path in (".site.lock", "t/A-x/.solution.tex.swp", "t/A-x/solution.tex~", "t/.hidden/solution.tex"):
+        collector.on_any_event(FileModifiedEvent(str(tmp_path / path)))
+    assert not collector.flag.is_set() and collector.take() == set()
+    folder = tmp_path / "t/A-x"
+    collector.on_any_event(FileMovedEvent(str(folder / "solution.tex.tmp~"), str(folder / "solution.tex")))
+    assert collector.flag.is_set()
+    assert ("archive", "t/A-x/solution.tex") in collector.take()
+
+
 SHARED = {
     "c/A-first/solution.tex": "\\input{../B-second/defs}\nFirst: \\greeting.\n",
     "c/B-second/solution.tex": "\\input{defs}\nSecond: \\greeting.\n",

@@ -849,10 +849,18 @@ def test_a_save_during_an_update_leaves_its_lists_to_the_next_update(tmp_path: P
         assert "Renamed" not in (out / "t/index.html").read_text()  # left for the next update
         assert "t/index.html" in live.unfinished and live.changed_pages == set()
         live.interrupted = lambda: False
+        # what the server does when what came was no change after all: the pages left, now
+        assert live.update_entries([]).published
+        assert live.unfinished == set() and "t/index.html" in (live.changed_pages or set())
+        assert "Renamed" in (out / "t/index.html").read_text()
+        live.interrupted = lambda: True
+        (options.archive / "t/2024/A-alpha/problem.yaml").write_text("title: Renamed again\n")
+        assert live.update_entries(["t/2024/A-alpha"]).published and live.unfinished
+        live.interrupted = lambda: False
         edit(options.archive / "t/2024/B-beta/solution.md", "## Idea\n\nB-beta at first.\n\nMore, edited.\n")
         assert live.update_entries(["t/2024/B-beta"]).published  # no list shows this edit: all the same
         assert live.unfinished == set() and "t/index.html" in (live.changed_pages or set())
-        assert len(told) == 2
+        assert len(told) == 3
     fresh = make_options(tmp_path, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache", jobs=1, verify=False)
     build_site(fresh)
     built = {p.relative_to(fresh.out): p.read_bytes() for p in fresh.out.rglob("*.html")}

@@ -28,6 +28,13 @@ class Change:
     entry: str | None = None  # the problem folder, relative to the archive, for ENTRY and SAMPLE
 
 
+def ignored_path(relative: str) -> bool:
+    """Whether no change to this path (inside a watched folder) can change the site: a hidden file,
+    an editor's backup or swap file, or anything inside a hidden folder."""
+    parts = PurePosixPath(relative).parts
+    return not parts or any(is_ignored(p) for p in parts)
+
+
 def classify(area: str, relative: str, problem_folders: frozenset[str], overrides: str = "") -> Change:
     """Classify one changed path.
 
@@ -37,9 +44,9 @@ def classify(area: str, relative: str, problem_folders: frozenset[str], override
     its ``templates/`` or ``static/`` is a template or static file like the theme's own; any other
     change to it (the folder itself, or one of those two, made or removed) rebuilds the site.
     """
-    parts = PurePosixPath(relative).parts
-    if not parts or any(is_ignored(p) for p in parts):
+    if ignored_path(relative):
         return Change(ChangeKind.IGNORED, relative)
+    parts = PurePosixPath(relative).parts
     if area == "archive" and overrides and relative.startswith(overrides + "/"):
         below = relative[len(overrides) + 1 :]
         for kind, area_folder in ((ChangeKind.TEMPLATE, "templates/"), (ChangeKind.STATIC, "static/")):

@@ -39,7 +39,7 @@ from ..source.config import BuildOptions
 from ..source.languages import suffix
 from ..source.shared import entries_reading
 from ..source.walk import in_builder_folder, is_ignored, is_problem_dir
-from .changes import Change, ChangeKind, classify
+from .changes import Change, ChangeKind, classify, ignored_path
 from .updates import LiveBuilder
 from .web import PreviewServer, ReloadHub, handler_for
 
@@ -86,7 +86,7 @@ class ChangeCollector(FileSystemEventHandler):
             return
         paths = [event.src_path, getattr(event, "dest_path", "")]
         found = [item for p in paths if p for item in [self.locate(str(p))] if item is not None]
-        if found:
+        if any(not ignored_path(relative) for _, relative in found):  # an editor's swap file is no save
             with self.lock:
                 self.pending.update(found)
             self.flag.set()
@@ -229,7 +229,7 @@ class DevServer:
                 for area, rel in sorted(pending)
                 if (c := classify(area, rel, folders, within)).kind is not ChangeKind.IGNORED
             ]
-            if not changes:
+            if not changes and not self.builder.unfinished:  # pages a stopped update left: render them now
                 continue
             self.builder.abandon_refresh()  # the index it makes is of the pages about to change
             with self.hub.rebuilding():  # until the pages are told (a test waits for that)
@@ -281,7 +281,7 @@ class DevServer:
             if full or not (self.options.out / "index.html").is_file():  # the site is gone: all of it again
                 return self.builder.build_all()
             report = None
-            if folders:
+            if folders or self.builder.unfinished:
                 report = self.builder.update_entries(folders)
                 self.changed = None if templates or static else self.builder.changed_pages
             if templates and (report is None or report.published):

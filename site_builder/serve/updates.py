@@ -261,7 +261,7 @@ class LiveBuilder(Builder):
         collisions: list[Diagnostic] = []
         first: set[str] = set()
         same_places = sorted(old_urls) == sorted(s.slug for s in sources)  # no folder came, went or moved
-        if affected_entries is not None and self.early is not None and same_places:
+        if affected_entries is not None and raw_folders and self.early is not None and same_places:
             # The saved entries' own pages first (with the font they draw with, and their files), told
             # at once: an author watching one of them sees it a moment after the save, not after the
             # site's plan and the track, tag and home pages that list it (a second in a big archive).
