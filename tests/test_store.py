@@ -198,6 +198,27 @@ def test_write_json_is_sorted_and_read_back(tmp_path: Path) -> None:
     assert (tmp_path / "a" / "x.json").read_text() == '{"a": [2], "b": 1}'
 
 
+def test_a_big_object_is_written_in_pieces_as_the_one_string_json_would_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import store
+
+    monkeypatch.setattr(store, "JSON_PIECE", 3)
+    files = {f"t/{n:02}/index.html": (f"d{n}", n, n * 10) for n in (7, 1, 12, 3, 9, 4, 11)}
+    data = {"stamp": "s", "files": files, "pages": {"z": "\u00e9", "a": "b"}, "summary": {"bytes": 3}}
+    pieces = list(store.json_pieces(data))
+    assert len(pieces) > 8  # the files a few at a time
+    assert b"".join(pieces) == json.dumps(data, sort_keys=True).encode()
+    write_json(tmp_path / "m.json", data)
+    assert JsonStore(tmp_path / "m.json", "manifest").data == json.loads(json.dumps(data))
+
+
+def test_a_value_json_cannot_write_leaves_no_file(tmp_path: Path) -> None:
+    with pytest.raises(TypeError):
+        write_json(tmp_path / "x.json", {"a": 1, "b": object()})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_write_atomic_replaces_the_file_and_leaves_nothing_else(tmp_path: Path) -> None:
     target = tmp_path / "new" / "file.bin"
     write_atomic(target, b"one")
@@ -261,10 +282,10 @@ def test_stores_make_the_folders_they_are_kept_in(tmp_path: Path) -> None:
 def test_a_write_that_fails_before_its_temporary_file_exists_names_the_target(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full(self: Path, data: bytes) -> int:
+    def full(self: Path, mode: str = "r") -> object:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(Path, "open", full)
     with pytest.raises(OSError) as info:
         write_atomic(tmp_path / "file.bin", b"x")
     assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(tmp_path / "file.bin"))

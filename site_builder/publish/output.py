@@ -402,12 +402,12 @@ def _save_manifest(
     the bytes of its files."""
     if known is None:
         known = _records(out, wanted)
-    files = {name: list(value) for name, value in known.items()}
     size = sum(value[1] for value in known.values())
     head: dict[str, Any] = {"out": str(out), "stamp": site_stamp(out)}
     if record is not None and pages is not None:
         head.update({"inputs": record[0], "summary": {**record[1], "bytes": size}})
-    write_json(path, {**head, "files": files, **({"pages": pages} if "inputs" in head else {})})
+    # each file's (digest, size, time): a tuple is a JSON array, as ``_files`` reads it back
+    write_json(path, {**head, "files": known, **({"pages": pages} if "inputs" in head else {})})
     write_json(path.with_name(HEAD), head)  # what a build that changes nothing reads: not 100,000 files
     return size
 
