@@ -255,7 +255,7 @@ class LiveBuilder(Builder):
         entries = sorted(self.entries.values(), key=lambda e: e.path)
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
         complete = partial(self._complete, self.sources)
-        outputs = self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
+        outputs: list[Output] = []
         sources = [self.sources[f] for f in raw_folders if f in self.sources]
         written = files = 0
         collisions: list[Diagnostic] = []
@@ -265,15 +265,19 @@ class LiveBuilder(Builder):
             # The saved entries' own pages first (with the font they draw with, and their files), told
             # at once: an author watching one of them sees it a moment after the save, not after the
             # site's plan and the track, tag and home pages that list it (a second in a big archive).
-            saved = [e for e in entries if e.path in raw_folders]
+            saved = [self.entries[f] for f in raw_folders if f in self.entries]
             own = self.pages.plan_entries(site, saved, complete)
+            # the font as last cut, with any new character of theirs (the site's whole cut comes after)
+            drawn = [self.math_assets.chars] if self.math_assets else [e.math_chars for e in entries]
+            outputs += self._math_outputs(site_math_chars([*drawn, *(e.math_chars for e in saved)]))
             outputs += self._rendered(own, set(own))
             with self.write_lock:
                 written, told = self._write(outputs)
                 files, collisions = self._publish_files(sources, set(own), old_urls)
             self.early(told)
-            sources, first = [], {*own, *(o.path for o in outputs if o.path.startswith(MATH_FONTS))}
-            outputs = []
+            sources, first, outputs = [], set(own), []
+        outputs += self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
+        fonts = {o.path for o in outputs if o.path.startswith(MATH_FONTS)}
         plan = self.pages.plan(site, complete)
         if affected_entries is None:
             wanted = set(plan)
@@ -289,7 +293,6 @@ class LiveBuilder(Builder):
         stop = self.interrupted if first else None  # a save waits for no list, once its own pages are told
         rendered, self.unfinished = self._rendered_until(plan, todo - first, stop)
         outputs += rendered
-        fonts = {p for p in (*first, *(o.path for o in outputs)) if p.startswith(MATH_FONTS)}
         with self.write_lock:
             stale = {p for p in self.published if p not in plan and _is_page(p) and not p.startswith(BUNDLE + "/")}
             stale |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fonts}
