@@ -263,6 +263,7 @@ def test_new_and_removed_entries_update_lists_and_neighbours(
     _, track = get(server, "/t/index.html")
     assert "Gamma" not in track
     assert get(server, "/t/2024/C-gamma/index.html")[0] == 404
+    assert not (server.options.out / "t/2024/C-gamma").exists()  # its published files went with it
     _, beta = get(server, "/t/2024/B-beta/index.html")
     assert "Gamma" not in beta
 

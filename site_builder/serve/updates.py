@@ -105,10 +105,7 @@ class LiveBuilder(Builder):
         assert self.pages is not None and self.site is not None
         site = relinked(self.site, [(old[e.path], e) for e in entries])
         plan = self.pages.plan_entries(site, entries, partial(self._complete, self.sources))
-        # A formula with a new character: the font cut again (with those of the last cut: dropping one
-        # no page draws any more waits for a save that relinks the site).
-        drawn = [self.math_assets.chars] if self.math_assets else [e.math_chars for e in site.entries]
-        outputs = self._math_outputs(site_math_chars([*drawn, *(e.math_chars for e in entries)]))
+        outputs = self._math_outputs(self._chars_with(site, entries))
         if any(old[e.path].runs != e.runs for e in entries):
             outputs.append(render_verification_report(site))
         outputs += self._rendered(plan, set(plan))
@@ -124,6 +121,13 @@ class LiveBuilder(Builder):
         self.site = site
         diagnostics = self._diagnostics(list(site.entries), [*self.link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
+
+    def _chars_with(self, site: Site, entries: list[Entry]) -> str:
+        """The characters of the font as last cut, and any new one these entries draw: a formula with a
+        new character cuts it again (dropping one no page draws any more waits for a save that
+        relinks the site, and cuts from every entry's characters)."""
+        drawn = [self.math_assets.chars] if self.math_assets else [e.math_chars for e in site.entries]
+        return site_math_chars([*drawn, *(e.math_chars for e in entries)])
 
     def _write(self, outputs: list[Output]) -> tuple[int, set[str]]:
         """Write the outputs whose bytes changed, in place; how many, and the pages among them."""
@@ -257,6 +261,7 @@ class LiveBuilder(Builder):
         complete = partial(self._complete, self.sources)
         outputs: list[Output] = []
         sources = [self.sources[f] for f in raw_folders if f in self.sources]
+        files_published = False  # the saved entries' files: with their pages, or after the rest
         written = files = 0
         collisions: list[Diagnostic] = []
         first: set[str] = set()
@@ -267,15 +272,13 @@ class LiveBuilder(Builder):
             # site's plan and the track, tag and home pages that list it (a second in a big archive).
             saved = [self.entries[f] for f in raw_folders if f in self.entries]
             own = self.pages.plan_entries(site, saved, complete)
-            # the font as last cut, with any new character of theirs (the site's whole cut comes after)
-            drawn = [self.math_assets.chars] if self.math_assets else [e.math_chars for e in entries]
-            outputs += self._math_outputs(site_math_chars([*drawn, *(e.math_chars for e in saved)]))
+            outputs += self._math_outputs(self._chars_with(site, saved))  # the site's whole cut comes after
             outputs += self._rendered(own, set(own))
             with self.write_lock:
                 written, told = self._write(outputs)
                 files, collisions = self._publish_files(sources, set(own), old_urls)
             self.early(told)
-            sources, first, outputs = [], set(own), []
+            files_published, first, outputs = True, set(own), []
         outputs += self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
         fonts = {o.path for o in outputs if o.path.startswith(MATH_FONTS)}
         plan = self.pages.plan(site, complete)
@@ -298,7 +301,7 @@ class LiveBuilder(Builder):
             stale |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fonts}
             more, self.changed_pages = self._write(outputs)
             output.remove_in_place(self.options.out, stale, self.published)
-            if sources:
+            if not files_published:
                 files, collisions = self._publish_files(sources, set(plan), old_urls)
         written += more
         self.site, self.link_problems = site, link_problems
@@ -332,11 +335,6 @@ def affected_pages(before: Site, after: Site, entries: list[Entry]) -> set[str]:
             pages.update(f"tags/{slug}/index.html" for slug in _tag_slugs(site, entry))
             pages.update(entry_url(n) for n in links[entry.path] if n is not None)
     return pages
-
-
-def _own_pages(entry: Entry) -> set[str]:
-    """An entry's page and the pages of its source files."""
-    return {entry_url(entry), *(url for url, _ in code_pages(entry))}
 
 
 def _tag_slugs(site: Site, entry: Entry) -> list[str]:
