@@ -34,6 +34,8 @@ FOLDERS = frozenset({"icpc/2022/X-quartets", "cf/A-top"})
         ("archive", "icpc/2022/X-quartets/.#solution.tex", ChangeKind.IGNORED, None),
         ("archive", "icpc/.git/index", ChangeKind.IGNORED, None),
         ("archive", "icpc/2022/X-quartets/__pycache__/x.pyc", ChangeKind.IGNORED, None),
+        ("archive", "icpc/2022/X-quartets/.timelimit", ChangeKind.ENTRY, "icpc/2022/X-quartets"),  # read
+        ("archive", "icpc/2022/X-quartets/.git/.timelimit", ChangeKind.IGNORED, None),
         ("templates", "entry.html", ChangeKind.TEMPLATE, None),
         ("templates", "entry.html~", ChangeKind.IGNORED, None),
         ("static", "style.css", ChangeKind.STATIC, None),

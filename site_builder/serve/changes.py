@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ..source.walk import is_ignored
+from ..source.walk import is_ignored, is_unread
 
 ENTRY_MARKERS = ("problem.yaml",)
 
@@ -29,10 +29,10 @@ class Change:
 
 
 def ignored_path(relative: str) -> bool:
-    """Whether no change to this path (inside a watched folder) can change the site: a hidden file,
-    an editor's backup or swap file, or anything inside a hidden folder."""
+    """Whether no change to this path (inside a watched folder) can change the site: a hidden file
+    no build reads, an editor's backup or swap file, or anything inside a hidden folder."""
     parts = PurePosixPath(relative).parts
-    return not parts or any(is_ignored(p) for p in parts)
+    return not parts or any(is_ignored(p) for p in parts[:-1]) or is_unread(parts[-1])
 
 
 def classify(area: str, relative: str, problem_folders: frozenset[str], overrides: str = "") -> Change:

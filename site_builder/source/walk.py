@@ -23,6 +23,14 @@ def is_ignored(name: str) -> bool:
     return bool(_BACKUP.search(name)) or name == "__pycache__"
 
 
+READ_HIDDEN = frozenset({".timelimit"})  # hidden, but read: a legacy ICPC package's time limit
+
+
+def is_unread(name: str) -> bool:
+    """Whether no build reads a file of this name (``is_ignored``, but the hidden files read)."""
+    return is_ignored(name) and name not in READ_HIDDEN
+
+
 PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
 
 
@@ -251,7 +259,7 @@ def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
             lines.append(f"{folder}\0{BUILDER_MARKER}")
             continue
         for entry in found:
-            if is_ignored(entry.name) and entry.name != ".timelimit":  # packages' .timelimit is read
+            if is_unread(entry.name):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
