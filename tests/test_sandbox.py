@@ -312,9 +312,27 @@ def test_limits_and_environment_reach_the_program(launchers: sandbox._Launchers)
 
 
 def test_a_missing_program_is_a_failed_run_with_a_reason(launchers: sandbox._Launchers) -> None:
+    """The launcher's child (inside the sandbox, or not) says why, and ends as a shell does (127)."""
     result = sandbox.run(["no-such-program-here"], None, Limits(wall=2))
-    assert result.exit_code in (1, 127)  # bubblewrap's own failure, or setpriv's, or the launcher's
-    assert "no-such-program-here" in result.stderr and "No such file" in result.stderr
+    reason = "sandbox: cannot start no-such-program-here: No such file or directory\n"
+    assert (result.exit_code, result.stderr) == (127, reason)
+
+
+def test_a_program_holds_no_descriptor_but_its_streams(launchers: sandbox._Launchers) -> None:
+    """Nothing of the launcher reaches the program: not the descriptors it was sent (the run's streams
+    before they were moved, its files' contents), nor any other it holds."""
+    code = textwrap.dedent("""
+        import os
+        def held(fd):
+            try:
+                os.fstat(fd)
+            except OSError:
+                return False
+            return True
+        print([fd for fd in range(1024) if held(fd)])
+    """)
+    result = run(code)
+    assert result.stdout == b"[0, 1, 2, 3]\n", result.stderr
 
 
 def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path) -> None:
