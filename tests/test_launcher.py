@@ -1,0 +1,127 @@
+"""The launcher's own steps, called in this process (no sandbox): writing a run's files, starting its
+child, and the protocol of a launcher process spoken to directly. test_sandbox.py runs it whole."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import socket
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from site_builder.sandbox import launcher
+from site_builder.sandbox import runner as sandbox
+
+
+@pytest.fixture
+def no_umask() -> Iterator[None]:
+    """Modes as the launcher asks for them, whatever the umask the tests run under."""
+    before = os.umask(0)
+    try:
+        yield
+    finally:
+        os.umask(before)
+
+
+def _memfd(data: bytes) -> int:
+    fd = os.memfd_create("test-launcher")
+    os.write(fd, data)  # left at its end: the launcher reads from the start
+    return fd
+
+
+def _prepare(work: Path, files: dict[str, tuple[bytes, int]], dirs: list[str]) -> None:
+    fds = [_memfd(data) for data, _ in files.values()]
+    request = {"cwd": str(work), "streams": 0, "dirs": dirs, "files": [(n, mode) for n, (_, mode) in files.items()]}
+    try:
+        launcher._prepare(request, fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def test_a_runs_files_and_folders_are_made_with_their_contents_and_modes(tmp_path: Path, no_umask: None) -> None:
+    """Files whole (a piece over the launcher's 1 MiB reads too) with their modes; the folders asked
+    for writable by anyone (the run may be another user than the launcher), the one a file is in not
+    (those above it are made as os.makedirs makes them)."""
+    big = bytes(range(256)) * (5 << 10)  # 1.25 MiB
+    files = {"main.py": (b"print(1)\n", 0o444), "sub/deep/prog": (big, 0o555)}
+    _prepare(tmp_path, files, ["out", "more/nested"])
+    assert (tmp_path / "main.py").read_bytes() == b"print(1)\n"
+    assert (tmp_path / "sub/deep/prog").read_bytes() == big
+    modes = {
+        name: stat.S_IMODE((tmp_path / name).stat().st_mode)
+        for name in ("main.py", "sub/deep/prog", "sub/deep", "out", "more/nested")
+    }
+    assert modes == {
+        "main.py": 0o444,
+        "sub/deep/prog": 0o555,
+        "sub/deep": 0o755,
+        "out": 0o777,
+        "more/nested": 0o777,
+    }
+
+
+def test_a_runs_file_is_never_written_through_a_link_or_over_a_file(tmp_path: Path) -> None:
+    """The scratch folders are fresh for every run, so nothing is there before the files; were
+    something there (a link a run left to a file outside, or a file), writing fails rather than
+    following it."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    (work / "main.py").symlink_to(outside)
+    with pytest.raises(FileExistsError):
+        _prepare(work, {"main.py": (b"planted", 0o444)}, [])
+    assert not outside.exists()
+    (work / "main.py").unlink()
+    (work / "main.py").write_bytes(b"kept")
+    with pytest.raises(FileExistsError):
+        _prepare(work, {"main.py": (b"planted", 0o444)}, [])
+    assert (work / "main.py").read_bytes() == b"kept"
+
+
+def test_a_run_needs_its_three_standard_streams_and_they_are_enough() -> None:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["sh", "-c", "exit 3"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    try:
+        assert launcher._start(theirs, request, [null, null]) == 0
+        assert marshal.loads(ours.recv(1 << 16)) == {"error": "a run needs standard input, output and error"}
+        child = launcher._start(theirs, request, [null, null, null])
+        assert child > 0
+        assert marshal.loads(ours.recv(1 << 16)) == {"pid": child}
+        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 3
+    finally:
+        os.close(null)
+        ours.close()
+        theirs.close()
+
+
+def test_a_launcher_told_to_stop_a_run_already_ended_serves_the_next() -> None:
+    """A stop the builder sent as the run ended arrives after its report: the launcher drops it."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(sandbox.LAUNCHER), str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    theirs.close()
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["sh", "-c", "exit 5"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 4}
+    try:
+        assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
+        ours.send(launcher.KILL)
+        socket.send_fds(ours, [marshal.dumps(request)], [null] * 4)
+        assert set(marshal.loads(ours.recv(1 << 16))) == {"pid"}
+        report = marshal.loads(ours.recv(1 << 16))
+        assert os.waitstatus_to_exitcode(report["status"]) == 5
+    finally:
+        os.close(null)
+        ours.close()
+        _, errors = process.communicate(timeout=10)
+    assert process.returncode == 0 and errors == b""
