@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
@@ -83,7 +84,22 @@ def test_a_runs_file_is_never_written_through_a_link_or_over_a_file(tmp_path: Pa
     assert (work / "main.py").read_bytes() == b"kept"
 
 
-def test_a_run_needs_its_three_standard_streams_and_they_are_enough() -> None:
+@pytest.fixture
+def forked_child_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's child, forked from this test process, ends whatever happens in it (99 when the
+    launcher's own code fails there), rather than go on running the tests."""
+    child = launcher._child
+
+    def ending(*args: Any) -> NoReturn:
+        try:
+            child(*args)
+        finally:
+            os._exit(99)
+
+    monkeypatch.setattr(launcher, "_child", ending)
+
+
+def test_a_run_needs_its_three_standard_streams_and_they_are_enough(forked_child_ends: None) -> None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     null = os.open(os.devnull, os.O_RDWR)
     request = {"argv": ["sh", "-c", "exit 3"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
@@ -125,3 +141,40 @@ def test_a_launcher_told_to_stop_a_run_already_ended_serves_the_next() -> None:
         ours.close()
         _, errors = process.communicate(timeout=10)
     assert process.returncode == 0 and errors == b""
+
+
+def test_a_program_holds_no_descriptor_of_its_launcher_even_one_left_inheritable(forked_child_ends: None) -> None:
+    """Every descriptor the launcher holds is close-on-exec (Python's default); the child closes all
+    above its streams all the same, so one that is not (a library's, a mistake) reaches no program."""
+    left = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(left, True)
+    null = os.open(os.devnull, os.O_RDWR)
+    out, into = os.pipe()
+    code = "import os\nprint([fd for fd in range(1024) if os.path.exists(f'/proc/self/fd/{fd}')])"
+    request = {"argv": [sys.executable, "-I", "-S", "-c", code], "env": {}, "rlimits": [], "streams": 3}
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        child = launcher._start(theirs, request, [null, into, null])
+        os.close(into)
+        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+        assert os.read(out, 4096) == b"[0, 1, 2]\n"
+    finally:
+        for fd in (left, null, out):
+            os.close(fd)
+        ours.close()
+        theirs.close()
+
+
+def test_a_run_whose_launcher_is_gone_before_it_could_die_with_it_is_not_started() -> None:
+    """The child asks to be killed when its launcher dies, then checks that its launcher is still
+    its parent: one that died before that would leave a run no launcher follows."""
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["true"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    child = os.fork()
+    if child == 0:
+        try:
+            launcher._child(request, [null, null, null], -1)  # no process is its parent: gone
+        finally:
+            os._exit(99)
+    os.close(null)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 137
