@@ -3,13 +3,16 @@ child, and the protocol of a launcher process spoken to directly. test_sandbox.p
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import marshal
 import os
 import socket
 import stat
+import struct
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -178,3 +181,88 @@ def test_a_run_whose_launcher_is_gone_before_it_could_die_with_it_is_not_started
             os._exit(99)
     os.close(null)
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 137
+
+
+def _in_a_child(step: Callable[[], object]) -> str:
+    """What ``step`` returns, or the OSError it raises, run in a child of this process (which it may
+    change for good: its ids, its capabilities)."""
+    out, into = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(out)
+            try:
+                said = f"{step()}"
+            except OSError as error:
+                said = f"OSError({error.errno!r}, {error.strerror!r})"
+            os.write(into, said.encode())
+        finally:
+            os._exit(0)
+    os.close(into)
+    with os.fdopen(out, "rb") as reading:
+        said = reading.read().decode()
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    return said
+
+
+def _status() -> dict[str, str]:
+    lines = Path("/proc/self/status").read_text().splitlines()
+    return {name: " ".join(value.split()) for name, _, value in (line.partition(":") for line in lines)}
+
+
+def _held_after_becoming_nobody() -> dict[str, str]:
+    """Becoming nobody, from root holding an inheritable capability (as the sandbox's first process
+    may: bubblewrap leaves the inheritable set as it found it)."""
+    header = struct.pack("Ii", launcher.CAPABILITY_VERSION_3, 0)
+    sets = ctypes.create_string_buffer(24)
+    assert launcher.libc.capget(header, sets) == 0
+    effective, permitted, _ = struct.unpack_from("III", sets)
+    struct.pack_into("III", sets, 0, effective, permitted, 1 << 10)  # CAP_NET_BIND_SERVICE inheritable
+    assert launcher.libc.capset(header, sets) == 0
+    assert _status()["CapInh"] != "0000000000000000"
+    launcher._become_nobody()
+    status = _status()
+    return {name: status[name] for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "Uid", "Gid", "Groups")}
+
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="only root's launcher becomes nobody")
+
+
+@root_only
+def test_the_launcher_inside_becomes_nobody_holding_no_capability_in_any_set() -> None:
+    nobody = " ".join([str(launcher.NOBODY)] * 4)
+    no_capability = "0000000000000000"
+    sets = dict.fromkeys(("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"), no_capability)
+    assert _in_a_child(_held_after_becoming_nobody) == f"{sets | {'Uid': nobody, 'Gid': nobody, 'Groups': ''}}"
+
+
+@root_only
+def test_a_launcher_that_cannot_drop_a_capability_or_stay_nobody_or_clear_a_set_stops() -> None:
+    """Each step of becoming nobody that fails is an error, never a launcher going on half privileged:
+    a capability it may not drop (it is nobody already), ids the kernel left otherwise than asked,
+    and inheritable capabilities it cannot clear."""
+
+    def already_nobody() -> None:
+        os.setresuid(launcher.NOBODY, launcher.NOBODY, launcher.NOBODY)
+        launcher._become_nobody()
+
+    def only_effectively_nobody() -> None:
+        real = os.setresuid
+        os.setresuid = lambda *ids: real(0, launcher.NOBODY, 0)
+        launcher._become_nobody()
+
+    def capset_refused() -> None:
+        class Refusing:
+            prctl = launcher.libc.prctl
+
+            @staticmethod
+            def capset(*_: object) -> int:
+                ctypes.set_errno(errno.EPERM)
+                return -1
+
+        launcher.libc = Refusing()  # type: ignore[assignment]
+        launcher._become_nobody()
+
+    assert _in_a_child(already_nobody) == "OSError(1, 'cannot drop a capability')"
+    assert _in_a_child(only_effectively_nobody) == "OSError(1, 'still root')"
+    assert _in_a_child(capset_refused) == "OSError(1, 'cannot clear the inheritable capabilities')"
