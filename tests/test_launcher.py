@@ -7,6 +7,7 @@ import ctypes
 import errno
 import marshal
 import os
+import resource
 import socket
 import stat
 import struct
@@ -54,7 +55,7 @@ def test_a_runs_files_and_folders_are_made_with_their_contents_and_modes(tmp_pat
     (those above it are made as os.makedirs makes them)."""
     big = bytes(range(256)) * (5 << 10)  # 1.25 MiB
     files = {"main.py": (b"print(1)\n", 0o444), "sub/deep/prog": (big, 0o555)}
-    _prepare(tmp_path, files, ["out", "more/nested"])
+    _prepare(tmp_path, files, ["out", "more/nested", "out"])  # a folder asked for twice is there once
     assert (tmp_path / "main.py").read_bytes() == b"print(1)\n"
     assert (tmp_path / "sub/deep/prog").read_bytes() == big
     modes = {
@@ -100,6 +101,18 @@ def forked_child_ends(monkeypatch: pytest.MonkeyPatch) -> None:
             os._exit(99)
 
     monkeypatch.setattr(launcher, "_child", ending)
+
+
+def test_files_without_their_contents_are_refused(tmp_path: Path) -> None:
+    """One descriptor per file, after the streams: a request with fewer is not half written."""
+    request = {"cwd": str(tmp_path), "streams": 1, "dirs": [], "files": [("a", 0o444), ("b", 0o444)]}
+    fds = [_memfd(b""), _memfd(b"a")]
+    try:
+        with pytest.raises(ValueError):
+            launcher._prepare(request, fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def test_a_run_needs_its_three_standard_streams_and_they_are_enough(forked_child_ends: None) -> None:
@@ -266,3 +279,18 @@ def test_a_launcher_that_cannot_drop_a_capability_or_stay_nobody_or_clear_a_set_
     assert _in_a_child(already_nobody) == "OSError(1, 'cannot drop a capability')"
     assert _in_a_child(only_effectively_nobody) == "OSError(1, 'still root')"
     assert _in_a_child(capset_refused) == "OSError(1, 'cannot clear the inheritable capabilities')"
+
+
+def test_a_launcher_that_cannot_fork_says_why() -> None:
+    """No process left to its user (RLIMIT_NPROC; root, which it does not bind, first becomes nobody)."""
+
+    def without_processes() -> str:
+        if os.geteuid() == 0:
+            os.setresuid(launcher.NOBODY, launcher.NOBODY, launcher.NOBODY)
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        null = os.open(os.devnull, os.O_RDWR)
+        request = {"argv": ["true"], "env": {}, "rlimits": [], "streams": 3}
+        return f"{launcher._start(theirs, request, [null] * 3)} {marshal.loads(ours.recv(1 << 16))}"
+
+    assert _in_a_child(without_processes) == "0 {'error': 'cannot fork: Resource temporarily unavailable'}"
