@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
 
 import pytest
 
@@ -88,19 +87,13 @@ def test_a_runs_file_is_never_written_through_a_link_or_over_a_file(tmp_path: Pa
     assert (work / "main.py").read_bytes() == b"kept"
 
 
-@pytest.fixture
-def forked_child_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The run's child, forked from this test process, ends whatever happens in it (99 when the
-    launcher's own code fails there), rather than go on running the tests."""
-    child = launcher._child
-
-    def ending(*args: Any) -> NoReturn:
-        try:
-            child(*args)
-        finally:
-            os._exit(99)
-
-    monkeypatch.setattr(launcher, "_child", ending)
+def test_a_failed_c_call_is_an_error_with_its_number_and_reason() -> None:
+    """What a renewal that failed tells the builder, among others."""
+    ctypes.set_errno(errno.EPERM)
+    with pytest.raises(OSError) as raised:
+        launcher._call(-1)
+    assert (raised.value.errno, raised.value.strerror) == (errno.EPERM, "Operation not permitted")
+    launcher._call(0)
 
 
 def test_files_without_their_contents_are_refused(tmp_path: Path) -> None:
@@ -115,21 +108,21 @@ def test_files_without_their_contents_are_refused(tmp_path: Path) -> None:
             os.close(fd)
 
 
-def test_a_run_needs_its_three_standard_streams_and_they_are_enough(forked_child_ends: None) -> None:
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    null = os.open(os.devnull, os.O_RDWR)
-    request = {"argv": ["sh", "-c", "exit 3"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
-    try:
-        assert launcher._start(theirs, request, [null, null]) == 0
-        assert marshal.loads(ours.recv(1 << 16)) == {"error": "a run needs standard input, output and error"}
+def test_a_run_needs_its_three_standard_streams_and_they_are_enough() -> None:
+    """(In a child of the test process: a launcher that forked wrong must not go on running the tests.)"""
+
+    def starting() -> str:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        null = os.open(os.devnull, os.O_RDWR)
+        request = {"argv": ["sh", "-c", "exit 3"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+        refused = launcher._start(theirs, request, [null, null]), marshal.loads(ours.recv(1 << 16))
         child = launcher._start(theirs, request, [null, null, null])
-        assert child > 0
-        assert marshal.loads(ours.recv(1 << 16)) == {"pid": child}
-        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 3
-    finally:
-        os.close(null)
-        ours.close()
-        theirs.close()
+        answer = marshal.loads(ours.recv(1 << 16))
+        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        return f"{refused} {child > 0 and answer == {'pid': child}} {status}"
+
+    refused = "(0, {'error': 'a run needs standard input, output and error'})"
+    assert _in_a_child(starting) == f"{refused} True 3"
 
 
 def test_a_launcher_told_to_stop_a_run_already_ended_serves_the_next() -> None:
@@ -159,26 +152,23 @@ def test_a_launcher_told_to_stop_a_run_already_ended_serves_the_next() -> None:
     assert process.returncode == 0 and errors == b""
 
 
-def test_a_program_holds_no_descriptor_of_its_launcher_even_one_left_inheritable(forked_child_ends: None) -> None:
+def test_a_program_holds_no_descriptor_of_its_launcher_even_one_left_inheritable() -> None:
     """Every descriptor the launcher holds is close-on-exec (Python's default); the child closes all
     above its streams all the same, so one that is not (a library's, a mistake) reaches no program."""
-    left = os.open(os.devnull, os.O_RDONLY)
-    os.set_inheritable(left, True)
-    null = os.open(os.devnull, os.O_RDWR)
-    out, into = os.pipe()
-    code = "import os\nprint([fd for fd in range(1024) if os.path.exists(f'/proc/self/fd/{fd}')])"
-    request = {"argv": [sys.executable, "-I", "-S", "-c", code], "env": {}, "rlimits": [], "streams": 3}
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
+
+    def starting() -> str:
+        os.set_inheritable(os.open(os.devnull, os.O_RDONLY), True)
+        null = os.open(os.devnull, os.O_RDWR)
+        out, into = os.pipe()
+        code = "import os\nprint([fd for fd in range(1024) if os.path.exists(f'/proc/self/fd/{fd}')])"
+        request = {"argv": [sys.executable, "-I", "-S", "-c", code], "env": {}, "rlimits": [], "streams": 3}
+        _, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         child = launcher._start(theirs, request, [null, into, null])
         os.close(into)
-        assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
-        assert os.read(out, 4096) == b"[0, 1, 2]\n"
-    finally:
-        for fd in (left, null, out):
-            os.close(fd)
-        ours.close()
-        theirs.close()
+        status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        return f"{status} {os.read(out, 4096).decode().strip()}"
+
+    assert _in_a_child(starting) == "0 [0, 1, 2]"
 
 
 def test_a_run_whose_launcher_is_gone_before_it_could_die_with_it_is_not_started() -> None:
@@ -294,3 +284,17 @@ def test_a_launcher_that_cannot_fork_says_why() -> None:
         return f"{launcher._start(theirs, request, [null] * 3)} {marshal.loads(ours.recv(1 << 16))}"
 
     assert _in_a_child(without_processes) == "0 {'error': 'cannot fork: Resource temporarily unavailable'}"
+
+
+def test_a_launcher_inside_a_sandbox_without_its_renewer_refuses_to_start() -> None:
+    """Without its renewer, runs would share their scratch folders: it says so and ends."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with ours, theirs:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(sandbox.LAUNCHER), str(theirs.fileno()), "--inside"],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+        )
+    assert (done.returncode, done.stderr) == (1, b"sandbox: a launcher inside a sandbox needs --renewer FD\n")

@@ -318,6 +318,14 @@ def test_a_missing_program_is_a_failed_run_with_a_reason(launchers: sandbox._Lau
     assert (result.exit_code, result.stderr) == (127, reason)
 
 
+def test_files_the_scratch_folder_cannot_hold_fail_the_run_with_the_reason(launchers: sandbox._Launchers) -> None:
+    """Inside a sandbox the launcher writes the run's files: when it cannot, the run fails with its reason."""
+    if not (launchers.namespaces and sandbox.isolated()):
+        pytest.skip("the builder writes the files where runs are not in a sandbox")
+    with pytest.raises(sandbox.LauncherError, match=r"cannot write the run's files: \[Errno 28\] No space left"):
+        sandbox.run(["true"], None, Limits(wall=5, scratch=1 << 20), files={"big": bytes(2 << 20)})
+
+
 def test_a_program_holds_no_descriptor_but_its_streams(launchers: sandbox._Launchers) -> None:
     """Nothing of the launcher reaches the program: not the descriptors it was sent (the run's streams
     before they were moved, its files' contents), nor any other it holds."""
@@ -435,6 +443,30 @@ def test_a_run_whose_launcher_dies_is_killed_and_the_next_run_gets_a_new_one(
     assert first not in launchers.started
     assert run("print(2)").stdout == b"2\n"
     assert alive(marker) == []
+
+
+def test_a_run_is_born_in_its_launchers_groups(launchers: sandbox._Launchers) -> None:
+    """Where the builder can make cgroups (root), the launcher joins its own before its first run, so
+    that each run, and the sandbox, count against its limits of memory and processes."""
+    marker = f"site-builder-sandbox-grouped-{os.getpid()}"
+    assert run("print(1)").stdout == b"1\n"
+    (launcher,) = launchers.started
+    if launcher.group is None:
+        pytest.skip("no cgroups for this user")
+    found: list[RunResult] = []
+    thread = threading.Thread(target=lambda: found.append(run(SLEEPER, Limits(wall=20), args=(marker,))))
+    thread.start()
+    process = _wait_for(marker)
+    try:
+        held = [folder for folder in launcher.group.folders if f"{process}" in _members(folder)]
+    finally:
+        os.kill(process, signal.SIGKILL)
+        thread.join(30)
+    assert held == list(launcher.group.folders)
+
+
+def _members(group: Path) -> list[str]:
+    return (group / "cgroup.procs").read_text().split()
 
 
 def test_a_sandbox_gone_while_idle_is_replaced_and_the_run_started_there(launchers: sandbox._Launchers) -> None:
