@@ -208,7 +208,7 @@ def test_the_budget_counts_the_input_below_every_pending_expansion(monkeypatch: 
         ("\\def\\p#1#2{#2#1}\\p ab", "{}ba"),
         ("\\newcommand*{\\s}{S}\\s", "{}S"),
         ("\\newcommand{\\t}[10]{#9}\\t abcdefghij", "{}ij"),  # nine arguments at most, as TeX reads
-        ("\\newcommand{\\d}[0][x]{D}\\d", "{}D"),  # a default for no argument is none
+        ("\\newcommand{\\d}[0][x]{D}\\d[y]", "{}D[y]"),  # a default for no argument is none: [y] is text
         ("\\createsection{\\Grader}{Grader}\\Grader", "{}\\section*{Grader}"),  # the Italian booklet's
     ],
 )
