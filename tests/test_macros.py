@@ -202,10 +202,32 @@ def test_the_budget_counts_the_input_below_every_pending_expansion(monkeypatch: 
         ("\\newcommand{\\x}{X}\\renewcommand{\\x}{Z}\\x", "{}{}Z"),
         ("\\DeclareMathOperator{\\rank}{rank}$\\rank A$", "{}$\\operatorname{rank}A$"),
         ("\\DeclareMathOperator*{\\argmax}{arg\\,max}\\argmax", "{}\\operatorname*{arg\\,max}"),
+        ("\\gdef\\g#1{<#1>}\\g{a}", "{}<a>"),
+        ("\\edef\\g#1{<#1>}\\g{a}", "{}<a>"),
+        ("\\xdef\\g#1{<#1>}\\g{a}", "{}<a>"),
+        ("\\def\\p#1#2{#2#1}\\p ab", "{}ba"),
+        ("\\newcommand*{\\s}{S}\\s", "{}S"),
+        ("\\newcommand{\\t}[10]{#9}\\t abcdefghij", "{}ij"),  # nine arguments at most, as TeX reads
+        ("\\newcommand{\\d}[0][x]{D}\\d[y]", "{}D[y]"),  # a default for no argument is none: [y] is text
+        ("\\createsection{\\Grader}{Grader}\\Grader", "{}\\section*{Grader}"),  # the Italian booklet's
     ],
 )
 def test_each_kind_of_definition_defines_as_latex_does(source: str, result: str) -> None:
     assert expanded(source) == result
+
+
+@pytest.mark.parametrize(
+    ("source", "what"),
+    [
+        ("\\DeclareMathOperator{\\op}{abc", "the operator's name"),
+        ("\\createsection{\\G}{abc", "the section title"),
+        ("\\def\\p#1{abc", "the definition"),
+    ],
+)
+def test_a_definition_never_closed_says_which_part(source: str, what: str) -> None:
+    with pytest.raises(LatexError) as info:
+        expanded(source)
+    assert str(info.value) == f"t/x/solution.tex:1: unbalanced '{{': {what} is never closed"
 
 
 def test_an_environment_opened_in_begin_code_and_closed_in_end_code_is_whole() -> None:

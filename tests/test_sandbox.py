@@ -312,9 +312,35 @@ def test_limits_and_environment_reach_the_program(launchers: sandbox._Launchers)
 
 
 def test_a_missing_program_is_a_failed_run_with_a_reason(launchers: sandbox._Launchers) -> None:
+    """The launcher's child (inside the sandbox, or not) says why, and ends as a shell does (127)."""
     result = sandbox.run(["no-such-program-here"], None, Limits(wall=2))
-    assert result.exit_code in (1, 127)  # bubblewrap's own failure, or setpriv's, or the launcher's
-    assert "no-such-program-here" in result.stderr and "No such file" in result.stderr
+    reason = "sandbox: cannot start no-such-program-here: No such file or directory\n"
+    assert (result.exit_code, result.stderr) == (127, reason)
+
+
+def test_files_the_scratch_folder_cannot_hold_fail_the_run_with_the_reason(launchers: sandbox._Launchers) -> None:
+    """Inside a sandbox the launcher writes the run's files: when it cannot, the run fails with its reason."""
+    if not (launchers.namespaces and sandbox.isolated()):
+        pytest.skip("the builder writes the files where runs are not in a sandbox")
+    with pytest.raises(sandbox.LauncherError, match=r"cannot write the run's files: \[Errno 28\] No space left"):
+        sandbox.run(["true"], None, Limits(wall=5, scratch=1 << 20), files={"big": bytes(2 << 20)})
+
+
+def test_a_program_holds_no_descriptor_but_its_streams(launchers: sandbox._Launchers) -> None:
+    """Nothing of the launcher reaches the program: not the descriptors it was sent (the run's streams
+    before they were moved, its files' contents), nor any other it holds."""
+    code = textwrap.dedent("""
+        import os
+        def held(fd):
+            try:
+                os.fstat(fd)
+            except OSError:
+                return False
+            return True
+        print([fd for fd in range(1024) if held(fd)])
+    """)
+    result = run(code)
+    assert result.stdout == b"[0, 1, 2, 3]\n", result.stderr
 
 
 def test_runs_are_killed_and_launchers_end_when_the_builder_dies(tmp_path: Path) -> None:
@@ -385,9 +411,9 @@ def test_a_launcher_whose_builder_goes_away_during_a_run_ends_quietly() -> None:
     assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
     null = os.open(os.devnull, os.O_RDWR)
     request = {"argv": ["sleep", "31.4159"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    ours.shutdown(socket.SHUT_RD)  # before the run is sent: its start's report always finds no reader
     socket.send_fds(ours, [marshal.dumps(request)], [null, null, null])
     os.close(null)
-    ours.shutdown(socket.SHUT_RD)
     _, errors = process.communicate(timeout=10)
     ours.close()
     assert b"Traceback" not in errors, errors.decode()
@@ -417,6 +443,30 @@ def test_a_run_whose_launcher_dies_is_killed_and_the_next_run_gets_a_new_one(
     assert first not in launchers.started
     assert run("print(2)").stdout == b"2\n"
     assert alive(marker) == []
+
+
+def test_a_run_is_born_in_its_launchers_groups(launchers: sandbox._Launchers) -> None:
+    """Where the builder can make cgroups (root), the launcher joins its own before its first run, so
+    that each run, and the sandbox, count against its limits of memory and processes."""
+    marker = f"site-builder-sandbox-grouped-{os.getpid()}"
+    assert run("print(1)").stdout == b"1\n"
+    (launcher,) = launchers.started
+    if launcher.group is None:
+        pytest.skip("no cgroups for this user")
+    found: list[RunResult] = []
+    thread = threading.Thread(target=lambda: found.append(run(SLEEPER, Limits(wall=20), args=(marker,))))
+    thread.start()
+    process = _wait_for(marker)
+    try:
+        held = [folder for folder in launcher.group.folders if f"{process}" in _members(folder)]
+    finally:
+        os.kill(process, signal.SIGKILL)
+        thread.join(30)
+    assert held == list(launcher.group.folders)
+
+
+def _members(group: Path) -> list[str]:
+    return (group / "cgroup.procs").read_text().split()
 
 
 def test_a_sandbox_gone_while_idle_is_replaced_and_the_run_started_there(launchers: sandbox._Launchers) -> None:

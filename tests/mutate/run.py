@@ -80,7 +80,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
-    "sandbox/launcher.py": ("tests/test_capabilities.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/launcher.py": (
+        "tests/test_launcher.py",
+        "tests/test_capabilities.py",
+        "tests/test_sandbox.py",
+        "tests/test_redteam.py",
+    ),
     "sandbox/isolation.py": (
         "tests/test_capabilities.py",
         "tests/test_sandbox.py::test_a_toolchain_under_tmp_is_shown_elsewhere_and_runs",
@@ -112,6 +117,10 @@ MODULES: dict[str, tuple[str, ...]] = {
 # ``run_whole_file``); the value is how long one mutant's tests may take before it counts as a timeout
 # (a mutant that hangs a run: killed, as mutmut counts it).
 WHOLE_FILE: dict[str, int] = {"sandbox/launcher.py": 400}
+# Mutants never planted, by what their changed line says: run, they would harm the machine rather than fail a
+# test. The launcher outside a sandbox ending "everything" (``kill(-1)``: every process its user may signal,
+# all of them for root) instead of its run's processes only.
+UNSAFE: dict[str, re.Pattern[str]] = {"sandbox/launcher.py": re.compile(r"_end_everything\(\) if \(\w+\) or True")}
 # Too slow to run once per mutant (minutes each); the hand-written cases beside them check the same rules.
 DESELECTED = ("tests/test_compare.py::test_every_flag_gives_kattis_verdict_on_generated_pairs",)
 COPIED = ("templates", "static", "archive", "package.json", "package-lock.json")
@@ -254,6 +263,10 @@ def run_whole_file(module: str, tests: tuple[str, ...], functions: tuple[str, ..
     target = work / "site_builder" / module
     original = target.read_text(encoding="utf-8")
     mutants = whole_file_mutants(module, work, selected(module, functions))
+    unsafe = UNSAFE.get(module)
+    for name in [n for n, text in mutants.items() if unsafe and unsafe.search(text)]:
+        print(f"not run (it would harm the machine; see UNSAFE): {name}", flush=True)
+        del mutants[name]
     only = f" (only {', '.join(functions)})" if functions else ""
     print(
         f"== {module}{only}: {len(mutants)} mutants, each in the whole file, checked by {' '.join(tests)}", flush=True
@@ -267,6 +280,8 @@ def run_whole_file(module: str, tests: tuple[str, ...], functions: tuple[str, ..
     diffs: dict[str, str] = {}
     try:
         for count, (name, text) in enumerate(mutants.items(), 1):
+            if (work / "site_builder").is_symlink():  # another run's prepare() took the folder: the checkout's code
+                raise SystemExit(f"{work} was made afresh by another run of this script; stopped")
             target.write_text(text, encoding="utf-8")
             diff = difflib.unified_diff(original.splitlines(), text.splitlines(), lineterm="", n=1)
             diffs[name] = "\n".join(line for line in diff if not line.startswith(("---", "+++")))
@@ -278,7 +293,8 @@ def run_whole_file(module: str, tests: tuple[str, ...], functions: tuple[str, ..
     except KeyboardInterrupt:
         print(f"stopped: {len(statuses)} of {len(mutants)} mutants judged", flush=True)
     finally:
-        target.write_text(original, encoding="utf-8")
+        if not (work / "site_builder").is_symlink():
+            target.write_text(original, encoding="utf-8")
         (work / "diffs.json").write_text(json.dumps(diffs), encoding="utf-8")
     survivors = tuple(sorted((n, s) for n, s in statuses.items() if s not in KILLED))
     return Score(module, sum(1 for s in statuses.values() if s in KILLED), len(statuses), survivors)
