@@ -76,6 +76,25 @@ def make_archive(tmp_path: Path) -> ArchiveMaker:
     return make
 
 
+def a_bare_launcher() -> tuple[Any, subprocess.Popen[bytes]]:
+    """The sandbox's launcher started alone, as the builder starts it: the builder's end of its
+    socket, and the process (its errors on ``stderr``)."""
+    import socket
+
+    from site_builder.sandbox import runner
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", str(runner.LAUNCHER), str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    theirs.close()
+    return ours, process
+
+
 def an_entry(path: str = "t/a", **fields: Any) -> Entry:
     """An entry of the built model with nothing in it but ``fields``: its track is ``path``'s first
     folder, its title the last, what it shows as ``archive/<path>``, and every other field empty."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import a_bare_launcher
 
 from site_builder.sandbox import launcher
 from site_builder.sandbox import runner as sandbox
@@ -127,15 +128,7 @@ def test_a_run_needs_its_three_standard_streams_and_they_are_enough() -> None:
 
 def test_a_launcher_told_to_stop_a_run_already_ended_serves_the_next() -> None:
     """A stop the builder sent as the run ended arrives after its report: the launcher drops it."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    process = subprocess.Popen(
-        [sys.executable, "-I", "-S", str(sandbox.LAUNCHER), str(theirs.fileno())],
-        pass_fds=(theirs.fileno(),),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    theirs.close()
+    ours, process = a_bare_launcher()
     null = os.open(os.devnull, os.O_RDWR)
     request = {"argv": ["sh", "-c", "exit 5"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 4}
     try:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import cpu_burners, pinned
+from conftest import a_bare_launcher, cpu_burners, pinned
 
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
@@ -399,15 +399,7 @@ def test_a_launcher_whose_builder_goes_away_during_a_run_ends_quietly() -> None:
     import marshal
     import socket
 
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    process = subprocess.Popen(
-        [sys.executable, "-I", "-S", str(sandbox.LAUNCHER), str(theirs.fileno())],
-        pass_fds=(theirs.fileno(),),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    theirs.close()
+    ours, process = a_bare_launcher()
     assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
     null = os.open(os.devnull, os.O_RDWR)
     request = {"argv": ["sleep", "31.4159"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
