@@ -293,11 +293,7 @@ def write_atomic(path: Path, data: bytes | Iterator[bytes], mode: int | None = N
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     try:
         with tmp.open("wb") as file:
-            if isinstance(data, bytes):
-                file.write(data)
-            else:
-                for piece in data:
-                    file.write(piece)
+            file.writelines([data] if isinstance(data, bytes) else data)
         if mode is not None:
             tmp.chmod(mode)
         os.replace(tmp, path)

@@ -143,13 +143,16 @@ class Records:
 
     def at_hand(self, shard: list[Listed]) -> list[Record] | None:
         """The shard's records if none needs a whole entry (None if one does)."""
-        kept = self._kept(shard)
-        found = [item.record or kept.get((item.url, item.key)) for item in shard]
+        found = self._found(shard)
         return None if any(r is None for r in found) else [r for r in found if r is not None]
 
     def made(self, shard: list[Listed]) -> list[Record]:
+        return [r or self._from_whole(item) for item, r in zip(shard, self._found(shard), strict=True)]
+
+    def _found(self, shard: list[Listed]) -> list[Record | None]:
+        """Each record made at once or kept (None where neither)."""
         kept = self._kept(shard)
-        return [item.record or kept.get((item.url, item.key)) or self._from_whole(item) for item in shard]
+        return [item.record or kept.get((item.url, item.key)) for item in shard]
 
     def keep(self, shard: list[Listed], records: list[Record]) -> None:
         """Keep the records of a shard just indexed, by URL and key (plain strings: no class of ours)."""

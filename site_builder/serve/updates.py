@@ -139,7 +139,8 @@ class LiveBuilder(Builder):
     def _rendered_until(
         self, plan: dict[str, Callable[[], Output]], paths: set[str], stop: Callable[[], bool] | None
     ) -> tuple[list[Output], set[str]]:
-        """``_rendered``, a page at a time until ``stop`` says so: the outputs, and the pages left."""
+        """The pages of ``plan`` at ``paths`` rendered, in order, each followed by its figure files
+        (once), a page at a time until ``stop`` says so: the outputs, and the pages left."""
         assert self.pages is not None
         left = sorted(paths, reverse=True)
         outputs: list[Output] = []
@@ -154,12 +155,7 @@ class LiveBuilder(Builder):
 
     def _rendered(self, plan: dict[str, Callable[[], Output]], paths: set[str]) -> list[Output]:
         """The pages of ``plan`` at ``paths`` rendered, in order, each followed by its figure files (once)."""
-        assert self.pages is not None
-        outputs: list[Output] = []
-        for path in sorted(paths):
-            outputs.append(plan[path]())
-            outputs += [f for f in self.pages.figures_of(path) if f.path not in {o.path for o in outputs}]
-        return outputs
+        return self._rendered_until(plan, paths, None)[0]
 
     def _publish_files(
         self, sources: list[EntrySource], pages: set[str], old_urls: list[str] | tuple[str, ...]
