@@ -64,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate  # noqa: E402
+from hugosite import hugo_executable  # noqa: E402
 from packages import generate_packages  # noqa: E402
 
 from site_builder.render.math import MathRenderer  # noqa: E402
@@ -638,7 +639,7 @@ def run_sizes(args: argparse.Namespace, report: dict[str, object]) -> None:
             result |= scenario_builds(archive, work, args.runs)
             result |= scenario_reload(archive, work, args.runs)
             result |= scenario_verify(archive, work)
-            if shutil.which("hugo", path=str(Path(sys.executable).parent)) or shutil.which("hugo"):
+            if hugo_executable() is not None:
                 result |= scenario_hugo(archive, work, args.runs)
             result["render_ms_per_entry"] = float(result["cold_render_warm_verify_s"]) * 1000 / size  # type: ignore[arg-type]
             result["render_vs_pygments_floor"] = result["render_ms_per_entry"] / float(result["pygments_cpp_file_ms"])  # type: ignore[arg-type]
