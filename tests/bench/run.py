@@ -64,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate  # noqa: E402
-from hugosite import hugo_executable  # noqa: E402
+from hugosite import hugo_build, hugo_executable, hugo_project  # noqa: E402
 from packages import generate_packages  # noqa: E402
 
 from site_builder.render.math import MathRenderer  # noqa: E402
@@ -197,8 +197,6 @@ def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
     """Our cold build without verification against Hugo's cold build of the same pages
     (``hugosite.py``), with math drawn at build time as ours is, and with math left to the browser:
     wall-clock seconds, and the CPU seconds of each build's processes (steadier on a shared machine)."""
-    from hugosite import hugo_build, hugo_project
-
     out, cache = work / "site-no-verify", work / "cache-no-verify"
     cpu: dict[str, list[float]] = {"ours": [], "hugo": [], "hugo_tex": []}
 
