@@ -33,6 +33,7 @@ from .publish.pages import PageRenderer
 from .publish.rawfiles import plan_raw_files
 from .publish.records import search_listing
 from .publish.report import BuildReport, report_from_summary, site_notes, summary_of, verification_rows
+from .publish.retired import forget_retired
 from .publish.screening import screen
 from .publish.search import SearchFeed, SearchIndex, build_search_index
 from .render.math import MathRenderer
@@ -169,6 +170,7 @@ class Builder:
                 record = (loaded.inputs, summary_of(diagnostics, site, pages))
                 with self.write_lock:
                     self.published, written, size = writer.finish(record)
+                forget_retired(self.options.cache, self.math.cache_path.name)
         self._lap("write", mark)
         return replace(self._report(diagnostics, publish, started, pages, written, rows=True), size=size)
 

@@ -32,7 +32,7 @@ from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
 from .source.walk import Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
-from .store import JsonStore, PickleStore, lasting, library_versions, write_json
+from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -112,6 +112,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
         store.put(YAML_MEMO, memo if len(memo) < 4 * len(sources) + 100 else {})
     if snapshot.changed:
         store.put_buckets(SNAPSHOT, snapshot.seen, last, probe.program)
+    store.keep_only({YAML_MEMO, *bucket_keys(SNAPSHOT)})  # not an older format's (266 MB at 10,000 entries)
     inputs = inputs_key(probe.settings, problems, sources)
     if probe.settled():
         record = {"probe": probe.key(), "inputs": inputs}

@@ -1,0 +1,63 @@
+"""The cache files older versions of the builder wrote go at the next build (publish/retired.py);
+nothing else in the cache folder does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import ArchiveMaker, options_for
+
+from site_builder.build import build_site
+from site_builder.publish.retired import forget_retired
+from site_builder.store import PickleStore
+
+
+def _names(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+
+
+def test_a_build_removes_the_caches_older_versions_left_and_keeps_its_own(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    archive = make_archive({"t/A-x/solution.md": "# X\n\nThe sum $a+b$.\n"})
+    options = options_for(archive, tmp_path / "site", verify=False)
+    assert build_site(options).published
+    cache = options.cache
+    own = _names(cache)
+    math = next(name for name in own if name.startswith("math-temml-"))
+    old = {
+        "code-b25ac7825c1acab7.sqlite": b"SQLite format 3\0",  # the highlight cache of older versions
+        "math-temml-0.10.0-0123456789.sqlite": b"",  # another Temml's math cache
+        "math-temml-0.10.0-0123456789.sqlite-wal": b"",
+        "math-temml-0.10.0.json": b"{}",  # the math cache before SQLite
+        "cpp/ab/program": b"\x7fELF",  # compiled C++ before programs/
+    }
+    for name, data in old.items():
+        (cache / name).parent.mkdir(parents=True, exist_ok=True)
+        (cache / name).write_bytes(data)
+    PickleStore(cache / "parsed").put("snapshot-v1", {"an older": "snapshot"})
+    mine = {"notes.txt": b"the maintainer's", "codes/a.sqlite": b"", "math-notes.json": b""}  # not names we wrote
+    for name, data in mine.items():
+        (cache / name).parent.mkdir(parents=True, exist_ok=True)
+        (cache / name).write_bytes(data)
+
+    (archive / "t/A-x/solution.md").write_text("# X\n\nThe sum $a+b+c$.\n")  # a build that loads again
+    assert build_site(options).published
+
+    left = _names(cache)
+    assert sorted({*old, "cpp", "parsed/sn/snapshot-v1.pickle"} & left) == []
+    assert {*mine, math} <= left
+    assert {n for n in own if not n.startswith("fonts/") and not n.startswith("render/")} <= left
+
+
+def test_only_retired_names_are_removed_and_each_is_reported(tmp_path: Path) -> None:
+    for name in ("code-1.sqlite", "math-temml-9-x.sqlite", "math-temml-1-y.sqlite", "math-temml-1-y.sqlite-shm"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "cpp").mkdir()
+    (tmp_path / "verify.json").write_text("{}")
+    assert forget_retired(tmp_path, "math-temml-1-y.sqlite") == ["code-1.sqlite", "cpp", "math-temml-9-x.sqlite"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "math-temml-1-y.sqlite",
+        "math-temml-1-y.sqlite-shm",
+        "verify.json",
+    ]
