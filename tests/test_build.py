@@ -417,7 +417,9 @@ def _cached_path(pickled: Path) -> str:
     """The path of the whole entry a render cache file holds ("" for the cards and the search index)."""
     import pickle
 
-    value = pickle.loads(pickled.read_bytes())
+    from site_builder.store import unpacked
+
+    value = pickle.loads(unpacked(pickled.read_bytes()))
     return str(value.path) if hasattr(value, "path") else ""
 
 

@@ -29,11 +29,24 @@ def test_a_pickled_value_comes_back_and_is_kept_by_the_first_two_characters_of_i
     assert PickleStore(tmp_path).get("cd" + KEY) == [3]
 
 
+def test_values_are_kept_compressed_and_pickles_of_older_versions_still_read(tmp_path: Path) -> None:
+    kept = PickleStore(tmp_path)
+    html = "<span class=\"k\">int</span> <span class=\"n\">x</span>;\n" * 2000  # as highlighted code is
+    kept.put(KEY, html)
+    stored = (tmp_path / "ab" / f"{KEY}.pickle").read_bytes()
+    assert stored.startswith(store.ZSTD_MAGIC) and len(stored) * 20 < len(html)
+    assert kept.get(KEY) == html
+    (tmp_path / "ab" / f"{KEY}.pickle").write_bytes(pickle.dumps(["written", "plain"]))  # before compression
+    assert kept.get(KEY) == ["written", "plain"]
+
+
 @pytest.mark.parametrize(
     "data",
     [
         b"",
         b"not a pickle",
+        store.ZSTD_MAGIC + b"not a frame",
+        store.packed(pickle.dumps("cut short"))[:-3],
         pickle.dumps(1)[:-2],
         b"\x80\x05cnowhere\nNothing\n.",  # a class of a module since moved
         b"\x80\x05csite_builder.model\nNoSuchClass\n.",  # a class since renamed
