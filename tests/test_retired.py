@@ -3,8 +3,10 @@ nothing else in the cache folder does."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
 from conftest import ArchiveMaker, options_for
 
 from site_builder.build import build_site
@@ -61,3 +63,22 @@ def test_only_retired_names_are_removed_and_each_is_reported(tmp_path: Path) -> 
         "math-temml-1-y.sqlite-shm",
         "verify.json",
     ]
+
+
+def test_a_name_that_cannot_be_removed_is_logged_and_the_others_still_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    for name in ("code-1.sqlite", "code-2.sqlite"):
+        (tmp_path / name).write_bytes(b"")
+    unlink = Path.unlink
+
+    def refused(path: Path, missing_ok: bool = False) -> None:
+        if path.name == "code-1.sqlite":
+            raise PermissionError(13, "Permission denied")
+        unlink(path, missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+    with caplog.at_level(logging.WARNING, logger="site_builder.publish.retired"):
+        assert forget_retired(tmp_path, "math-temml-1-y.sqlite") == ["code-2.sqlite"]
+    assert [p.name for p in tmp_path.iterdir()] == ["code-1.sqlite"]
+    assert caplog.messages == [f"cache file {tmp_path / 'code-1.sqlite'} not removed: [Errno 13] Permission denied"]

@@ -24,7 +24,7 @@ MATH_CACHES = "math-temml-*.sqlite*"  # by Temml's version and worker (and SQLit
 def forget_retired(cache: Path, math_cache: str) -> list[str]:
     """Remove the retired files and folders of ``cache``, and every math cache but ``math_cache``
     (the one this build reads); return the names removed. A file another process holds open stays
-    readable to it (Unix), and a name that cannot be removed is left for the next build."""
+    readable to it (Unix); a name that cannot be removed is logged and left for the next build."""
     removed = []
     stale = [path for pattern in RETIRED for path in cache.glob(pattern)]
     stale += [path for path in cache.glob(MATH_CACHES) if not path.name.startswith(math_cache)]
@@ -35,7 +35,7 @@ def forget_retired(cache: Path, math_cache: str) -> list[str]:
             else:
                 path.unlink()
         except OSError as e:
-            log.debug("cache file %s not removed: %s", path, e)
+            log.warning("cache file %s not removed: %s", path, e)  # tried again by the next build
             continue
         removed.append(path.name)
     return removed

@@ -80,6 +80,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
+    "publish/retired.py": ("tests/test_retired.py",),
     "sandbox/launcher.py": (
         "tests/test_launcher.py",
         "tests/test_capabilities.py",
