@@ -228,3 +228,67 @@ def test_one_changed_entry_rewrites_one_or_two_buckets_of_the_card_bundle(
     assert sorted(card.path for card in cards.values()) == sorted(f"t/A{i}-e{i}" for i in range(12))
     assert [c.summary_text for c in cards.values() if c.path == "t/A3-e3"] == ["Text three."]
     assert {c.search_text for c in cards.values()} == {""}  # the search index keeps it with its shards
+
+
+def test_a_published_file_is_a_link_only_when_it_is_test_data_every_user_may_read(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    for name, mode in (("open.in", 0o644), ("private.in", 0o600), ("code.py", 0o644)):
+        (tmp_path / name).write_text(name)
+        (tmp_path / name).chmod(mode)
+    output.copy_file(str(tmp_path / "open.in"), tmp_path / "site/open.in", link=True)
+    output.copy_file(str(tmp_path / "private.in"), tmp_path / "site/private.in", link=True)
+    output.copy_file(str(tmp_path / "code.py"), tmp_path / "site/code.py")
+    linked = {p.name for p in (tmp_path / "site").iterdir() if p.samefile(tmp_path / p.name)}
+    assert linked == {"open.in"}
+    assert [(tmp_path / "site" / n).read_text() for n in ("open.in", "private.in", "code.py")] == [
+        "open.in",
+        "private.in",
+        "code.py",
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer", [None, 95, 18, 22, 25, 38], ids=["clones", "EOPNOTSUPP", "EXDEV", "EINVAL", "ENOTTY", "ENOSYS"]
+)
+def test_a_file_system_that_makes_no_clones_is_asked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: int | None
+) -> None:
+    import fcntl
+
+    asked: list[int] = []
+
+    def ioctl(fd: int, request: int, arg: int) -> int:
+        asked.append(request)
+        if answer is not None:
+            raise OSError(answer, "no clone")
+        return 0
+
+    monkeypatch.setattr(fcntl, "ioctl", ioctl)
+    monkeypatch.setattr(output, "_UNCLONABLE", set())
+    (tmp_path / "site").mkdir()
+    for n in range(3):
+        (tmp_path / f"{n}.in").write_text(f"{n}\n")
+        output.copy_file(str(tmp_path / f"{n}.in"), tmp_path / f"site/{n}.in")
+    assert asked == [output._FICLONE] * (3 if answer is None else 1)
+    if answer is not None:
+        assert [(tmp_path / f"site/{n}.in").read_text() for n in range(3)] == ["0\n", "1\n", "2\n"]
+
+
+def test_a_clone_that_fails_for_one_file_is_tried_again_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    asked: list[int] = []
+
+    def ioctl(fd: int, request: int, arg: int) -> int:
+        asked.append(request)
+        raise OSError(5, "Input/output error")  # this file's trouble, not the file system's answer
+
+    monkeypatch.setattr(fcntl, "ioctl", ioctl)
+    monkeypatch.setattr(output, "_UNCLONABLE", set())
+    (tmp_path / "site").mkdir()
+    for n in range(2):
+        (tmp_path / f"{n}.in").write_text(f"{n}\n")
+        output.copy_file(str(tmp_path / f"{n}.in"), tmp_path / f"site/{n}.in")
+    assert len(asked) == 2 and (tmp_path / "site/1.in").read_text() == "1\n"

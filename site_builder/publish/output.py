@@ -54,6 +54,10 @@ def file_digest(path: Path | str) -> str:
 
 
 _FICLONE = 0x40049409  # Linux's ioctl that shares a file's blocks, copy-on-write (Btrfs, XFS, bcachefs)
+# The ioctl's answers for "these file systems make no clones": asked once per pair of devices, since a
+# failed try costs as much as the copy itself (creating the target, and removing it again).
+_CANNOT_CLONE = frozenset({errno.EOPNOTSUPP, errno.EXDEV, errno.EINVAL, errno.ENOTTY, errno.ENOSYS})
+_UNCLONABLE: set[tuple[int, int]] = set()  # (source's device, target folder's device)
 
 
 def copy_file(source: str, target: Path, link: bool = False) -> None:
@@ -63,12 +67,16 @@ def copy_file(source: str, target: Path, link: bool = False) -> None:
     system and every user may read it; else a copy in the kernel (``sendfile``). The builder never
     holds the bytes, and never writes into a published file (it only replaces one), so neither a
     clone nor a link can carry a write back into the archive."""
-    if _clone(source, target):
+    try:
+        info = os.stat(source)
+        devices = (info.st_dev, os.stat(target.parent).st_dev)
+    except OSError:
+        info, devices = None, None
+    if devices not in _UNCLONABLE and _clone(source, target, devices):
         return
-    if link:
+    if link and info is not None and devices is not None:
         try:
-            info = os.stat(source)
-            if info.st_mode & 0o004 and info.st_dev == os.stat(target.parent).st_dev:
+            if info.st_mode & 0o004 and devices[0] == devices[1]:
                 os.link(source, target)
                 return
         except OSError:
@@ -76,7 +84,7 @@ def copy_file(source: str, target: Path, link: bool = False) -> None:
     shutil.copyfile(source, target)
 
 
-def _clone(source: str, target: Path) -> bool:
+def _clone(source: str, target: Path, devices: tuple[int, int] | None) -> bool:
     import fcntl  # here, not at the top: only builds that publish files need it
 
     try:
@@ -84,8 +92,9 @@ def _clone(source: str, target: Path) -> bool:
             try:
                 fcntl.ioctl(dst.fileno(), _FICLONE, src.fileno())
                 return True
-            except OSError:
-                pass
+            except OSError as e:
+                if e.errno in _CANNOT_CLONE and devices is not None:
+                    _UNCLONABLE.add(devices)
     except OSError:
         return False
     target.unlink()
