@@ -32,13 +32,12 @@ def test_a_build_removes_the_caches_older_versions_left_and_keeps_its_own(
         "math-temml-0.10.0-0123456789.sqlite": b"",  # another Temml's math cache
         "math-temml-0.10.0-0123456789.sqlite-wal": b"",
         "math-temml-0.10.0.json": b"{}",  # the math cache before SQLite
-        "cpp/ab/program": b"\x7fELF",  # compiled C++ before programs/
     }
     for name, data in old.items():
         (cache / name).parent.mkdir(parents=True, exist_ok=True)
         (cache / name).write_bytes(data)
     PickleStore(cache / "parsed").put("snapshot-v1", {"an older": "snapshot"})
-    mine = {"notes.txt": b"the maintainer's", "codes/a.sqlite": b"", "math-notes.json": b""}  # not names we wrote
+    mine = {"notes.txt": b"", "codes/a.sqlite": b"", "math-notes.json": b"", "cpp/a.cpp": b""}  # not ours, or not only
     for name, data in mine.items():
         (cache / name).parent.mkdir(parents=True, exist_ok=True)
         (cache / name).write_bytes(data)
@@ -47,18 +46,29 @@ def test_a_build_removes_the_caches_older_versions_left_and_keeps_its_own(
     assert build_site(options).published
 
     left = _names(cache)
-    assert sorted({*old, "cpp", "parsed/sn/snapshot-v1.pickle"} & left) == []
+    assert sorted({*old, "parsed/sn/snapshot-v1.pickle"} & left) == []
     assert {*mine, math} <= left
     assert {n for n in own if not n.startswith("fonts/") and not n.startswith("render/")} <= left
 
 
-def test_only_retired_names_are_removed_and_each_is_reported(tmp_path: Path) -> None:
+def test_only_retired_names_are_removed_and_each_is_reported(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     for name in ("code-1.sqlite", "math-temml-9-x.sqlite", "math-temml-1-y.sqlite", "math-temml-1-y.sqlite-shm"):
         (tmp_path / name).write_bytes(b"")
-    (tmp_path / "cpp").mkdir()
+    (tmp_path / "math-temml-0.9.json").write_text("{}")
+    (tmp_path / "code-2.sqlite").mkdir()  # a folder: no version wrote one of these names
+    (tmp_path / "code-3.sqlite").symlink_to(tmp_path / "verify.json")
+    (tmp_path / "code-4.sqlite").symlink_to(tmp_path / "code-2.sqlite")  # a link is removed, not followed
     (tmp_path / "verify.json").write_text("{}")
-    assert forget_retired(tmp_path, "math-temml-1-y.sqlite") == ["code-1.sqlite", "cpp", "math-temml-9-x.sqlite"]
+    assert forget_retired(tmp_path, "math-temml-1-y.sqlite") == [
+        "code-1.sqlite",
+        "code-3.sqlite",
+        "code-4.sqlite",
+        "math-temml-0.9.json",
+        "math-temml-9-x.sqlite",
+    ]
+    assert caplog.messages == []  # the folder is left alone, not tried and warned about
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "code-2.sqlite",
         "math-temml-1-y.sqlite",
         "math-temml-1-y.sqlite-shm",
         "verify.json",

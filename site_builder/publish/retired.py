@@ -10,30 +10,29 @@ hold for another reason: ``--cache`` can name a folder that is not the builder's
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 # Top-level names in the cache folder that older versions wrote, as glob patterns: the highlighted
-# code cache; compiled C++ before ``programs/``; the math cache as JSON (before SQLite).
-RETIRED = ("code-*.sqlite", "cpp", "math-temml-*.json")
+# code cache, and the math cache as JSON (before SQLite). Not ``cpp/``, where C++ programs were kept
+# before ``programs/``: a name another program may well use in a folder shared with it.
+RETIRED = ("code-*.sqlite", "math-temml-*.json")
 MATH_CACHES = "math-temml-*.sqlite*"  # by Temml's version and worker (and SQLite's side files): one is read
 
 
 def forget_retired(cache: Path, math_cache: str) -> list[str]:
-    """Remove the retired files and folders of ``cache``, and every math cache but ``math_cache``
+    """Remove the retired files of ``cache``, and every math cache but ``math_cache``
     (the one this build reads); return the names removed. A file another process holds open stays
     readable to it (Unix); a name that cannot be removed is logged and left for the next build."""
     removed = []
     stale = [path for pattern in RETIRED for path in cache.glob(pattern)]
     stale += [path for path in cache.glob(MATH_CACHES) if not path.name.startswith(math_cache)]
     for path in sorted(stale):
+        if path.is_dir() and not path.is_symlink():
+            continue  # no version wrote a folder of these names
         try:
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
+            path.unlink()
         except OSError as e:
             log.warning("cache file %s not removed: %s", path, e)  # tried again by the next build
             continue
