@@ -340,3 +340,22 @@ def test_the_task_s_own_solution_is_the_one_that_must_pass(make_archive: Archive
     _, source = load_one(make_archive, files)
     assert source.layout.solvers == ("sol/soluzione.py", "sol/soluzione_py.py")
     assert source.layout.shown == ("sol/mirror.cpp", "sol/mirror.py", "sol/parziale.cpp")
+
+
+def test_statements_kept_one_per_language_are_read_english_first(make_archive: ArchiveMaker) -> None:
+    """Beside ``statement.<language>.md`` files, a language-less ``statement.tex`` that only stands in for
+    the PDF is not the statement, and an empty PDF is not linked."""
+    files = task(**{"statement/statement.md": None})
+    files |= {
+        f"{FOLDER}/statement/statement.tex": "\\begin{document}Stands in for the PDF.\\end{document}\n",
+        f"{FOLDER}/statement/statement.pdf": b"",
+        f"{FOLDER}/statement/statement.fr.md": "Écrivez chaque mot à l'envers.\n",
+        f"{FOLDER}/statement/statement.en.md": "Write every word backwards.\n",
+        f"{FOLDER}/statement/statement.en.tex": "Not this one: the Markdown is preferred.\n",
+    }
+    _, source = load_one(make_archive, files)
+    assert source.layout.statements == (("en", "statement/statement.en.md"), ("fr", "statement/statement.fr.md"))
+    assert source.layout.statement_pdf is None
+    entry = render_entry(source)
+    assert entry.statement is not None and "Write every word backwards" in entry.statement.html
+    assert [t.language for t in entry.translations] == ["fr"]

@@ -148,6 +148,7 @@ def _load_entry(
         samples = _load_samples(files, where, diagnostics)
         known = meta.package is not None
         layout = package_layout(file_names, meta, bool(samples)) if known else native_layout(file_names)
+    layout = _without_empty_pdf(layout, files)
     if meta.package is not None:
         diagnostics += _package_notes(layout, meta, file_names, where)
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
@@ -167,6 +168,13 @@ def _load_entry(
         diagnostics=tuple(diagnostics),
         layout=layout,
     )
+
+
+def _without_empty_pdf(layout: Layout, files: list[SourceFile]) -> Layout:
+    """The layout without its statement PDF when that file is empty: a placeholder some task folders keep
+    until the PDF is made, which the page would link as the statement (it is still listed with the files)."""
+    pdf = next((f for f in files if f.name == layout.statement_pdf), None)
+    return replace(layout, statement_pdf=None) if pdf is not None and pdf.size == 0 else layout
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:

@@ -1,9 +1,10 @@
 """CMS tasks (the Italian olympiad layout cmsImportTask reads): ``task.yaml`` into ``Metadata`` and a ``Layout`` (pure).
 
 A folder is a CMS task when it has ``task.yaml`` (or ``task.yml`` beside ``sol/``, ``gen/``...). Its
-statement is ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex``
-there), its PDF ``statement/statement.pdf`` or ``testo/testo.pdf``; samples ``att/input0.txt`` with
-``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
+statements are ``statement/statement.<language>.{md,tex}`` (one per language, English first) where it has
+any, else ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex`` there),
+its PDF ``statement/statement.pdf`` or ``testo/testo.pdf`` (not an empty one); samples ``att/input0.txt``
+with ``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
 ``sol/*`` (not graders or stubs; only ``sol/soluzione.*`` where the task has it); the checker ``check/``
 or ``cor/`` (``checker input correct_output contestant_output``, a score 0..1 on stdout), or a
 communication task's manager; subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
@@ -113,7 +114,7 @@ def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
 
 def cms_layout(names: list[str], has_samples: bool) -> Layout:
     """Roles in a CMS task; ``missing`` names each part it lacks."""
-    statement = _statement(names, ("md", "tex"))
+    statements = _statements(names)
     pdf = _statement(names, ("pdf",))
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
@@ -131,7 +132,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         linked = _linked_graders(names, graders, "grader.") if not any("/manager" in g for g in graders) else []
     languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
-    if statement is None and pdf is None:
+    if not statements and pdf is None:
         missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
     if not has_samples:
         missing.append("samples (att/input0.txt with att/output0.txt)")
@@ -143,7 +144,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         missing.append(f"a way to run {which} without {graders[0]} (they are shown, not run)")
         solvers = [n for n in solvers if n not in unlinked]
     return Layout(
-        statements=(("en", statement),) if statement else (),
+        statements=tuple(statements),
         statement_pdf=pdf,
         graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
@@ -174,6 +175,26 @@ def _linked_graders(names: list[str], graders: list[str], prefix: str) -> list[s
     folders = {g.split("/")[0] for g in found.values()}
     headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
     return sorted(found.values()) + sorted(headers)
+
+
+# ``statement/statement.en.md``, ``testo/testo.it.tex``: one statement per language, as task folders that
+# keep translations side by side name them (a two-letter code, perhaps with a region).
+_TRANSLATED = re.compile(r"^(statement|testo)/(statement|testo)\.([a-z]{2}(?:[-_][A-Z]{2})?)\.(md|tex)$")
+
+
+def _statements(names: list[str]) -> list[tuple[str, str]]:
+    """(language, file) of each statement, English first: ``statement/statement.<language>.{md,tex}`` (the
+    Markdown where a language has both) where the task has any, else the one ``_statement`` finds. A
+    language-less ``statement.tex`` beside them is often a placeholder for the PDF, not the statement."""
+    found: dict[str, str] = {}
+    for name in sorted(names, key=lambda n: not n.endswith(".md")):
+        match = _TRANSLATED.match(name)
+        if match and match.group(1) == match.group(2):
+            found.setdefault(match.group(3), name)
+    if found:
+        return sorted(found.items(), key=lambda item: (item[0] != "en", item[0]))
+    statement = _statement(names, ("md", "tex"))
+    return [("en", statement)] if statement else []
 
 
 def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:
