@@ -30,7 +30,7 @@ from .samples import _load_samples
 from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Snapshot, file_signature
 from .testdata import _unchanged_digests, hashed_only
-from .walk import Listing, _entries, find_problem_folders, is_ignored, too_deep
+from .walk import Listing, _entries, find_problem_folders, is_ignored, too_deep, unread_below
 from .yamlfile import Memo, parse_yaml_mapping
 
 log = logging.getLogger(__name__)
@@ -231,9 +231,7 @@ def load_archive(
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
-    for rel, kind in unread:
-        message = f"this folder looks like {kind}, a format the builder does not read; not published"
-        problems.append(Diagnostic(f"{prefix}/{rel}", 0, message, "warning"))
+    problems += _unread_warnings(unread, prefix)
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):
@@ -255,10 +253,41 @@ def load_archive(
     return unique_slugs(entries), problems
 
 
+UNREAD_EACH = 10  # folders of one unread format named a warning each; more are one warning that counts them
+
+
+def _unread_warnings(unread: list[tuple[str, str]], prefix: str) -> list[Diagnostic]:
+    """A warning for each folder that looks like a problem of a format the builder does not read; one for
+    all those of a format when there are more than ``UNREAD_EACH`` (an archive of hundreds of them)."""
+    by_kind: dict[str, list[str]] = {}
+    for rel, kind in unread:
+        by_kind.setdefault(kind, []).append(rel)
+    warnings = []
+    for kind, folders in by_kind.items():
+        ending = f"{kind}, a format the builder does not read; not published"
+        if len(folders) <= UNREAD_EACH:
+            warnings += [
+                Diagnostic(f"{prefix}/{rel}", 0, f"this folder looks like {ending}", "warning") for rel in folders
+            ]
+            continue
+        named = ", ".join(folders[:3])
+        message = f"{len(folders)} folders ({named} and {len(folders) - 3} more) look like {ending}"
+        warnings.append(Diagnostic(prefix or ".", 0, message, "warning"))
+    return warnings
+
+
 def missing_archive(archive: Path) -> str:
-    """What to say when the archive folder is not there: where it was looked for, and how to name another."""
+    """What to say when the archive folder is not there: where it was looked for, what the folder around
+    it holds when that looks like problems of a format the builder does not read, and how to name another."""
+    count, kind = unread_below(archive.parent) if archive.parent.is_dir() else (0, "")
+    unread = (
+        f"; {archive.parent} holds no problem folder the builder reads, but {count} folder"
+        f"{'s' if count > 1 else ''} that look{'' if count > 1 else 's'} like {kind}, a format it does not read"
+        if count
+        else ""
+    )
     return (
-        f"archive folder not found: {archive} (set --archive, or run in the archive's folder;"
+        f"archive folder not found: {archive}{unread} (set --archive, or run in the archive's folder;"
         " `site-builder init` starts a new one)"
     )
 
