@@ -359,3 +359,26 @@ def test_statements_kept_one_per_language_are_read_english_first(make_archive: A
     entry = render_entry(source)
     assert entry.statement is not None and "Write every word backwards" in entry.statement.html
     assert [t.language for t in entry.translations] == ["fr"]
+
+
+def test_a_group_s_list_of_test_names_is_said_in_a_few_words(make_archive: ArchiveMaker) -> None:
+    """task-maker names every test of a group (``002|003|...``): a page says how many, not all fifty names."""
+    every = "|".join(f"{n:03}" for n in range(50))
+    groups = f"[[0, '000|001'], [40, '{every}'], [30, 'a1|a2|b7|c9'], [30, 'x[0-9]+']]"
+    yaml = (FIXTURE / "task.yaml").read_text() + f"score_type: GroupMin\nscore_type_parameters: {groups}\n"
+    _, source = load_one(make_archive, task(**{"task.yaml": yaml}))
+    assert [s.name for s in source.meta.subtasks] == [
+        "1 (tests 000, 001)",
+        "2 (50 tests: 000-049)",
+        "3 (4 tests: a1, a2 ... c9)",
+        "4 (tests x[0-9]+)",
+    ]
+
+
+def test_the_primary_language_s_statement_comes_first(make_archive: ArchiveMaker) -> None:
+    """``primary_language`` says which statement is the task's own (here the English one is a stub)."""
+    yaml = (FIXTURE / "task.yaml").read_text() + "primary_language: hu\n"
+    files = task(**{"task.yaml": yaml, "statement/statement.md": None})
+    files |= {f"{FOLDER}/statement/statement.en.md": "To do.\n", f"{FOLDER}/statement/statement.hu.md": "Minden szó.\n"}
+    _, source = load_one(make_archive, files)
+    assert source.layout.statements == (("hu", "statement/statement.hu.md"), ("en", "statement/statement.en.md"))

@@ -104,7 +104,7 @@ def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
         found: list[Subtask] = []
         for points, tests in (p[:2] for p in parameters):
             if isinstance(points, (int, float)) and not isinstance(points, bool):
-                covers = f"{tests} tests" if isinstance(tests, int) else f"tests {tests}"
+                covers = f"{tests} tests" if isinstance(tests, int) else _tests(str(tests))
                 found.append(Subtask(f"{len(found) + 1} ({covers})", float(points)))
         return tuple(found)
     if gen:
@@ -112,9 +112,29 @@ def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
     return ()
 
 
-def cms_layout(names: list[str], has_samples: bool) -> Layout:
-    """Roles in a CMS task; ``missing`` names each part it lacks."""
-    statements = _statements(names)
+_TEST_LIST = re.compile(r"^\w+(?:\|\w+)+$")
+
+
+def _tests(pattern: str) -> str:
+    """The tests a group score type's regular expression names, in words: ``002|003|...|012`` (as task-maker
+    writes them, one name per test) as ``11 tests: 002-012`` (when they are numbered one after another, else
+    the first two and the last), so that a group of fifty is not a line of three hundred characters; any
+    other expression as it is."""
+    if not _TEST_LIST.match(pattern):
+        return f"tests {pattern}"
+    tests = pattern.split("|")
+    if len(tests) <= 3:
+        return "tests " + ", ".join(tests)
+    numbers = [int(t) for t in tests if t.isdigit()]
+    if numbers and numbers == list(range(numbers[0], numbers[0] + len(tests))):
+        return f"{len(tests)} tests: {tests[0]}-{tests[-1]}"
+    return f"{len(tests)} tests: {tests[0]}, {tests[1]} ... {tests[-1]}"
+
+
+def cms_layout(names: list[str], has_samples: bool, primary: str = "") -> Layout:
+    """Roles in a CMS task; ``missing`` names each part it lacks. ``primary``: ``task.yaml``'s
+    ``primary_language``, whose statement comes first."""
+    statements = _statements(names, primary)
     pdf = _statement(names, ("pdf",))
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
@@ -182,17 +202,18 @@ def _linked_graders(names: list[str], graders: list[str], prefix: str) -> list[s
 _TRANSLATED = re.compile(r"^(statement|testo)/(statement|testo)\.([a-z]{2}(?:[-_][A-Z]{2})?)\.(md|tex)$")
 
 
-def _statements(names: list[str]) -> list[tuple[str, str]]:
-    """(language, file) of each statement, English first: ``statement/statement.<language>.{md,tex}`` (the
-    Markdown where a language has both) where the task has any, else the one ``_statement`` finds. A
-    language-less ``statement.tex`` beside them is often a placeholder for the PDF, not the statement."""
+def _statements(names: list[str], primary: str = "") -> list[tuple[str, str]]:
+    """(language, file) of each statement, the ``primary`` language's first, else English:
+    ``statement/statement.<language>.{md,tex}`` (the Markdown where a language has both) where the task has
+    any, else the one ``_statement`` finds. A language-less ``statement.tex`` beside them is often a
+    placeholder for the PDF, not the statement."""
     found: dict[str, str] = {}
     for name in sorted(names, key=lambda n: not n.endswith(".md")):
         match = _TRANSLATED.match(name)
         if match and match.group(1) == match.group(2):
             found.setdefault(match.group(3), name)
     if found:
-        return sorted(found.items(), key=lambda item: (item[0] != "en", item[0]))
+        return sorted(found.items(), key=lambda item: (item[0] != primary, item[0] != "en", item[0]))
     statement = _statement(names, ("md", "tex"))
     return [("en", statement)] if statement else []
 

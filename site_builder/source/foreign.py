@@ -51,16 +51,18 @@ def load_cms(
     item = by_name.get("task.yaml") or by_name["task.yml"]
     path, meta = f"{where}/{item.name}", Metadata(package="cms")
     gen = by_name.get("gen/GEN")
+    primary = ""
     try:
         data, lines = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
         meta = cms_metadata(data, lines, path, gen.text if gen else None)
+        primary = str(data.get("primary_language") or "")
     except SiteError as e:
         diagnostics.append(e.diagnostic())
     names = [f.name for f in files]
     samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics, hashed)
     if not samples:
-        samples = _statement_samples(cms_layout(names, False), by_name)
-    return meta, cms_layout(names, bool(samples)), samples
+        samples = _statement_samples(cms_layout(names, False, primary), by_name)
+    return meta, cms_layout(names, bool(samples), primary), samples
 
 
 def _statement_samples(layout: Layout, by_name: dict[str, SourceFile]) -> list[Sample]:
