@@ -12,6 +12,7 @@ from site_builder.model import Subtask
 from site_builder.publish.downloads import sample_files
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
+from site_builder.source.archive import load_archive
 from site_builder.source.cms import statement_examples
 from site_builder.source.testdata import hashed_only
 from site_builder.source.walk import is_problem_folder
@@ -382,3 +383,18 @@ def test_the_primary_language_s_statement_comes_first(make_archive: ArchiveMaker
     files |= {f"{FOLDER}/statement/statement.en.md": "To do.\n", f"{FOLDER}/statement/statement.hu.md": "Minden szó.\n"}
     _, source = load_one(make_archive, files)
     assert source.layout.statements == (("hu", "statement/statement.hu.md"), ("en", "statement/statement.en.md"))
+
+
+def test_a_sample_linked_to_the_statement_s_copy_is_run(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Task folders keep one copy of a sample (``statement/input0.txt``) and link ``att/`` to it."""
+    solutions = {"sol/mirror.cpp": None, "sol/mirror.py": "for _ in range(int(input())):\n    print(input()[::-1])\n"}
+    files = task(**solutions, **{f"att/{name}{n}.txt": None for name in ("input", "output") for n in (0, 1)})
+    files |= {f"{FOLDER}/statement/input0.txt": "2\nab\ncd\n", f"{FOLDER}/statement/output0.txt": "ba\ndc\n"}
+    archive = make_archive(files)
+    (archive / FOLDER / "att").mkdir()
+    for name in ("input0.txt", "output0.txt"):
+        (archive / FOLDER / "att" / name).symlink_to(f"../statement/{name}")
+    entries, _ = load_archive(archive, "archive", {})
+    report = verify_entries(entries, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    [run] = report.runs[FOLDER]
+    assert [(v.sample, v.code) for v in run.verdicts] == [("0", "AC")]
