@@ -89,6 +89,15 @@ def test_hundreds_of_folders_of_an_unread_format_are_one_warning_naming_it(make_
     )
 
 
+def test_an_archive_without_any_problem_folder_is_a_warning_not_an_empty_site_in_silence(
+    make_archive: ArchiveMaker,
+) -> None:
+    archive = make_archive({"python/dijkstra.py": "print(0)\n", "README.md": "A notebook of algorithms.\n"})
+    entries, problems = load_archive(archive, "archive")
+    assert entries == [] and [(d.path, d.level) for d in problems] == [("archive", "warning")]
+    assert problems[0].message.startswith("no problem folder found here, so the site lists nothing")
+
+
 def test_a_folder_of_unread_problems_and_no_archive_says_so(tmp_path: Path) -> None:
     from conftest import write_tree
 

@@ -232,6 +232,8 @@ def load_archive(
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
     problems += _unread_warnings(unread, prefix)
+    if not folders and not unread and not deep:
+        problems.append(Diagnostic(prefix or ".", 0, NO_PROBLEM_FOLDER, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):
@@ -251,6 +253,13 @@ def load_archive(
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems
+
+
+NO_PROBLEM_FOLDER = (
+    "no problem folder found here, so the site lists nothing (a problem folder holds problem.yaml, a solution.*"
+    " file, task.yaml, problem.xml, or an ICPC package's statement/ or problem_statement/); is this the"
+    " archive? --archive names another; `site-builder new <track>/<name>` starts an entry"
+)
 
 
 UNREAD_EACH = 10  # folders of one unread format named a warning each; more are one warning that counts them
