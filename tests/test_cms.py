@@ -398,3 +398,20 @@ def test_a_sample_linked_to_the_statement_s_copy_is_run(make_archive: ArchiveMak
     report = verify_entries(entries, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     [run] = report.runs[FOLDER]
     assert [(v.sample, v.code) for v in run.verdicts] == [("0", "AC")]
+
+
+def test_task_maker_s_annotations_say_which_solutions_must_pass_the_samples(make_archive: ArchiveMaker) -> None:
+    """``@check-accepted: *`` (or the examples' subtask) must pass; one expected to fail, or a template that
+    says nothing beside solutions that do, is shown, not run, even when it is named ``solution_*``."""
+    files = task(
+        **{
+            "sol/mirror.py": "# @check-accepted: *\nprint(1)\n",
+            "sol/mirror.cpp": "// @check-accepted: examples small\nint main() {}\n",
+            "sol/greedy.py": "# @check-wrong-answer: examples all\nprint(2)\n",
+            "sol/partial.py": "# @check-accepted: small\n# @check-time-limit-exceeded: all\nprint(3)\n",
+            "sol/solution_py.py": "# write your solution here\nprint(42)\n",
+        }
+    )
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/mirror.py", "sol/mirror.cpp")
+    assert source.layout.shown == ("sol/greedy.py", "sol/partial.py", "sol/solution_py.py")

@@ -131,15 +131,38 @@ def _tests(pattern: str) -> str:
     return f"{len(tests)} tests: {tests[0]}, {tests[1]} ... {tests[-1]}"
 
 
-def cms_layout(names: list[str], has_samples: bool, primary: str = "") -> Layout:
+# task-maker's expectations, in a solution's first lines: ``# @check-accepted: *``, ``// @check-wrong-answer:
+# examples all`` (the subtasks, by their GEN ``#STNAME:``, where the solution gets that verdict).
+_CHECK = re.compile(r"@check-([a-z-]+)\s*:([^\n]*)")
+SAMPLE_SUBTASKS = frozenset({"*", "examples", "example", "samples", "sample"})
+
+
+def expected_on_samples(texts: dict[str, str | None]) -> frozenset[str] | None:
+    """The solutions (``sol/...`` names) task-maker's ``@check-accepted`` says pass the samples: every
+    subtask (``*``), or the examples' one; None when no solution says what it expects (then ``REFERENCE``
+    decides). A solution expected to fail, or that says nothing beside others that do, is shown, not run."""
+    expected: dict[str, bool] = {}
+    for name, text in texts.items():
+        found = _CHECK.findall("\n".join((text or "").splitlines()[:20]))
+        if found:
+            accepted = [set(subtasks.lower().split()) for verdict, subtasks in found if verdict == "accepted"]
+            expected[name] = any(subtasks & SAMPLE_SUBTASKS for subtasks in accepted)
+    return frozenset(n for n, passes in expected.items() if passes) if expected else None
+
+
+def cms_layout(
+    names: list[str], has_samples: bool, primary: str = "", accepted: frozenset[str] | None = None
+) -> Layout:
     """Roles in a CMS task; ``missing`` names each part it lacks. ``primary``: ``task.yaml``'s
-    ``primary_language``, whose statement comes first."""
+    ``primary_language``, whose statement comes first; ``accepted``: ``expected_on_samples``."""
     statements = _statements(names, primary)
     pdf = _statement(names, ("pdf",))
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
-    reference = [n for n in solvers if REFERENCE.match(n[4:])]
+    reference = [n for n in solvers if REFERENCE.match(n[4:])] if accepted is None else []
+    if accepted is not None:  # what task-maker's annotations say must pass
+        solvers = [n for n in solvers if n in accepted]
     solvers = reference or solvers  # the others beside it are slow, partial or wrong on purpose: shown
     manager = _manager(names)
     if manager is not None:  # a communication task: solutions are linked with the stub of their language
