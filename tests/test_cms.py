@@ -415,3 +415,8 @@ def test_task_maker_s_annotations_say_which_solutions_must_pass_the_samples(make
     _, source = load_one(make_archive, files)
     assert source.layout.solvers == ("sol/mirror.py", "sol/mirror.cpp")
     assert source.layout.shown == ("sol/greedy.py", "sol/partial.py", "sol/solution_py.py")
+    # Where the task's own solution is among those said to pass, it is what runs: authors copy the
+    # annotation into wrong solutions too.
+    files[f"{FOLDER}/sol/solution_py.py"] = "# @check-accepted: *\nprint(4)\n"
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/solution_py.py",)

@@ -139,8 +139,9 @@ SAMPLE_SUBTASKS = frozenset({"*", "examples", "example", "samples", "sample"})
 
 def expected_on_samples(texts: dict[str, str | None]) -> frozenset[str] | None:
     """The solutions (``sol/...`` names) task-maker's ``@check-accepted`` says pass the samples: every
-    subtask (``*``), or the examples' one; None when no solution says what it expects (then ``REFERENCE``
-    decides). A solution expected to fail, or that says nothing beside others that do, is shown, not run."""
+    subtask (``*``), or the examples' one; None when no solution says what it expects. ``cms_layout`` runs
+    the task's own solution among them, else all of them; one expected to fail, or that says nothing
+    beside others that do, is shown, not run."""
     expected: dict[str, bool] = {}
     for name, text in texts.items():
         found = _CHECK.findall("\n".join((text or "").splitlines()[:20]))
@@ -160,10 +161,11 @@ def cms_layout(
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
-    reference = [n for n in solvers if REFERENCE.match(n[4:])] if accepted is None else []
-    if accepted is not None:  # what task-maker's annotations say must pass
-        solvers = [n for n in solvers if n in accepted]
-    solvers = reference or solvers  # the others beside it are slow, partial or wrong on purpose: shown
+    # The task's own solution, where its annotations (if any solution has them) do not say it fails; else
+    # those the annotations say pass; the others beside them are slow, partial or wrong on purpose: shown.
+    # Authors copy ``@check-accepted: *`` into wrong solutions too: the name says more when there is one.
+    reference = [n for n in solvers if REFERENCE.match(n[4:]) and (accepted is None or n in accepted)]
+    solvers = reference or [n for n in solvers if accepted is None or n in accepted]
     manager = _manager(names)
     if manager is not None:  # a communication task: solutions are linked with the stub of their language
         graders = [n for n in solutions if n[4:].startswith("stub.")]
