@@ -951,29 +951,35 @@ def test_a_later_pass_gives_the_validator_that_pass_input(make_archive: ArchiveM
 def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
     make_archive: ArchiveMaker, tmp_path: Path
 ) -> None:
-    """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their
-    address space and for their stack (a deep recursion is bounded by memory, not by 8 MiB)."""
-    solver = "from resource import *\nprint(*(getrlimit(r)[0] >> 20 for r in (RLIMIT_AS, RLIMIT_STACK)))\n"
+    """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their address
+    space, within which the stack is unlimited (a deep recursion is bounded by memory, not by 8 MiB), and
+    a thread still starts (a stack limit of the whole memory left no room for a new thread's stack)."""
+    solver = (
+        "import threading\nfrom resource import *\n"
+        "limits = (getrlimit(RLIMIT_AS)[0] >> 20, getrlimit(RLIMIT_STACK)[0] == RLIM_INFINITY)\n"
+        "t = threading.Thread(target=print, args=limits)\n"
+        "t.start()\nt.join()\n"
+    )
     folder = "t/M-memory"
     archive = make_archive(
         {
             f"{folder}/problem.yaml": "problem_format_version: 2025-09\nname: Memory\nlimits:\n  memory: 1536\n",
             f"{folder}/data/sample/1.in": "\n",
-            f"{folder}/data/sample/1.ans": "1536 1536\n",
+            f"{folder}/data/sample/1.ans": "1536 True\n",
             f"{folder}/submissions/accepted/limits.py": solver,
             "t/M-format/problem.yaml": "problem_format_version: 2025-09\nname: Format's default\n",
             "t/M-format/data/sample/1.in": "\n",
-            "t/M-format/data/sample/1.ans": "2048 2048\n",
+            "t/M-format/data/sample/1.ans": "2048 True\n",
             "t/M-format/submissions/accepted/limits.py": solver,
         }
-        | entry("default", solver, "1024 1024\n")
+        | entry("default", solver, "1024 True\n")
     )
     report = verify(archive, tmp_path)
     verdicts = {path: runs[0].verdicts[0] for path, runs in report.runs.items()}
     assert {path: (v.code, v.output) for path, v in verdicts.items()} == {
-        folder: ("AC", "1536 1536\n"),
-        "t/M-format": ("AC", "2048 2048\n"),  # the format's default, which the page shows
-        "t/A-default": ("AC", "1024 1024\n"),  # no package: the build's own
+        folder: ("AC", "1536 True\n"),
+        "t/M-format": ("AC", "2048 True\n"),  # the format's default, which the page shows
+        "t/A-default": ("AC", "1024 True\n"),  # no package: the build's own
     }
 
 
