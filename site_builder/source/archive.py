@@ -21,7 +21,7 @@ from .cms import is_cms
 from .files import _list_files, _load_file, _load_files
 from .foreign import load_cms, load_polygon
 from .gitdates import load_git_dates
-from .layout import native_layout, package_layout, package_validator
+from .layout import native_layout, not_held_to_accepted, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
 from .paths import _slug_part, infer_folder_name, infer_year, natural_key, reserved_folder, unique_slugs, url_slug
@@ -148,6 +148,8 @@ def _load_entry(
         samples = _load_samples(files, where, diagnostics)
         known = meta.package is not None
         layout = package_layout(file_names, meta, bool(samples)) if known else native_layout(file_names)
+        if known and "submissions/submissions.yaml" in file_names:
+            layout = _with_expectations(layout, files, where, diagnostics, memo)
     layout = _without_empty_pdf(layout, files)
     if meta.package is not None:
         diagnostics += _package_notes(layout, meta, file_names, where)
@@ -168,6 +170,25 @@ def _load_entry(
         diagnostics=tuple(diagnostics),
         layout=layout,
     )
+
+
+def _with_expectations(
+    layout: Layout, files: list[SourceFile], where: str, diagnostics: list[Diagnostic], memo: Memo | None
+) -> Layout:
+    """The layout with the accepted submissions ``submissions/submissions.yaml`` permits to fail shown, not
+    run (``layout.not_held_to_accepted``)."""
+    item = next(f for f in files if f.name == "submissions/submissions.yaml")
+    path = f"{where}/{item.name}"
+    try:
+        data, _ = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+        return layout
+    ruled = not_held_to_accepted(layout.solvers, data)
+    if not ruled:
+        return layout
+    solvers = tuple(n for n in layout.solvers if n not in ruled)
+    return replace(layout, solvers=solvers, shown=tuple(sorted({*layout.shown, *ruled})))
 
 
 def _without_empty_pdf(layout: Layout, files: list[SourceFile]) -> Layout:
