@@ -496,6 +496,25 @@ def test_each_installed_language_compiles_runs_and_is_judged(
     assert [v.code for v in run.verdicts] == ["AC", "AC"], [v.message for v in run.verdicts]
 
 
+def test_a_tool_in_a_shared_bin_folder_has_no_installation_to_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """g++ in /usr/bin: its "installation" would be all of /usr, seconds of every verifying build and
+    every package's /etc folder shown to the compiler. A JDK's own folder is still looked through."""
+    from site_builder.verify import toolchains
+
+    walked: list[str] = []
+    real_walk = os.walk
+    monkeypatch.setattr(toolchains.os, "walk", lambda top: walked.append(str(top)) or real_walk(top))
+    assert toolchains._outside_links.__wrapped__("/usr/bin/x86_64-linux-gnu-g++-12") == ()
+    assert toolchains._outside_links.__wrapped__("/usr/local/bin/gcc") == ()
+    jdk = tmp_path / "jvm" / "jdk-17"
+    (jdk / "bin").mkdir(parents=True)
+    (jdk / "conf").symlink_to("/etc/passwd")
+    assert toolchains._outside_links.__wrapped__(str(jdk / "bin" / "java")) == (("/etc/passwd", "/etc/passwd"),)
+    assert walked == [str(jdk)]
+
+
 @pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
 def test_cpp_sees_online_judge_and_c_too(make_archive: ArchiveMaker, tmp_path: Path) -> None:
     """Judges define ONLINE_JUDGE: a solution that reads input.txt without it reads stdin with it."""
