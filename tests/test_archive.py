@@ -62,6 +62,55 @@ def test_a_folder_of_a_format_the_builder_does_not_read_is_one_warning_naming_it
     assert all(d.message.endswith("a format the builder does not read; not published") for d in problems)
 
 
+def library_checker_style(count: int) -> dict[str, str]:
+    """``count`` folders in the Library Checker's own layout (info.toml, task.md, sol/, gen/), by topic."""
+    files: dict[str, str] = {}
+    for n in range(count):
+        folder = f"{'graph' if n % 2 else 'strings'}/task_{n:02}"
+        files |= {f"{folder}/info.toml": "timelimit = 2.0\n", f"{folder}/task.md": "Sum two numbers.\n"}
+        files |= {f"{folder}/sol/correct.cpp": "int main() {}\n", f"{folder}/gen/random.cpp": "int main() {}\n"}
+    return files
+
+
+def test_hundreds_of_folders_of_an_unread_format_are_one_warning_naming_it(make_archive: ArchiveMaker) -> None:
+    """A Library Checker problem has sol/ and gen/ but is no CMS task; a few are a warning each, hundreds one."""
+    archive = make_archive(library_checker_style(3))
+    _, problems = load_archive(archive, "archive")
+    assert [(d.path, d.message.split(",")[0]) for d in sorted(problems)] == [
+        (f"archive/{folder}", "this folder looks like a Library Checker problem (info.toml")
+        for folder in ("graph/task_01", "strings/task_00", "strings/task_02")
+    ]
+    archive = make_archive(library_checker_style(300))
+    _, problems = load_archive(archive, "archive")
+    assert [(d.path, d.level) for d in problems] == [("archive", "warning")]
+    assert problems[0].message.startswith("300 folders (graph/task_01, graph/task_03, graph/task_05 and 297 more)")
+    assert problems[0].message.endswith(
+        "look like a Library Checker problem (info.toml, task.md), a format the builder does not read; not published"
+    )
+
+
+def test_an_archive_without_any_problem_folder_is_a_warning_not_an_empty_site_in_silence(
+    make_archive: ArchiveMaker,
+) -> None:
+    archive = make_archive({"python/dijkstra.py": "print(0)\n", "README.md": "A notebook of algorithms.\n"})
+    entries, problems = load_archive(archive, "archive")
+    assert entries == [] and [(d.path, d.level) for d in problems] == [("archive", "warning")]
+    assert problems[0].message.startswith("no problem folder found here, so the site lists nothing")
+
+
+def test_a_folder_of_unread_problems_and_no_archive_says_so(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from site_builder.source.archive import missing_archive
+
+    write_tree(tmp_path, library_checker_style(4) | {"README.md": "a library\n"})
+    assert missing_archive(tmp_path / "archive") == (
+        f"archive folder not found: {tmp_path / 'archive'}; {tmp_path} holds no problem folder the builder reads,"
+        " but 4 folders that look like a Library Checker problem (info.toml, task.md), a format it does not read"
+        " (set --archive, or run in the archive's folder; `site-builder init` starts a new one)"
+    )
+
+
 def test_walk_finds_problem_folders_at_any_depth(make_archive: ArchiveMaker) -> None:
     archive = make_archive(
         {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import resource
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -584,8 +585,8 @@ def test_a_job_runs_what_its_key_was_made_from() -> None:
     made = job(meta=meta)
     stop = jobs.safety_margin(meta.time_limit or 0, *OPTIONS.time_margin)
     assert (made.entry, made.solver, made.sample, made.archive_dir) == ("t/A-x", SOLVER, SAMPLE, Path("/archive"))
-    memory = (META.memory_limit or 0) << 20  # the package's limit, for the address space and the stack
-    limits = Limits(jobs.wall_backstop(stop), memory, stack=memory, cpu=stop)
+    memory = (META.memory_limit or 0) << 20  # the package's limit, for the address space; the stack within it
+    limits = Limits(jobs.wall_backstop(stop), memory, stack=resource.RLIM_INFINITY, cpu=stop)
     assert (made.checker, made.validator, made.limits) == (META.checker, VALIDATOR, limits)
     assert (made.time_limit, made.interactive, made.multi_pass, made.passes) == (META.time_limit, True, True, 5)
 

@@ -12,6 +12,7 @@ from site_builder.model import Subtask
 from site_builder.publish.downloads import sample_files
 from site_builder.render.content import render_entry
 from site_builder.sandbox.runner import RunResult
+from site_builder.source.archive import load_archive
 from site_builder.source.cms import statement_examples
 from site_builder.source.testdata import hashed_only
 from site_builder.source.walk import is_problem_folder
@@ -340,3 +341,82 @@ def test_the_task_s_own_solution_is_the_one_that_must_pass(make_archive: Archive
     _, source = load_one(make_archive, files)
     assert source.layout.solvers == ("sol/soluzione.py", "sol/soluzione_py.py")
     assert source.layout.shown == ("sol/mirror.cpp", "sol/mirror.py", "sol/parziale.cpp")
+
+
+def test_statements_kept_one_per_language_are_read_english_first(make_archive: ArchiveMaker) -> None:
+    """Beside ``statement.<language>.md`` files, a language-less ``statement.tex`` that only stands in for
+    the PDF is not the statement, and an empty PDF is not linked."""
+    files = task(**{"statement/statement.md": None})
+    files |= {
+        f"{FOLDER}/statement/statement.tex": "\\begin{document}Stands in for the PDF.\\end{document}\n",
+        f"{FOLDER}/statement/statement.pdf": b"",
+        f"{FOLDER}/statement/statement.fr.md": "Écrivez chaque mot à l'envers.\n",
+        f"{FOLDER}/statement/statement.en.md": "Write every word backwards.\n",
+        f"{FOLDER}/statement/statement.en.tex": "Not this one: the Markdown is preferred.\n",
+    }
+    _, source = load_one(make_archive, files)
+    assert source.layout.statements == (("en", "statement/statement.en.md"), ("fr", "statement/statement.fr.md"))
+    assert source.layout.statement_pdf is None
+    entry = render_entry(source)
+    assert entry.statement is not None and "Write every word backwards" in entry.statement.html
+    assert [t.language for t in entry.translations] == ["fr"]
+
+
+def test_a_group_s_list_of_test_names_is_said_in_a_few_words(make_archive: ArchiveMaker) -> None:
+    """task-maker names every test of a group (``002|003|...``): a page says how many, not all fifty names."""
+    every = "|".join(f"{n:03}" for n in range(50))
+    groups = f"[[0, '000|001'], [40, '{every}'], [30, 'a1|a2|b7|c9'], [30, 'x[0-9]+']]"
+    yaml = (FIXTURE / "task.yaml").read_text() + f"score_type: GroupMin\nscore_type_parameters: {groups}\n"
+    _, source = load_one(make_archive, task(**{"task.yaml": yaml}))
+    assert [s.name for s in source.meta.subtasks] == [
+        "1 (tests 000, 001)",
+        "2 (50 tests: 000-049)",
+        "3 (4 tests: a1, a2 ... c9)",
+        "4 (tests x[0-9]+)",
+    ]
+
+
+def test_the_primary_language_s_statement_comes_first(make_archive: ArchiveMaker) -> None:
+    """``primary_language`` says which statement is the task's own (here the English one is a stub)."""
+    yaml = (FIXTURE / "task.yaml").read_text() + "primary_language: hu\n"
+    files = task(**{"task.yaml": yaml, "statement/statement.md": None})
+    files |= {f"{FOLDER}/statement/statement.en.md": "To do.\n", f"{FOLDER}/statement/statement.hu.md": "Minden szó.\n"}
+    _, source = load_one(make_archive, files)
+    assert source.layout.statements == (("hu", "statement/statement.hu.md"), ("en", "statement/statement.en.md"))
+
+
+def test_a_sample_linked_to_the_statement_s_copy_is_run(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Task folders keep one copy of a sample (``statement/input0.txt``) and link ``att/`` to it."""
+    solutions = {"sol/mirror.cpp": None, "sol/mirror.py": "for _ in range(int(input())):\n    print(input()[::-1])\n"}
+    files = task(**solutions, **{f"att/{name}{n}.txt": None for name in ("input", "output") for n in (0, 1)})
+    files |= {f"{FOLDER}/statement/input0.txt": "2\nab\ncd\n", f"{FOLDER}/statement/output0.txt": "ba\ndc\n"}
+    archive = make_archive(files)
+    (archive / FOLDER / "att").mkdir()
+    for name in ("input0.txt", "output0.txt"):
+        (archive / FOLDER / "att" / name).symlink_to(f"../statement/{name}")
+    entries, _ = load_archive(archive, "archive", {})
+    report = verify_entries(entries, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    [run] = report.runs[FOLDER]
+    assert [(v.sample, v.code) for v in run.verdicts] == [("0", "AC")]
+
+
+def test_task_maker_s_annotations_say_which_solutions_must_pass_the_samples(make_archive: ArchiveMaker) -> None:
+    """``@check-accepted: *`` (or the examples' subtask) must pass; one expected to fail, or a template that
+    says nothing beside solutions that do, is shown, not run, even when it is named ``solution_*``."""
+    files = task(
+        **{
+            "sol/mirror.py": "# @check-accepted: *\nprint(1)\n",
+            "sol/mirror.cpp": "// @check-accepted: examples small\nint main() {}\n",
+            "sol/greedy.py": "# @check-wrong-answer: examples all\nprint(2)\n",
+            "sol/partial.py": "# @check-accepted: small\n# @check-time-limit-exceeded: all\nprint(3)\n",
+            "sol/solution_py.py": "# write your solution here\nprint(42)\n",
+        }
+    )
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/mirror.py", "sol/mirror.cpp")
+    assert source.layout.shown == ("sol/greedy.py", "sol/partial.py", "sol/solution_py.py")
+    # Where the task's own solution is among those said to pass, it is what runs: authors copy the
+    # annotation into wrong solutions too.
+    files[f"{FOLDER}/sol/solution_py.py"] = "# @check-accepted: *\nprint(4)\n"
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("sol/solution_py.py",)

@@ -685,3 +685,31 @@ int main(int argc, char **argv) {
 def accepted_runs(page: str) -> int:
     """How many runs on a sample the page lists as accepted (each solver's line under each sample)."""
     return len(re.findall(r'class="solver-name">[^<]*</span> <span class="badge verdict verdict-ac"', page))
+
+
+def test_accepted_submissions_that_submissions_yaml_permits_to_fail_are_shown_not_run(
+    make_archive: ArchiveMaker,
+) -> None:
+    """2025-09's ``submissions/submissions.yaml`` may permit an accepted/ submission other verdicts."""
+    from conftest import load_one
+
+    package = "t/A-sum"
+    expectations = (
+        "accepted/slow*:\n  permitted: [AC, TLE]\n"
+        "accepted/{odd,even}.py:\n  permitted: [WA]\n"
+        "accepted/exact:\n  permitted: [WA]\n"  # a glob matches a whole name, not its start
+        "accepted/main.py:\n  permitted: [AC]\n  message: the model solution\n"
+    )
+    files = {
+        f"{package}/problem.yaml": "problem_format_version: 2025-09\nname: Sum\n",
+        f"{package}/data/sample/1.in": "1 2\n",
+        f"{package}/data/sample/1.ans": "3\n",
+        f"{package}/submissions/submissions.yaml": expectations,
+    }
+    for name in ("main.py", "slow.py", "slowest.cpp", "odd.py", "even.py", "exact.py"):
+        files[f"{package}/submissions/accepted/{name}"] = "print(3)\n"
+    _, source = load_one(make_archive, files)
+    assert source.layout.solvers == ("submissions/accepted/exact.py", "submissions/accepted/main.py")
+    assert source.layout.shown == tuple(
+        f"submissions/accepted/{n}" for n in ("even.py", "odd.py", "slow.py", "slowest.cpp")
+    )

@@ -496,6 +496,25 @@ def test_each_installed_language_compiles_runs_and_is_judged(
     assert [v.code for v in run.verdicts] == ["AC", "AC"], [v.message for v in run.verdicts]
 
 
+def test_a_tool_in_a_shared_bin_folder_has_no_installation_to_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """g++ in /usr/bin: its "installation" would be all of /usr, seconds of every verifying build and
+    every package's /etc folder shown to the compiler. A JDK's own folder is still looked through."""
+    from site_builder.verify import toolchains
+
+    walked: list[str] = []
+    real_walk = os.walk
+    monkeypatch.setattr(toolchains.os, "walk", lambda top: walked.append(str(top)) or real_walk(top))
+    assert toolchains._outside_links.__wrapped__("/usr/bin/x86_64-linux-gnu-g++-12") == ()
+    assert toolchains._outside_links.__wrapped__("/usr/local/bin/gcc") == ()
+    jdk = tmp_path / "jvm" / "jdk-17"
+    (jdk / "bin").mkdir(parents=True)
+    (jdk / "conf").symlink_to("/etc/passwd")
+    assert toolchains._outside_links.__wrapped__(str(jdk / "bin" / "java")) == (("/etc/passwd", "/etc/passwd"),)
+    assert walked == [str(jdk)]
+
+
 @pytest.mark.skipif(not Path("/usr/bin/g++").exists(), reason="needs g++")
 def test_cpp_sees_online_judge_and_c_too(make_archive: ArchiveMaker, tmp_path: Path) -> None:
     """Judges define ONLINE_JUDGE: a solution that reads input.txt without it reads stdin with it."""
@@ -951,29 +970,35 @@ def test_a_later_pass_gives_the_validator_that_pass_input(make_archive: ArchiveM
 def test_a_packages_memory_limit_is_the_runs_address_space_and_stack(
     make_archive: ArchiveMaker, tmp_path: Path
 ) -> None:
-    """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their
-    address space and for their stack (a deep recursion is bounded by memory, not by 8 MiB)."""
-    solver = "from resource import *\nprint(*(getrlimit(r)[0] >> 20 for r in (RLIMIT_AS, RLIMIT_STACK)))\n"
+    """As judges run them: a package's ``limits: memory`` (MiB) is what its runs get, for their address
+    space, within which the stack is unlimited (a deep recursion is bounded by memory, not by 8 MiB), and
+    a thread still starts (a stack limit of the whole memory left no room for a new thread's stack)."""
+    solver = (
+        "import threading\nfrom resource import *\n"
+        "limits = (getrlimit(RLIMIT_AS)[0] >> 20, getrlimit(RLIMIT_STACK)[0] == RLIM_INFINITY)\n"
+        "t = threading.Thread(target=print, args=limits)\n"
+        "t.start()\nt.join()\n"
+    )
     folder = "t/M-memory"
     archive = make_archive(
         {
             f"{folder}/problem.yaml": "problem_format_version: 2025-09\nname: Memory\nlimits:\n  memory: 1536\n",
             f"{folder}/data/sample/1.in": "\n",
-            f"{folder}/data/sample/1.ans": "1536 1536\n",
+            f"{folder}/data/sample/1.ans": "1536 True\n",
             f"{folder}/submissions/accepted/limits.py": solver,
             "t/M-format/problem.yaml": "problem_format_version: 2025-09\nname: Format's default\n",
             "t/M-format/data/sample/1.in": "\n",
-            "t/M-format/data/sample/1.ans": "2048 2048\n",
+            "t/M-format/data/sample/1.ans": "2048 True\n",
             "t/M-format/submissions/accepted/limits.py": solver,
         }
-        | entry("default", solver, "1024 1024\n")
+        | entry("default", solver, "1024 True\n")
     )
     report = verify(archive, tmp_path)
     verdicts = {path: runs[0].verdicts[0] for path, runs in report.runs.items()}
     assert {path: (v.code, v.output) for path, v in verdicts.items()} == {
-        folder: ("AC", "1536 1536\n"),
-        "t/M-format": ("AC", "2048 2048\n"),  # the format's default, which the page shows
-        "t/A-default": ("AC", "1024 1024\n"),  # no package: the build's own
+        folder: ("AC", "1536 True\n"),
+        "t/M-format": ("AC", "2048 True\n"),  # the format's default, which the page shows
+        "t/A-default": ("AC", "1024 True\n"),  # no package: the build's own
     }
 
 

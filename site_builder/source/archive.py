@@ -21,7 +21,7 @@ from .cms import is_cms
 from .files import _list_files, _load_file, _load_files
 from .foreign import load_cms, load_polygon
 from .gitdates import load_git_dates
-from .layout import native_layout, package_layout, package_validator
+from .layout import native_layout, not_held_to_accepted, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
 from .paths import _slug_part, infer_folder_name, infer_year, natural_key, reserved_folder, unique_slugs, url_slug
@@ -30,7 +30,7 @@ from .samples import _load_samples
 from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Snapshot, file_signature
 from .testdata import _unchanged_digests, hashed_only
-from .walk import Listing, _entries, find_problem_folders, is_ignored, too_deep
+from .walk import Listing, _entries, find_problem_folders, is_ignored, too_deep, unread_below
 from .yamlfile import Memo, parse_yaml_mapping
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,9 @@ def _load_entry(
         samples = _load_samples(files, where, diagnostics)
         known = meta.package is not None
         layout = package_layout(file_names, meta, bool(samples)) if known else native_layout(file_names)
+        if known and "submissions/submissions.yaml" in file_names:
+            layout = _with_expectations(layout, files, where, diagnostics, memo)
+    layout = _without_empty_pdf(layout, files)
     if meta.package is not None:
         diagnostics += _package_notes(layout, meta, file_names, where)
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
@@ -167,6 +170,32 @@ def _load_entry(
         diagnostics=tuple(diagnostics),
         layout=layout,
     )
+
+
+def _with_expectations(
+    layout: Layout, files: list[SourceFile], where: str, diagnostics: list[Diagnostic], memo: Memo | None
+) -> Layout:
+    """The layout with the accepted submissions ``submissions/submissions.yaml`` permits to fail shown, not
+    run (``layout.not_held_to_accepted``)."""
+    item = next(f for f in files if f.name == "submissions/submissions.yaml")
+    path = f"{where}/{item.name}"
+    try:
+        data, _ = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
+    except SiteError as e:
+        diagnostics.append(e.diagnostic())
+        return layout
+    ruled = not_held_to_accepted(layout.solvers, data)
+    if not ruled:
+        return layout
+    solvers = tuple(n for n in layout.solvers if n not in ruled)
+    return replace(layout, solvers=solvers, shown=tuple(sorted({*layout.shown, *ruled})))
+
+
+def _without_empty_pdf(layout: Layout, files: list[SourceFile]) -> Layout:
+    """The layout without its statement PDF when that file is empty: a placeholder some task folders keep
+    until the PDF is made, which the page would link as the statement (it is still listed with the files)."""
+    pdf = next((f for f in files if f.name == layout.statement_pdf), None)
+    return replace(layout, statement_pdf=None) if pdf is not None and pdf.size == 0 else layout
 
 
 def _package_notes(layout: Layout, meta: Metadata, names: list[str], where: str) -> list[Diagnostic]:
@@ -223,9 +252,9 @@ def load_archive(
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
         problems.append(Diagnostic(f"{prefix}/{rel}", 0, message))
-    for rel, kind in unread:
-        message = f"this folder looks like {kind}, a format the builder does not read; not published"
-        problems.append(Diagnostic(f"{prefix}/{rel}", 0, message, "warning"))
+    problems += _unread_warnings(unread, prefix)
+    if not folders and not unread and not deep:
+        problems.append(Diagnostic(prefix or ".", 0, NO_PROBLEM_FOLDER, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
         if where := reserved_folder(rel):
@@ -247,10 +276,48 @@ def load_archive(
     return unique_slugs(entries), problems
 
 
+NO_PROBLEM_FOLDER = (
+    "no problem folder found here, so the site lists nothing (a problem folder holds problem.yaml, a solution.*"
+    " file, task.yaml, problem.xml, or an ICPC package's statement/ or problem_statement/); is this the"
+    " archive? --archive names another; `site-builder new <track>/<name>` starts an entry"
+)
+
+
+UNREAD_EACH = 10  # folders of one unread format named a warning each; more are one warning that counts them
+
+
+def _unread_warnings(unread: list[tuple[str, str]], prefix: str) -> list[Diagnostic]:
+    """A warning for each folder that looks like a problem of a format the builder does not read; one for
+    all those of a format when there are more than ``UNREAD_EACH`` (an archive of hundreds of them)."""
+    by_kind: dict[str, list[str]] = {}
+    for rel, kind in unread:
+        by_kind.setdefault(kind, []).append(rel)
+    warnings = []
+    for kind, folders in by_kind.items():
+        ending = f"{kind}, a format the builder does not read; not published"
+        if len(folders) <= UNREAD_EACH:
+            warnings += [
+                Diagnostic(f"{prefix}/{rel}", 0, f"this folder looks like {ending}", "warning") for rel in folders
+            ]
+            continue
+        named = ", ".join(folders[:3])
+        message = f"{len(folders)} folders ({named} and {len(folders) - 3} more) look like {ending}"
+        warnings.append(Diagnostic(prefix or ".", 0, message, "warning"))
+    return warnings
+
+
 def missing_archive(archive: Path) -> str:
-    """What to say when the archive folder is not there: where it was looked for, and how to name another."""
+    """What to say when the archive folder is not there: where it was looked for, what the folder around
+    it holds when that looks like problems of a format the builder does not read, and how to name another."""
+    count, kind = unread_below(archive.parent) if archive.parent.is_dir() else (0, "")
+    unread = (
+        f"; {archive.parent} holds no problem folder the builder reads, but {count} folder"
+        f"{'s' if count > 1 else ''} that look{'' if count > 1 else 's'} like {kind}, a format it does not read"
+        if count
+        else ""
+    )
     return (
-        f"archive folder not found: {archive} (set --archive, or run in the archive's folder;"
+        f"archive folder not found: {archive}{unread} (set --archive, or run in the archive's folder;"
         " `site-builder init` starts a new one)"
     )
 

@@ -1,9 +1,10 @@
 """CMS tasks (the Italian olympiad layout cmsImportTask reads): ``task.yaml`` into ``Metadata`` and a ``Layout`` (pure).
 
 A folder is a CMS task when it has ``task.yaml`` (or ``task.yml`` beside ``sol/``, ``gen/``...). Its
-statement is ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex``
-there), its PDF ``statement/statement.pdf`` or ``testo/testo.pdf``; samples ``att/input0.txt`` with
-``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
+statements are ``statement/statement.<language>.{md,tex}`` (one per language, English first) where it has
+any, else ``statement/statement.{md,tex}`` or ``testo/testo.{md,tex}`` (any one ``.md``/``.tex`` there),
+its PDF ``statement/statement.pdf`` or ``testo/testo.pdf`` (not an empty one); samples ``att/input0.txt``
+with ``att/output0.txt`` (or ``statement/input0`` with ``output0``, or the statement's ``\\exmp``); solutions
 ``sol/*`` (not graders or stubs; only ``sol/soluzione.*`` where the task has it); the checker ``check/``
 or ``cor/`` (``checker input correct_output contestant_output``, a score 0..1 on stdout), or a
 communication task's manager; subtasks from ``score_type_parameters`` or ``gen/GEN``'s ``# ST: points`` lines.
@@ -103,7 +104,7 @@ def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
         found: list[Subtask] = []
         for points, tests in (p[:2] for p in parameters):
             if isinstance(points, (int, float)) and not isinstance(points, bool):
-                covers = f"{tests} tests" if isinstance(tests, int) else f"tests {tests}"
+                covers = f"{tests} tests" if isinstance(tests, int) else _tests(str(tests))
                 found.append(Subtask(f"{len(found) + 1} ({covers})", float(points)))
         return tuple(found)
     if gen:
@@ -111,15 +112,60 @@ def _subtasks(data: dict[str, Any], gen: str | None) -> tuple[Subtask, ...]:
     return ()
 
 
-def cms_layout(names: list[str], has_samples: bool) -> Layout:
-    """Roles in a CMS task; ``missing`` names each part it lacks."""
-    statement = _statement(names, ("md", "tex"))
+_TEST_LIST = re.compile(r"^\w+(?:\|\w+)+$")
+
+
+def _tests(pattern: str) -> str:
+    """The tests a group score type's regular expression names, in words: ``002|003|...|012`` (as task-maker
+    writes them, one name per test) as ``11 tests: 002-012`` (when they are numbered one after another, else
+    the first two and the last), so that a group of fifty is not a line of three hundred characters; any
+    other expression as it is."""
+    if not _TEST_LIST.match(pattern):
+        return f"tests {pattern}"
+    tests = pattern.split("|")
+    if len(tests) <= 3:
+        return "tests " + ", ".join(tests)
+    numbers = [int(t) for t in tests if t.isdigit()]
+    if numbers and numbers == list(range(numbers[0], numbers[0] + len(tests))):
+        return f"{len(tests)} tests: {tests[0]}-{tests[-1]}"
+    return f"{len(tests)} tests: {tests[0]}, {tests[1]} ... {tests[-1]}"
+
+
+# task-maker's expectations, in a solution's first lines: ``# @check-accepted: *``, ``// @check-wrong-answer:
+# examples all`` (the subtasks, by their GEN ``#STNAME:``, where the solution gets that verdict).
+_CHECK = re.compile(r"@check-([a-z-]+)\s*:([^\n]*)")
+SAMPLE_SUBTASKS = frozenset({"*", "examples", "example", "samples", "sample"})
+
+
+def expected_on_samples(texts: dict[str, str | None]) -> frozenset[str] | None:
+    """The solutions (``sol/...`` names) task-maker's ``@check-accepted`` says pass the samples: every
+    subtask (``*``), or the examples' one; None when no solution says what it expects. ``cms_layout`` runs
+    the task's own solution among them, else all of them; one expected to fail, or that says nothing
+    beside others that do, is shown, not run."""
+    expected: dict[str, bool] = {}
+    for name, text in texts.items():
+        found = _CHECK.findall("\n".join((text or "").splitlines()[:20]))
+        if found:
+            accepted = [set(subtasks.lower().split()) for verdict, subtasks in found if verdict == "accepted"]
+            expected[name] = any(subtasks & SAMPLE_SUBTASKS for subtasks in accepted)
+    return frozenset(n for n, passes in expected.items() if passes) if expected else None
+
+
+def cms_layout(
+    names: list[str], has_samples: bool, primary: str = "", accepted: frozenset[str] | None = None
+) -> Layout:
+    """Roles in a CMS task; ``missing`` names each part it lacks. ``primary``: ``task.yaml``'s
+    ``primary_language``, whose statement comes first; ``accepted``: ``expected_on_samples``."""
+    statements = _statements(names, primary)
     pdf = _statement(names, ("pdf",))
     solutions = [n for n in names if n.startswith("sol/") and n.count("/") == 1]
     runnable = [n for n in solutions if not NOT_SOLUTIONS.search(n[4:]) and language_for(n) not in (None, "text")]
     solvers = sorted((n for n in runnable if judge_language(n)), key=lambda n: (judge_order(n), n))
-    reference = [n for n in solvers if REFERENCE.match(n[4:])]
-    solvers = reference or solvers  # the others beside it are slow, partial or wrong on purpose: shown
+    # The task's own solution, where its annotations (if any solution has them) do not say it fails; else
+    # those the annotations say pass; the others beside them are slow, partial or wrong on purpose: shown.
+    # Authors copy ``@check-accepted: *`` into wrong solutions too: the name says more when there is one.
+    reference = [n for n in solvers if REFERENCE.match(n[4:]) and (accepted is None or n in accepted)]
+    solvers = reference or [n for n in solvers if accepted is None or n in accepted]
     manager = _manager(names)
     if manager is not None:  # a communication task: solutions are linked with the stub of their language
         graders = [n for n in solutions if n[4:].startswith("stub.")]
@@ -131,7 +177,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         linked = _linked_graders(names, graders, "grader.") if not any("/manager" in g for g in graders) else []
     languages = {_language_id(g) for g in linked if not g.endswith(HEADERS)}
     missing = []
-    if statement is None and pdf is None:
+    if not statements and pdf is None:
         missing.append("a statement (statement/statement.md or .tex, or testo/testo.tex)")
     if not has_samples:
         missing.append("samples (att/input0.txt with att/output0.txt)")
@@ -143,7 +189,7 @@ def cms_layout(names: list[str], has_samples: bool) -> Layout:
         missing.append(f"a way to run {which} without {graders[0]} (they are shown, not run)")
         solvers = [n for n in solvers if n not in unlinked]
     return Layout(
-        statements=(("en", statement),) if statement else (),
+        statements=tuple(statements),
         statement_pdf=pdf,
         graders=tuple(linked) if solvers else (),
         solvers=tuple(solvers),
@@ -174,6 +220,27 @@ def _linked_graders(names: list[str], graders: list[str], prefix: str) -> list[s
     folders = {g.split("/")[0] for g in found.values()}
     headers = [n for n in names if n.count("/") == 1 and n.split("/")[0] in folders and n.endswith(HEADERS)]
     return sorted(found.values()) + sorted(headers)
+
+
+# ``statement/statement.en.md``, ``testo/testo.it.tex``: one statement per language, as task folders that
+# keep translations side by side name them (a two-letter code, perhaps with a region).
+_TRANSLATED = re.compile(r"^(statement|testo)/(statement|testo)\.([a-z]{2}(?:[-_][A-Z]{2})?)\.(md|tex)$")
+
+
+def _statements(names: list[str], primary: str = "") -> list[tuple[str, str]]:
+    """(language, file) of each statement, the ``primary`` language's first, else English:
+    ``statement/statement.<language>.{md,tex}`` (the Markdown where a language has both) where the task has
+    any, else the one ``_statement`` finds. A language-less ``statement.tex`` beside them is often a
+    placeholder for the PDF, not the statement."""
+    found: dict[str, str] = {}
+    for name in sorted(names, key=lambda n: not n.endswith(".md")):
+        match = _TRANSLATED.match(name)
+        if match and match.group(1) == match.group(2):
+            found.setdefault(match.group(3), name)
+    if found:
+        return sorted(found.items(), key=lambda item: (item[0] != primary, item[0] != "en", item[0]))
+    statement = _statement(names, ("md", "tex"))
+    return [("en", statement)] if statement else []
 
 
 def _statement(names: list[str], suffixes: tuple[str, ...]) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, Layout, Metadata, Sample, SourceFile
-from .cms import cms_layout, cms_metadata, statement_examples
+from .cms import cms_layout, cms_metadata, expected_on_samples, statement_examples
 from .cms import sample_pairs as cms_samples
 from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
 from .yamlfile import Memo, parse_yaml_mapping
@@ -51,16 +51,19 @@ def load_cms(
     item = by_name.get("task.yaml") or by_name["task.yml"]
     path, meta = f"{where}/{item.name}", Metadata(package="cms")
     gen = by_name.get("gen/GEN")
+    primary = ""
     try:
         data, lines = parse_yaml_mapping(item.text, path, MetadataError, memo) if item.text else ({}, {})
         meta = cms_metadata(data, lines, path, gen.text if gen else None)
+        primary = str(data.get("primary_language") or "")
     except SiteError as e:
         diagnostics.append(e.diagnostic())
     names = [f.name for f in files]
     samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics, hashed)
+    accepted = expected_on_samples({f.name: f.text for f in files if f.name.startswith("sol/")})
     if not samples:
-        samples = _statement_samples(cms_layout(names, False), by_name)
-    return meta, cms_layout(names, bool(samples)), samples
+        samples = _statement_samples(cms_layout(names, False, primary, accepted), by_name)
+    return meta, cms_layout(names, bool(samples), primary, accepted), samples
 
 
 def _statement_samples(layout: Layout, by_name: dict[str, SourceFile]) -> list[Sample]:

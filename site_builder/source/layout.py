@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from ..model import MISSING_WRITEUP, Layout, Metadata, Validator
 from .languages import judge_language, judge_languages, judge_order, language_for, suffix
@@ -73,6 +74,40 @@ def package_layout(names: list[str], meta: Metadata, has_samples: bool) -> Layou
         validator=validator if meta.validation != "default" else None,
         missing=tuple(missing),
     )
+
+
+def not_held_to_accepted(solvers: tuple[str, ...], expectations: dict[str, Any]) -> frozenset[str]:
+    """The solvers (``submissions/accepted/...``) that ``submissions/submissions.yaml`` (2025-09, parsed:
+    ``expectations``) permits a verdict other than Accepted: a key that matches the submission's path
+    (relative to ``submissions/``) or one of its folders, as a glob (``*`` within one name, ``{a,b}``
+    either), with ``permitted`` other than ``[AC]``. Only what rules a solver out is read: test groups'
+    own expectations, ``required`` and scores are for judges."""
+    ruled: set[str] = set()
+    for key, rules in expectations.items():
+        permitted = rules.get("permitted") if isinstance(rules, dict) else None
+        if not isinstance(permitted, list) or [str(v).upper() for v in permitted] == ["AC"]:
+            continue
+        patterns = [re.compile(_glob(p)) for p in _braces(str(key))]
+        for name in solvers:
+            parts = name.split("/")[1:]  # below submissions/
+            paths = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+            if any(p.fullmatch(path) for p in patterns for path in paths):
+                ruled.add(name)
+    return frozenset(ruled)
+
+
+def _braces(pattern: str) -> list[str]:
+    """A glob's ``{a,b}`` alternatives, expanded (the first group first, each expanded again)."""
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern.strip()]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [x for part in match.group(1).split(",") for x in _braces(head + part.strip() + tail)]
+
+
+def _glob(pattern: str) -> str:
+    """A glob as a regular expression: ``*`` and ``?`` never cross a ``/``."""
+    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in pattern)
 
 
 def package_validator(names: list[str]) -> Validator | None:

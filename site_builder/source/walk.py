@@ -50,6 +50,8 @@ _NUMBERED_INPUT = re.compile(r"^(?:(\d+)\.in|I\.(\d+))$")
 def unread_format(names: set[str], folders: set[str] | frozenset[str]) -> str:
     """The format a folder that is no problem folder of ours looks like a problem of, in words (one
     warning names it); "" when it looks like none."""
+    if "info.toml" in names and ("task.md" in names or "sol" in folders):  # before CMS: it has sol/ and gen/
+        return "a Library Checker problem (info.toml, task.md)"
     if "domjudge-problem.ini" in names:
         return "a DOMjudge problem (domjudge-problem.ini) without problem.yaml"
     if "statements" in folders and folders & {"tests", "solutions", "files", "statement-sections"}:
@@ -118,6 +120,31 @@ def holds_problem_folder(folder: Path, skip: frozenset[str] = frozenset(), limit
             return True
         pending += [e.path for e in dirs if e.path not in skip]
     return False
+
+
+def unread_below(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> tuple[int, str]:
+    """How many folders below ``folder`` look like a problem of a format the builder does not read, and the
+    format most of them look like, in words ((0, "") when none), looked for in at most ``limit`` folders:
+    what to say when a folder holds no archive."""
+    kinds: dict[str, int] = {}
+    pending = [str(folder)]
+    for top in pending:
+        if len(pending) > limit:
+            break
+        try:
+            with os.scandir(top) as scan:
+                listed = [(e, _is_dir(e)) for e in scan]
+        except OSError:
+            continue
+        files = {e.name for e, is_dir in listed if not is_dir}
+        if BUILDER_MARKER in files:
+            continue
+        dirs = [e for e, is_dir in listed if is_dir and not is_ignored(e.name) and not e.is_symlink()]
+        if top != str(folder) and (kind := unread_format(files, {e.name for e in dirs})):
+            kinds[kind] = kinds.get(kind, 0) + 1
+            continue
+        pending += [e.path for e in dirs if e.path not in skip]
+    return sum(kinds.values()), max(kinds, key=lambda k: kinds[k], default="")
 
 
 def in_builder_folder(archive: Path, relative: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import resource
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -97,8 +98,10 @@ def _jobs(
     time_limit = source.meta.time_limit or options.time_limit
     stop = safety_margin(time_limit, *options.time_margin)
     memory = run_memory(source, options)
-    # As judges give it, the stack may take the whole memory.
-    limits = Limits(wall=wall_backstop(stop), memory=memory, stack=memory, cpu=stop)
+    # As judges give it, the stack may take the whole memory: it is unlimited, within the address space.
+    # Not the memory itself: glibc gives each new thread a stack of the stack limit's size, which never
+    # fits in an address space of the same size (Python's threading, a C++ std::thread: "can't start").
+    limits = Limits(wall=wall_backstop(stop), memory=memory, stack=resource.RLIM_INFINITY, cpu=stop)
     # the compiled (or script-built) program's key
     program = "/".join(p.parent.name for p in (solver.program, solver.built) if p is not None)
     communication = _communication(source, validator)

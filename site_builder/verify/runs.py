@@ -4,7 +4,9 @@ the output validator talking through pipes. Each result is judged by ``judging.p
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from pathlib import Path
 
 from ..model import Verdict
 from ..sandbox import runner as sandbox
@@ -31,7 +33,7 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         return _interactive(job, job.validator, tools, options)
     try:
         sample = job.sample  # a statement's example is its text; a sample file, its bytes
-        stdin = sample.input.encode() if sample.line else read_regular(job.archive_dir / sample.input_file, MAX_SAMPLE)
+        stdin = sample.input.encode() if sample.line else read_regular(_sample_input(job), MAX_SAMPLE)
         files = solver.files()
     except OSError as error:
         return Verdict(job.sample.name, "RTE", 0.0, "", False, f"cannot read {error.filename}: {error.strerror}")
@@ -52,6 +54,17 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
         # The next pass's input is the validator's input too, as BAPCtools and DOMjudge give it.
         job = replace(job, sample=replace(job.sample, input=nextpass.decode("utf-8", "replace")))
     raise AssertionError("unreachable")
+
+
+def _sample_input(job: Job) -> Path:
+    """The sample's input file, a symbolic link followed when it leads to a file of the problem folder (task
+    folders link ``att/input0.txt`` to ``statement/input0.txt``); any other link is left for ``read_regular``
+    to refuse."""
+    path = job.archive_dir / job.sample.input_file
+    if not path.is_symlink():
+        return path
+    real, folder = os.path.realpath(path), os.path.realpath(job.archive_dir)
+    return Path(real) if real.startswith(folder + os.sep) else path
 
 
 def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes | tuple[bytes, int]]) -> RunResult:

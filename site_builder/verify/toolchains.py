@@ -148,11 +148,18 @@ def _sysroot(language: JudgeLanguage) -> str:
     return os.path.realpath(root) if done.returncode == 0 and os.path.isdir(root) else ""
 
 
+SHARED_HOMES = frozenset({"/", "/usr", "/usr/local", "/opt"})  # many tools' bin/: no installation of one
+
+
 @lru_cache(maxsize=64)
 def _outside_links(tool: str) -> tuple[tuple[str, str], ...]:
     """Folders outside ``/usr`` that a tool's installation links to (Debian's JDK keeps its
-    configuration in ``/etc/java-17-openjdk``): each shown read-only, by its top two parts."""
+    configuration in ``/etc/java-17-openjdk``): each shown read-only, by its top two parts. A tool in
+    ``/usr/bin`` (g++) has no installation folder of its own: walking ``/usr`` took seconds of every
+    verifying build and showed every package's ``/etc`` folder to the C++ compiler."""
     home = Path(tool).parent.parent
+    if str(home) in SHARED_HOMES:
+        return ()
     found: set[str] = set()
     for folder, dirs, files in os.walk(home):
         if folder.count(os.sep) - str(home).count(os.sep) >= 4:
