@@ -51,13 +51,30 @@ def test_messages_name_archive_paths_never_the_builders_folders() -> None:
 
 def test_track_names_from_folders_read_as_contests_are_named() -> None:
     config = SiteConfig()
-    names = ("icpc", "ioi-2024", "classics", "codeforces-round", "nwerc_2023")
+    names = ("icpc", "ioi-2024", "classics", "codeforces-round", "nwerc_2023", "bapc-preliminaries", "abc-300")
     assert [track_title(config, n) for n in names] == [
         "ICPC",
         "IOI 2024",
         "Classics",
         "Codeforces Round",
         "NWERC 2023",
+        "BAPC Preliminaries",
+        "ABC 300",
+    ]
+    # Short words are words unless they have no vowel: topics and groups named as an olympiad's training
+    # sets name them do not shout.
+    names = ("sort", "map", "for-loop", "if_then_else", "num-theo", "prefix-sum", "dp", "bfs-dfs", "kth", "wf-2024")
+    assert [track_title(config, n) for n in names] == [
+        "Sort",
+        "Map",
+        "For Loop",
+        "If Then Else",
+        "Num Theo",
+        "Prefix Sum",
+        "DP",
+        "BFS DFS",
+        "KTH",
+        "WF 2024",
     ]
 
 

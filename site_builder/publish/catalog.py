@@ -81,14 +81,29 @@ def track_title(config: SiteConfig, name: str) -> str:
 
 
 def humanised(name: str) -> str:
-    """A folder's name as a contest is named: ``round-102`` is "Round 102", ``nwerc-2023`` "NWERC 2023"."""
+    """A folder's name as a contest is named: ``round-102`` is "Round 102", ``nwerc-2023`` "NWERC 2023",
+    ``dp`` "DP", but ``sort`` "Sort": a word is an acronym when it is a contest's (``CONTESTS``), or
+    short and without a vowel (``bfs``, ``kth``, ``wf``)."""
     words = name.replace("_", " ").replace("-", " ").split()
-    acronym = [w.isalpha() and (len(w) <= 4 or w.lower() in CONTESTS) for w in words]
-    return " ".join(w.upper() if a else w.capitalize() for w, a in zip(words, acronym, strict=True)) or name
+    return " ".join(w.upper() if _acronym(w) else w.capitalize() for w in words) or name
 
 
-# Contests whose names are acronyms of five letters or more (shorter words are taken as acronyms anyway).
-CONTESTS = frozenset({"nwerc", "swerc", "seerc", "usaco", "ecna", "ncna", "scusa", "nenac", "rmrc", "socal"})
+def _acronym(word: str) -> bool:
+    lower = word.lower()
+    return word.isalpha() and (lower in CONTESTS or (len(word) <= 4 and not VOWELS.intersection(lower)))
+
+
+VOWELS = frozenset("aeiouy")
+# Contests and olympiads whose folders are named by their acronyms: ICPC regionals and finals, the
+# olympiads and their regional rounds, and judges' contest series.
+CONTESTS = frozenset(
+    {
+        *("icpc", "acm", "nwerc", "swerc", "seerc", "cerc", "nerc", "bapc", "ncpc", "gcpc", "nac", "ecna"),
+        *("ncna", "scusa", "nenac", "rmrc", "socal", "amrc", "apac", "euc", "lac", "ccpc", "ioi", "apio"),
+        *("ceoi", "boi", "balkan", "egoi", "eoi", "joi", "noi", "oii", "ois", "poi", "coci", "usaco"),
+        *("abc", "arc", "agc", "ahc", "cses", "uva", "spoj", "ucup", "ntnu", "ipsc"),
+    }
+)
 
 
 def _track(name: str, items: list[Entry], config: SiteConfig) -> Track:
