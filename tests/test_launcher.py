@@ -3,16 +3,20 @@ child, and the protocol of a launcher process spoken to directly. test_sandbox.p
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import marshal
 import os
 import resource
+import select
+import signal
 import socket
 import stat
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -291,3 +295,68 @@ def test_a_launcher_inside_a_sandbox_without_its_renewer_refuses_to_start() -> N
             timeout=10,
         )
     assert (done.returncode, done.stderr) == (1, b"sandbox: a launcher inside a sandbox needs --renewer FD\n")
+
+
+def _state(pid: int) -> str:
+    """A process's state letter ("Z" a zombie), or "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+def test_a_run_dies_with_its_launcher_killed_from_outside() -> None:
+    """A launcher alone (no cgroup to remove, as root too): the run it started asked to be killed
+    when its launcher dies (the parent-death signal), so killing the launcher ends the run, and no
+    run is left that nobody follows."""
+    ours, process = a_bare_launcher()
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["sleep", "31.4159"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    child = 0
+    try:
+        assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
+        socket.send_fds(ours, [marshal.dumps(request)], [null] * 3)
+        child = marshal.loads(ours.recv(1 << 16))["pid"]
+        for _ in range(500):  # until it runs sleep: its parent-death signal is set before that
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{child}/cmdline").read_bytes().startswith(b"sleep\0"):
+                    break
+            time.sleep(0.01)
+        process.kill()
+        process.wait(10)
+        for _ in range(500):
+            if _state(child) in ("", "Z"):
+                break
+            time.sleep(0.01)
+        assert _state(child) in ("", "Z"), "the run outlived its launcher"
+    finally:
+        if child and _state(child) not in ("", "Z"):
+            os.kill(child, signal.SIGKILL)
+        os.close(null)
+        ours.close()
+        process.kill()
+        process.wait(10)
+
+
+def test_a_runs_report_says_when_it_ended_not_when_it_was_read() -> None:
+    """Which of two runs ended first (an interactive problem's solver or its interactor) decides a
+    verdict: the report carries the moment the run ended, on the builder's clock, however late the
+    builder reads it."""
+    ours, process = a_bare_launcher()
+    null = os.open(os.devnull, os.O_RDWR)
+    request = {"argv": ["true"], "env": {"PATH": "/usr/bin:/bin"}, "rlimits": [], "streams": 3}
+    try:
+        assert marshal.loads(ours.recv(1 << 16)) == {"ready": True}
+        sent = time.perf_counter()
+        socket.send_fds(ours, [marshal.dumps(request)], [null] * 3)
+        assert set(marshal.loads(ours.recv(1 << 16))) == {"pid"}
+        select.select([ours], [], [], 10)
+        reported = time.perf_counter()
+        time.sleep(0.1)
+        report = marshal.loads(ours.recv(1 << 16))
+        assert set(report) == {"status", "cpu", "ended"}
+        assert sent < report["ended"] <= reported and report["status"] == 0 and report["cpu"] >= 0
+    finally:
+        os.close(null)
+        ours.close()
+        process.communicate(timeout=10)
