@@ -470,22 +470,62 @@ def test_a_scratch_folder_still_held_is_detached_and_a_fresh_one_mounted_over_it
         ("not mounted", "cannot unmount {}: Invalid argument"),
         ("asked by another", "the renewal was asked by a process that is not the sandbox's first"),
         ("orphaned", "the renewer has gone"),
+        ("a link", "cannot unmount {}: Invalid argument"),
     ],
 )
 def test_a_renewal_that_fails_ends_the_launcher_inside_saying_why(tmp_path: Path, case: str, why: str) -> None:
     """A folder that is no tmpfs of the sandbox's (it cannot be unmounted), a renewal asked by a process that
-    is not bubblewrap's child, a renewer whose launcher was gone before it could die with it: the launcher
-    inside ends (70) rather than give the next run what the last one left."""
+    is not bubblewrap's child, a renewer whose launcher was gone before it could die with it, a link where a
+    folder should be (never followed, even to a tmpfs): the launcher inside ends (70) rather than give the
+    next run what the last one left."""
     (tmp_path / "scratch").mkdir()
     (tmp_path / "plain").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "scratch")
     cases: dict[str, dict[str, Any]] = {
         "not mounted": {"paths": (str(tmp_path / "plain"),)},
         "asked by another": {"asked": os.getpid()},
         "orphaned": {"me": 1},
+        "a link": {"paths": (str(tmp_path / "link"),)},
     }
     options = cases[case]
     said = _in_a_child(lambda: _renewing(tmp_path / "scratch", _users()[0], **options))
-    assert said == f"70\nsandbox: the run's folders cannot be renewed: {why.format(tmp_path / 'plain')}\n"
+    shown = tmp_path / ("link" if case == "a link" else "plain")
+    assert said == f"70\nsandbox: the run's folders cannot be renewed: {why.format(shown)}\n"
+
+
+def test_the_renewer_dies_with_its_launcher() -> None:
+    """The renewer can enter its sandbox's namespaces: killed with the launcher that started it (as a run
+    is), though its sandbox's side of the socket is still open, it leaves nothing behind."""
+    out, into = os.pipe()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # the sandbox's end stays here
+    outer = os.fork()
+    if outer == 0:
+        try:
+            launcher._start_renewer({"paths": [], "options": ""}, ours.fileno(), 1, os.getpid())
+            os.write(into, str(launcher._children()[0]).encode())
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    os.close(into)
+    ours.close()
+    renewer = int(os.read(out, 64))
+    os.close(out)
+    try:
+        for _ in range(500):  # until it has set itself up: it ignores ^C once its parent-death signal is set
+            if int(_status(renewer)["SigIgn"], 16) >> (signal.SIGINT - 1) & 1:
+                break
+            time.sleep(0.01)
+        os.kill(outer, signal.SIGKILL)
+        os.waitpid(outer, 0)
+        for _ in range(500):
+            if _state(renewer) in ("", "Z"):
+                break
+            time.sleep(0.01)
+        assert _state(renewer) in ("", "Z"), "the renewer outlived its launcher"
+    finally:
+        theirs.close()
+        if _state(renewer) not in ("", "Z"):
+            os.kill(renewer, signal.SIGKILL)
 
 
 def test_the_renewer_follows_only_bubblewraps_child_and_reads_its_name_as_the_kernel_writes_it() -> None:
