@@ -119,6 +119,7 @@ def test_the_processes_a_user_already_has_are_counted() -> None:
         finally:
             os._exit(2)
     assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+    assert sandbox._running_processes() >= 1  # this one, at least (and root's are counted here too)
 
 
 def test_a_forked_child_starts_launchers_of_its_own_and_leaves_its_parents_alone() -> None:
@@ -144,3 +145,12 @@ def test_a_forked_child_starts_launchers_of_its_own_and_leaves_its_parents_alone
     assert said == "0 True"
     assert sandbox.run(["true"], None, Limits(wall=10)).exit_code == 0
     assert {launcher.process.pid for launcher in pool.started} == ours
+
+
+def test_a_pool_forgotten_after_a_fork_holds_nothing_and_can_be_used() -> None:
+    """What the child of a fork does with the pool it inherited (above, in a child; here in this process)."""
+    pool = sandbox._Launchers(namespaces=False)
+    pool.lock.acquire()  # as another thread of the parent held it when the process forked
+    pool.started.append(object())  # type: ignore[arg-type]
+    pool.forget()
+    assert (pool.started, pool.idle, pool.lock.acquire(timeout=1)) == ([], {}, True)
