@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from site_builder.sandbox import isolation
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits
 
@@ -36,6 +37,7 @@ def test_a_program_gets_its_files_folders_environment_and_input_and_a_file_is_co
     script = (
         "stat -c '%a %n' main.sh data/in.txt tool\n"
         '[ "$HOME" = "$PWD" ] && [ "$TMPDIR" = "$PWD" ] && echo home and temporary folder here\n'
+        f'[ "$PWD" = {isolation.WORK} ] && echo in the sandbox || echo on the host\n'
         "cat; cat data/in.txt; ./tool; cat <&4\n"
         "echo collected > out/deep/result\n"
     )
@@ -59,14 +61,15 @@ def test_a_program_gets_its_files_folders_environment_and_input_and_a_file_is_co
         )
     finally:
         os.close(passed)
-    expected = (
-        "444 main.sh\n444 data/in.txt\n555 tool\nhome and temporary folder here\ninput\n42\ntool ran\npassed on\n"
-    )
+    where = "in the sandbox" if launchers.namespaces else "on the host"
+    expected = "444 main.sh\n444 data/in.txt\n555 tool\nhome and temporary folder here\n"
+    expected += f"{where}\ninput\n42\ntool ran\npassed on\n"
     assert (done.stdout.decode(), done.stderr, done.exit_code, done.collected) == (expected, "", 0, b"collected\n")
+    assert 0 < done.wall < 10
 
 
 def test_a_folder_is_collected_as_an_archive_of_its_files(launchers: sandbox._Launchers) -> None:
-    script = b"mkdir -p out/sub && echo a > out/a && echo b > out/sub/b && echo written"
+    script = b"mkdir -p out/sub && echo a > out/a && echo b > out/sub/b && echo written && cat"  # no input: none
     done = sandbox.run([SH, "-c", script.decode()], None, Limits(wall=10), collect="out/")
     with tarfile.open(fileobj=io.BytesIO(done.collected)) as archive:
         found = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}  # type: ignore[union-attr]
@@ -154,3 +157,15 @@ def test_a_pool_forgotten_after_a_fork_holds_nothing_and_can_be_used() -> None:
     pool.started.append(object())  # type: ignore[arg-type]
     pool.forget()
     assert (pool.started, pool.idle, pool.lock.acquire(timeout=1)) == ([], {}, True)
+
+
+def test_a_signal_is_told_from_an_exit_code_only_through_the_collecting_shell(launchers: sandbox._Launchers) -> None:
+    """The shell that collects a file reports its program killed by signal N as 128 + N; a program that
+    exits with 143 itself, run alone, exited with 143."""
+    killed = sandbox.run([SH, "-c", "kill -TERM $$"], None, Limits(wall=10), collect="out")
+    exited = sandbox.run([SH, "-c", "exit 143"], None, Limits(wall=10))
+    assert (killed.signal, killed.exit_code, exited.signal, exited.exit_code) == (15, None, None, 143)
+
+
+def test_the_builders_own_launchers_sandbox_runs_wherever_a_sandbox_can_be_had() -> None:
+    assert sandbox.isolation_level() == isolation.detect()
