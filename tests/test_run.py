@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 import tarfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -170,4 +173,11 @@ def test_a_signal_is_told_from_an_exit_code_only_through_the_collecting_shell(la
 
 
 def test_the_builders_own_launchers_sandbox_runs_wherever_a_sandbox_can_be_had() -> None:
-    assert sandbox.isolation_level() == isolation.detect()
+    """In this process, and in a builder started afresh (whose pool is made as the module is imported)."""
+    code = "from site_builder.sandbox import runner; print(repr(runner.isolation_level()))"
+    root = Path(sandbox.__file__).resolve().parents[2]  # the site_builder this test imported, a mutant's too
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    fresh = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, timeout=60
+    )
+    assert (sandbox.isolation_level(), fresh.stdout) == (isolation.detect(), f"{isolation.detect()!r}\n")
