@@ -108,7 +108,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     # its tests remove groups only inside a group of their own: a mutant that removed the groups of builds still
     # running would end other people's runs on a shared machine
     "sandbox/cgroup.py": ("tests/test_cgroup.py",),
-    "sandbox/runner.py": ("tests/test_runner.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/runner.py": (
+        "tests/test_runner.py",
+        "tests/test_run.py",
+        "tests/test_sandbox.py",
+        "tests/test_redteam.py",
+    ),
     "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
