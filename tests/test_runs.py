@@ -103,9 +103,10 @@ def test_a_sample_that_cannot_be_read_is_a_run_time_error_saying_why(archive: Pa
 def test_a_task_that_reads_and_writes_files_gets_its_input_as_one_and_is_judged_by_the_other(
     archive: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """(A CMS task's ``infile`` and ``outfile``.) What it printed counts only when it wrote no file."""
-    for collected, judged in ((b"7\n", "AC"), (b"", "WA")):
-        stand_in = StandIn(printed=b"8\n", collected=collected)
+    """(A CMS task's ``infile`` and ``outfile``.) The file it wrote is its output; what it printed counts only
+    when it wrote none."""
+    for printed, collected, judged in ((b"8\n", b"7\n", "AC"), (b"7\n", b"8\n", "WA"), (b"7\n", b"", "AC")):
+        stand_in = StandIn(printed=printed, collected=collected)
         monkeypatch.setattr(runner, "run", stand_in)
         verdict = runs.run_job(job(archive, io_files=("input.txt", "output.txt")), OPTIONS)
         ((stdin, given),) = stand_in.calls
@@ -127,11 +128,13 @@ def test_a_single_pass_problem_runs_once_whatever_its_validator_asks(
 ) -> None:
     """Only a multi-pass problem's validator is given a place for its feedback (and a next pass)."""
     given: list[object] = []
+    inputs: list[str] = []
 
     def judging(job: Job, result: RunResult, options: VerifyOptions, feedback: dict[str, bytes] | None) -> Verdict:
         given.append(feedback)
+        inputs.append(job.sample.input)
         if feedback is not None:
-            feedback["nextpass.in"] = b"again\n"
+            feedback["nextpass.in"] = b"again \xff\n"  # not UTF-8: the validator reads it leniently decoded
         return Verdict(job.sample.name, "AC", 0.0, "", False, "")
 
     monkeypatch.setattr(runs, "judge", judging)
@@ -143,4 +146,5 @@ def test_a_single_pass_problem_runs_once_whatever_its_validator_asks(
         "the validator asked for a pass after the last one (3) allowed",
         4,
     )
-    assert [stdin for stdin, _ in stand_in.calls[1:]] == [b"3 4\n", b"again\n", b"again\n"]
+    assert [stdin for stdin, _ in stand_in.calls[1:]] == [b"3 4\n", b"again \xff\n", b"again \xff\n"]
+    assert inputs[1:] == ["3 4\n", "again \ufffd\n", "again \ufffd\n"]
