@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import a_bare_launcher, cpu_burners, pinned
 
+from site_builder.sandbox import cgroup
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits, RunResult
 from site_builder.verify.runtimes import python_runtime
@@ -441,10 +442,11 @@ def test_a_run_is_born_in_its_launchers_groups(launchers: sandbox._Launchers) ->
     """Where the builder can make cgroups (root), the launcher joins its own before its first run, so
     that each run, and the sandbox, count against its limits of memory and processes."""
     marker = f"site-builder-sandbox-grouped-{os.getpid()}"
+    if cgroup.hierarchy() is None:  # asked here: a launcher without a group where one could be made is the bug
+        pytest.skip("no cgroups for this user")
     assert run("print(1)").stdout == b"1\n"
     (launcher,) = launchers.started
-    if launcher.group is None:
-        pytest.skip("no cgroups for this user")
+    assert launcher.group is not None
     found: list[RunResult] = []
     thread = threading.Thread(target=lambda: found.append(run(SLEEPER, Limits(wall=20), args=(marker,))))
     thread.start()

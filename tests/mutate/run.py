@@ -51,7 +51,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/jobs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/runs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/runs.py": ("tests/test_runs.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     # testlib's and CMS's conventions, from a run's facts (the whole builds of test_polygon and test_cms: minutes)
@@ -109,7 +109,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     # its tests remove groups only inside a group of their own: a mutant that removed the groups of builds still
     # running would end other people's runs on a shared machine
     "sandbox/cgroup.py": ("tests/test_cgroup.py",),
-    "sandbox/runner.py": ("tests/test_runner.py", "tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/runner.py": (
+        "tests/test_runner.py",
+        "tests/test_run.py",
+        "tests/test_sandbox.py",
+        "tests/test_redteam.py",
+    ),
     "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
 }
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
