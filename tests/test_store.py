@@ -31,7 +31,7 @@ def test_a_pickled_value_comes_back_and_is_kept_by_the_first_two_characters_of_i
 
 def test_values_are_kept_compressed_and_pickles_of_older_versions_still_read(tmp_path: Path) -> None:
     kept = PickleStore(tmp_path)
-    html = "<span class=\"k\">int</span> <span class=\"n\">x</span>;\n" * 2000  # as highlighted code is
+    html = '<span class="k">int</span> <span class="n">x</span>;\n' * 2000  # as highlighted code is
     kept.put(KEY, html)
     stored = (tmp_path / "ab" / f"{KEY}.pickle").read_bytes()
     assert stored.startswith(store.ZSTD_MAGIC) and len(stored) * 20 < len(html)
