@@ -124,6 +124,18 @@ def an_entry(path: str = "t/a", **fields: Any) -> Entry:
     return Entry(**(empty | fields))
 
 
+@pytest.fixture(params=["namespaces", "no namespaces"])
+def launchers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Fresh sandbox launchers (``runner._Launchers``), either isolating runs or as on a machine where
+    namespaces are not available, standing in for the builder's own pool."""
+    from site_builder.sandbox import runner
+
+    pool = runner._Launchers(namespaces=request.param == "namespaces")
+    monkeypatch.setattr(runner, "_LAUNCHERS", pool)
+    yield pool
+    pool.close()
+
+
 def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
     """Build options that use this project's templates and static files with any archive."""
     base = make_options(ROOT, archive, out, jobs=1)

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tarfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,6 @@ from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.runner import Limits
 
 SH = "/bin/sh"
-
-
-@pytest.fixture(params=["namespaces", "no namespaces"])
-def launchers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[sandbox._Launchers]:
-    pool = sandbox._Launchers(namespaces=request.param == "namespaces")
-    monkeypatch.setattr(sandbox, "_LAUNCHERS", pool)
-    yield pool
-    pool.close()
 
 
 def test_a_program_gets_its_files_folders_environment_and_input_and_a_file_is_collected(

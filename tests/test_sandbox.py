@@ -27,15 +27,6 @@ from site_builder.verify.runtimes import python_runtime
 ROOT = Path(sandbox.__file__).resolve().parents[2]
 
 
-@pytest.fixture(params=["namespaces", "no namespaces"])
-def launchers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[sandbox._Launchers]:
-    """Fresh launchers, either isolating runs or as on a machine where namespaces are not available."""
-    pool = sandbox._Launchers(namespaces=request.param == "namespaces")
-    monkeypatch.setattr(sandbox, "_LAUNCHERS", pool)
-    yield pool
-    pool.close()
-
-
 def run(code: str, limits: Limits | None = None, stdin: bytes = b"", args: tuple[str, ...] = ()) -> RunResult:
     exe, toolchain = python_runtime(sys.executable)
     return sandbox.run(

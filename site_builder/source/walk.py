@@ -7,13 +7,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from .cms import is_cms
 from .paths import natural_key
 from .polygon import is_polygon
 from .snapshot import file_signature
+
+T = TypeVar("T")
 
 _BACKUP = re.compile(r"(~$|^\.|^#.*#$|\.sw[a-p]$|^4913$|\.tmp$|\.bak$)")
 
@@ -103,10 +107,28 @@ def find_archive(root: Path, skip: frozenset[str] = frozenset()) -> Path:
 def holds_problem_folder(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> bool:
     """Whether a problem folder lies below ``folder``, looked for breadth first in at most ``limit``
     folders (a home folder is not searched whole), past hidden and builder's folders."""
+    return any(_found_below(folder, skip, limit, is_problem_folder))
+
+
+def unread_below(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> tuple[int, str]:
+    """How many folders below ``folder`` look like a problem of a format the builder does not read, and the
+    format most of them look like, in words ((0, "") when none), looked for in at most ``limit`` folders:
+    what to say when a folder holds no archive."""
+    kinds: dict[str, int] = {}
+    for kind in _found_below(folder, skip, limit, unread_format):
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return sum(kinds.values()), max(kinds, key=lambda k: kinds[k], default="")
+
+
+def _found_below(
+    folder: Path, skip: frozenset[str], limit: int, found: Callable[[set[str], set[str]], T]
+) -> Iterator[T]:
+    """``found(files, folders)`` of each folder below ``folder`` where it is truthy (a folder so found is
+    not looked into), breadth first, in at most ``limit`` folders, past hidden and builder's folders."""
     pending = [str(folder)]
     for top in pending:
         if len(pending) > limit:
-            return False
+            return
         try:
             with os.scandir(top) as scan:
                 kinds = [(e, _is_dir(e)) for e in scan]
@@ -116,35 +138,10 @@ def holds_problem_folder(folder: Path, skip: frozenset[str] = frozenset(), limit
         if BUILDER_MARKER in files:
             continue
         dirs = [e for e, is_dir in kinds if is_dir and not is_ignored(e.name) and not e.is_symlink()]
-        if top != str(folder) and is_problem_folder(files, {e.name for e in dirs}):
-            return True
-        pending += [e.path for e in dirs if e.path not in skip]
-    return False
-
-
-def unread_below(folder: Path, skip: frozenset[str] = frozenset(), limit: int = 2000) -> tuple[int, str]:
-    """How many folders below ``folder`` look like a problem of a format the builder does not read, and the
-    format most of them look like, in words ((0, "") when none), looked for in at most ``limit`` folders:
-    what to say when a folder holds no archive."""
-    kinds: dict[str, int] = {}
-    pending = [str(folder)]
-    for top in pending:
-        if len(pending) > limit:
-            break
-        try:
-            with os.scandir(top) as scan:
-                listed = [(e, _is_dir(e)) for e in scan]
-        except OSError:
-            continue
-        files = {e.name for e, is_dir in listed if not is_dir}
-        if BUILDER_MARKER in files:
-            continue
-        dirs = [e for e, is_dir in listed if is_dir and not is_ignored(e.name) and not e.is_symlink()]
-        if top != str(folder) and (kind := unread_format(files, {e.name for e in dirs})):
-            kinds[kind] = kinds.get(kind, 0) + 1
+        if top != str(folder) and (value := found(files, {e.name for e in dirs})):
+            yield value
             continue
         pending += [e.path for e in dirs if e.path not in skip]
-    return sum(kinds.values()), max(kinds, key=lambda k: kinds[k], default="")
 
 
 def in_builder_folder(archive: Path, relative: str) -> bool:
