@@ -32,6 +32,7 @@ RENDERER_MODULES = (
     "render/highlight.py",
     "render/latex/*.py",
     "render/markdown.py",
+    "render/rawhtml.py",
     "render/pictures.py",
     "render/bitmaps.py",
     "model.py",

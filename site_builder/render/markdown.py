@@ -1,7 +1,8 @@
 """Markdown write-ups and statements: the one configured ``MarkdownIt`` instance and its plugins.
 
-CommonMark with tables, strikethrough, footnotes and ``$``/``$$`` math; raw HTML is escaped;
-fenced code is highlighted by Pygments; headings get unique ids and shift below the page's own.
+CommonMark with tables, strikethrough, footnotes and ``$``/``$$`` math; raw HTML is shown as text,
+but for a few formatting tags (``rawhtml``); fenced code is highlighted by Pygments; headings get
+unique ids and shift below the page's own.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from ..model import Document, Heading, Sample, TexPicture
 from ..source.package import substitute_constants
-from . import highlight
+from . import highlight, rawhtml
 from .document import NO_ASSETS, Assets, Collector, heading_link, is_local_path, linked_figure, safe_url
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
@@ -46,6 +47,9 @@ def markdown_parser() -> MarkdownIt:
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(rule, _render_math)
     md.core.ruler.before("text_join", "unmatched_dollar", _warn_unmatched_dollars)
+    md.inline.ruler.before("html_inline", "raw_tag", rawhtml.raw_tag)
+    md.core.ruler.after("inline", "balance_raw_tags", rawhtml.balance_raw_tags)
+    md.add_render_rule("raw_tag", rawhtml.render_raw_tag)
     md.add_render_rule("heading_open", _render_heading_open)
     md.add_render_rule("heading_close", _render_heading_close)
     md.add_render_rule("table_open", _render_table_open)
@@ -116,7 +120,7 @@ def _rendered_headings(toc: list[Heading], html_text: str) -> list[Heading]:
 def _take_title(tokens: list[Token]) -> str | None:
     """A document that opens with a level-1 heading: that heading is its title, not its content."""
     if len(tokens) >= 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
-        title = tokens[1].content.strip()
+        title = rawhtml.text_of(tokens[1]).strip()
         del tokens[:3]
         return title
     return None
@@ -128,7 +132,7 @@ def _annotate(tokens: list[Token], doc: Collector, assets: Assets, asset_base: s
         if token.type == "heading_open":
             level = min(int(token.tag[1]) + HEADING_OFFSET, 6)
             level = max(level, 3)
-            text = tokens[i + 1].content
+            text = rawhtml.text_of(tokens[i + 1])
             anchor = doc.unique_id(text)
             token.tag = tokens[i + 2].tag = f"h{level}"
             token.attrSet("id", anchor)

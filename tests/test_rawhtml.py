@@ -1,0 +1,93 @@
+"""HTML tags in Markdown (render/rawhtml.py): formatting tags without attributes kept where they open
+and close in order, every other tag shown exactly as written, with one warning per tag name."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_builder.render.markdown import render_markdown
+
+
+def rendered(text: str) -> tuple[str, list[tuple[int, str]]]:
+    doc, warnings = render_markdown(text, "t/A-x/statement.md")
+    return doc.html, warnings
+
+
+@pytest.mark.parametrize(
+    ("markdown", "html"),
+    [
+        ("one<br />two<br>three<BR/>four\n", "<p>one<br>two<br>three<br>four</p>\n"),
+        ("H<sub>2</sub>O and x<sup>2</sup>\n", "<p>H<sub>2</sub>O and x<sup>2</sup></p>\n"),
+        (
+            "<b>bold</b>, <I>it</I>, <em>e</em>, <strong>s</strong>\n",
+            "<p><b>bold</b>, <i>it</i>, <em>e</em>, <strong>s</strong></p>\n",
+        ),
+        ("<u>u</u> <s>s</s> <del>d</del> < b>\n", "<p><u>u</u> <s>s</s> <del>d</del> &lt; b&gt;</p>\n"),
+        ("<b >spaced</b >\n", "<p><b>spaced</b></p>\n"),
+        ("<b><i>in order</i></b>\n", "<p><b><i>in order</i></b></p>\n"),
+        ("a <!-- the author's note --> b\n", "<p>a  b</p>\n"),
+    ],
+)
+def test_formatting_tags_without_attributes_are_kept(markdown: str, html: str) -> None:
+    assert rendered(markdown) == (html, [])
+
+
+@pytest.mark.parametrize(
+    ("markdown", "html", "warned"),
+    [
+        ("<b>never closed\n", "<p>&lt;b&gt;never closed</p>\n", ["<b>"]),
+        ("closed </sub> first\n", "<p>closed &lt;/sub&gt; first</p>\n", ["</sub>"]),
+        ("<b><i>x</b></i>\n", "<p>&lt;b&gt;<i>x&lt;/b&gt;</i></p>\n", ["<b>"]),
+        ("<b>one paragraph\n\nanother</b>\n", "<p>&lt;b&gt;one paragraph</p>\n<p>another&lt;/b&gt;</p>\n", ["<b>"]),
+    ],
+)
+def test_a_tag_that_does_not_close_in_order_in_its_paragraph_is_text(
+    markdown: str, html: str, warned: list[str]
+) -> None:
+    assert rendered(markdown) == (
+        html,
+        [(1, f"HTML tag {w!r} is shown as text: it does not open and close in order in its paragraph") for w in warned],
+    )
+
+
+def test_any_other_tag_is_shown_exactly_as_written_once_warned_per_name_at_its_line() -> None:
+    text = (
+        "# Title\n\n"
+        'First, "quoted".\n'
+        'An <img src="tex/a.png" width=250 /> and <span style="color:red">red</span>.\n\n'
+        '<span class="x">again</span> <script>alert(1)</script> <b onclick="alert(2)">b</b>\n'
+    )
+    html, warnings = rendered(text)
+    assert html == (
+        "<p>First, “quoted”.\n"
+        'An &lt;img src="tex/a.png" width=250 /&gt; and &lt;span style="color:red"&gt;red&lt;/span&gt;.</p>\n'
+        '<p>&lt;span class="x"&gt;again&lt;/span&gt; &lt;script&gt;alert(1)&lt;/script&gt;'
+        ' &lt;b onclick="alert(2)"&gt;b&lt;/b&gt;</p>\n'
+    )
+    rule = (
+        "is shown as text: only formatting tags without attributes are kept"
+        " (<b>, <strong>, <i>, <em>, <u>, <s>, <del>, <sub>, <sup>, <br>); an image is ![text](file)"
+    )
+    assert warnings == [
+        (4, f"HTML tag '<img src=\"tex/a.png\" width=250 />' {rule}"),
+        (4, f"HTML tag '<span style=\"color:red\">' {rule}"),
+        (6, f"HTML tag '<script>' {rule}"),
+        (6, f"HTML tag '<b onclick=\"alert(2)\">' {rule}"),
+    ]
+
+
+def test_an_autolink_and_a_lone_angle_bracket_are_not_tags() -> None:
+    assert rendered("<https://example.org> and 1 < 2 > 0\n") == (
+        '<p><a href="https://example.org">https://example.org</a> and 1 &lt; 2 &gt; 0</p>\n',
+        [],
+    )
+
+
+def test_a_headings_id_and_a_title_leave_its_kept_tags_out() -> None:
+    doc, warnings = render_markdown("# Water, H<sub>2</sub>O\n\n## Why <b>x</b><sup>2</sup>\n\nText.\n", "t/A/s.md")
+    assert (doc.title, [(h.id, h.html) for h in doc.toc], warnings) == (
+        "Water, H2O",
+        [("why-x2", "Why <b>x</b><sup>2</sup>")],  # the contents show the heading as the page does
+        [],
+    )
+    assert doc.html.startswith('<h3 id="why-x2">Why <b>x</b><sup>2</sup><a class="anchor"')
