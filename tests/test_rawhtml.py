@@ -26,6 +26,7 @@ def rendered(text: str) -> tuple[str, list[tuple[int, str]]]:
         ("<b >spaced</b >\n", "<p><b>spaced</b></p>\n"),
         ("<b><i>in order</i></b>\n", "<p><b><i>in order</i></b></p>\n"),
         ("a <!-- the author's note --> b\n", "<p>a  b</p>\n"),
+        ("*a <b>x</b> b* and **<i>y</i>**\n", "<p><em>a <b>x</b> b</em> and <strong><i>y</i></strong></p>\n"),
     ],
 )
 def test_formatting_tags_without_attributes_are_kept(markdown: str, html: str) -> None:
@@ -56,6 +57,7 @@ def test_any_other_tag_is_shown_exactly_as_written_once_warned_per_name_at_its_l
         'First, "quoted".\n'
         'An <img src="tex/a.png" width=250 /> and <span style="color:red">red</span>.\n\n'
         '<span class="x">again</span> <script>alert(1)</script> <b onclick="alert(2)">b</b>\n'
+        "\nThree lines,\nthe <p> on the second,\nand the <div> on the third.\n"
     )
     html, warnings = rendered(text)
     assert html == (
@@ -63,6 +65,7 @@ def test_any_other_tag_is_shown_exactly_as_written_once_warned_per_name_at_its_l
         'An &lt;img src="tex/a.png" width=250 /&gt; and &lt;span style="color:red"&gt;red&lt;/span&gt;.</p>\n'
         '<p>&lt;span class="x"&gt;again&lt;/span&gt; &lt;script&gt;alert(1)&lt;/script&gt;'
         ' &lt;b onclick="alert(2)"&gt;b&lt;/b&gt;</p>\n'
+        "<p>Three lines,\nthe &lt;p&gt; on the second,\nand the &lt;div&gt; on the third.</p>\n"
     )
     rule = (
         "is shown as text: only formatting tags without attributes are kept"
@@ -73,6 +76,8 @@ def test_any_other_tag_is_shown_exactly_as_written_once_warned_per_name_at_its_l
         (4, f"HTML tag '<span style=\"color:red\">' {rule}"),
         (6, f"HTML tag '<script>' {rule}"),
         (6, f"HTML tag '<b onclick=\"alert(2)\">' {rule}"),
+        (9, f"HTML tag '<p>' {rule}"),
+        (10, f"HTML tag '<div>' {rule}"),
     ]
 
 

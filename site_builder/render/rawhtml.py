@@ -37,8 +37,7 @@ def raw_tag(state: StateInline, silent: bool) -> bool:
         bare = _BARE.fullmatch(token.content)
         name = bare.group(2).lower() if bare else ""
         closing = bool(bare and bare.group(1))
-        comment = token.content.startswith("<!--")  # hidden, as its author meant: it renders as nothing
-        token.meta = {"name": name if name in KEPT else "", "closing": closing, "offset": state.pos, "kept": comment}
+        token.meta = {"name": name if name in KEPT else "", "closing": closing, "offset": state.pos, "kept": False}
     state.pos = found.end()
     return True
 
@@ -97,7 +96,7 @@ def text_of(inline: Token) -> str:
 def render_raw_tag(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
     tag = tokens[idx]
     if tag.content.startswith("<!--"):
-        return ""
+        return ""  # a comment is hidden, as its author meant (it has no name, so no warning)
     if tag.meta["kept"]:
         return f"<{'/' if tag.meta['closing'] else ''}{tag.meta['name']}>"
     return escape(tag.content, quote=False)

@@ -81,6 +81,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     "publish/retired.py": ("tests/test_retired.py",),
+    "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "sandbox/launcher.py": (
         "tests/test_launcher.py",
         "tests/test_capabilities.py",
