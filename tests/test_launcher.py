@@ -306,6 +306,15 @@ def _state(pid: int) -> str:
         return ""
 
 
+def _ended(pid: int) -> bool:
+    """Whether the process is gone or a zombie, waiting up to five seconds for it."""
+    for _ in range(500):
+        if _state(pid) in ("", "Z"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def test_a_run_dies_with_its_launcher_killed_from_outside() -> None:
     """A launcher alone (no cgroup to remove, as root too): the run it started asked to be killed
     when its launcher dies (the parent-death signal), so killing the launcher ends the run, and no
@@ -325,11 +334,7 @@ def test_a_run_dies_with_its_launcher_killed_from_outside() -> None:
             time.sleep(0.01)
         process.kill()
         process.wait(10)
-        for _ in range(500):
-            if _state(child) in ("", "Z"):
-                break
-            time.sleep(0.01)
-        assert _state(child) in ("", "Z"), "the run outlived its launcher"
+        assert _ended(child), "the run outlived its launcher"
     finally:
         if child and _state(child) not in ("", "Z"):
             os.kill(child, signal.SIGKILL)
@@ -517,11 +522,7 @@ def test_the_renewer_dies_with_its_launcher() -> None:
             time.sleep(0.01)
         os.kill(outer, signal.SIGKILL)
         os.waitpid(outer, 0)
-        for _ in range(500):
-            if _state(renewer) in ("", "Z"):
-                break
-            time.sleep(0.01)
-        assert _state(renewer) in ("", "Z"), "the renewer outlived its launcher"
+        assert _ended(renewer), "the renewer outlived its launcher"
     finally:
         theirs.close()
         if _state(renewer) not in ("", "Z"):
