@@ -713,3 +713,11 @@ def test_accepted_submissions_that_submissions_yaml_permits_to_fail_are_shown_no
     assert source.layout.shown == tuple(
         f"submissions/accepted/{n}" for n in ("even.py", "odd.py", "slow.py", "slowest.cpp")
     )
+
+
+def test_a_submissions_yaml_key_of_endless_alternatives_rules_nothing_out_and_costs_nothing() -> None:
+    from site_builder.source.layout import not_held_to_accepted
+
+    solvers = ("submissions/accepted/a.py", "submissions/accepted/b.py")
+    hostile = {"accepted/" + "{a,b}" * 40 + ".py": {"permitted": ["WA"]}, "accepted/b.py": {"permitted": ["TLE"]}}
+    assert not_held_to_accepted(solvers, hostile) == {"submissions/accepted/b.py"}

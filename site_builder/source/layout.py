@@ -87,7 +87,10 @@ def not_held_to_accepted(solvers: tuple[str, ...], expectations: dict[str, Any])
         permitted = rules.get("permitted") if isinstance(rules, dict) else None
         if not isinstance(permitted, list) or [str(v).upper() for v in permitted] == ["AC"]:
             continue
-        patterns = [re.compile(_glob(p)) for p in _braces(str(key))]
+        alternatives = _braces(str(key))
+        if len(alternatives) > MAX_ALTERNATIVES:
+            continue  # a key no author writes (``{a,b}`` forty times is 2**40 globs): rules nothing out
+        patterns = [re.compile(_glob(p)) for p in alternatives]
         for name in solvers:
             parts = name.split("/")[1:]  # below submissions/
             paths = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
@@ -96,13 +99,22 @@ def not_held_to_accepted(solvers: tuple[str, ...], expectations: dict[str, Any])
     return frozenset(ruled)
 
 
+MAX_ALTERNATIVES = 1000  # globs a key of submissions.yaml may expand to
+
+
 def _braces(pattern: str) -> list[str]:
-    """A glob's ``{a,b}`` alternatives, expanded (the first group first, each expanded again)."""
+    """A glob's ``{a,b}`` alternatives, expanded (the first group first, each expanded again); more than
+    ``MAX_ALTERNATIVES + 1`` are not made (the caller sees too many)."""
     match = re.search(r"\{([^{}]*)\}", pattern)
     if match is None:
         return [pattern.strip()]
     head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [x for part in match.group(1).split(",") for x in _braces(head + part.strip() + tail)]
+    expanded: list[str] = []
+    for part in match.group(1).split(","):
+        expanded += _braces(head + part.strip() + tail)
+        if len(expanded) > MAX_ALTERNATIVES:
+            break
+    return expanded
 
 
 def _glob(pattern: str) -> str:
