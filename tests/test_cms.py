@@ -420,3 +420,14 @@ def test_task_maker_s_annotations_say_which_solutions_must_pass_the_samples(make
     files[f"{FOLDER}/sol/solution_py.py"] = "# @check-accepted: *\nprint(4)\n"
     _, source = load_one(make_archive, files)
     assert source.layout.solvers == ("sol/solution_py.py",)
+
+
+def test_a_groups_list_of_test_names_is_said_briefly_whatever_the_names() -> None:
+    from site_builder.source.cms import _tests
+
+    assert _tests("002|003|004|005") == "4 tests: 002-005"
+    assert _tests("a|b") == "tests a, b"
+    # names a hostile task.yaml may give: a digit int() does not read, a number of 5,000 digits
+    assert _tests("a|\u00b2|b|c") == "4 tests: a, \u00b2 ... c"
+    huge = "1" * 5000
+    assert _tests("|".join([huge] * 4)) == f"4 tests: {huge}, {huge} ... {huge}"
