@@ -76,6 +76,11 @@ libc = ctypes.CDLL(None, use_errno=True)
 RESET_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 
 
+def _prctl(option: int, value: int) -> int:
+    """``prctl`` with one argument: the kernel reads none of the other three for the options used here."""
+    return libc.prctl(option, value, 0, 0, 0)
+
+
 def _call(result: int) -> None:
     if result != 0:
         error = ctypes.get_errno()
@@ -85,7 +90,7 @@ def _call(result: int) -> None:
 def _child(request: dict[str, Any], fds: list[int], parent: int) -> NoReturn:
     """The run's first process: session, descriptors, limits, then the command. Never returns."""
     try:
-        _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+        _call(_prctl(PR_SET_PDEATHSIG, signal.SIGKILL))
         if os.getppid() != parent:
             os._exit(137)
         os.setsid()
@@ -147,7 +152,7 @@ RENEWED = b"ok"
 def _become_nobody() -> None:
     """Inside the sandbox as root: drop every capability for good, then become nobody."""
     for cap in range(64):
-        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:  # EINVAL: no such cap
+        if _prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() != 22:  # EINVAL: no such cap
             raise OSError(ctypes.get_errno(), "cannot drop a capability")
     os.setgroups([])
     os.setresgid(NOBODY, NOBODY, NOBODY)
@@ -234,7 +239,7 @@ def _start_renewer(renew: dict[str, Any], fd: int, sandbox: int, me: int) -> Non
 
 def _renewer(sock: socket.socket, renew: dict[str, Any], sandbox: int, parent: int) -> None:
     """The renewer's loop: join the sandbox's namespaces on its first message, then renew on each."""
-    _call(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0))
+    _call(_prctl(PR_SET_PDEATHSIG, signal.SIGKILL))
     if os.getppid() != parent:
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to the build: the builder ends the sandboxes
@@ -404,14 +409,14 @@ def main(argv: list[str]) -> None:
             raise SystemExit("sandbox: a launcher inside a sandbox needs --renewer FD")
         if os.getuid() == 0:
             _become_nobody()
-        _call(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))  # no run may trace it or read its memory
+        _call(_prctl(PR_SET_DUMPABLE, 0))  # no run may trace it or read its memory
         for number in RESET_SIGNALS:  # the namespace's first process: signals from within it are ignored
             signal.signal(number, signal.SIG_DFL)
         os.chdir("/")  # nothing of this process in a scratch folder: each is dropped whole after a run
         _renew(renewer)  # capped in files too, which bubblewrap's tmpfs are not
         _renewed(renewer)
     else:
-        _call(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+        _call(_prctl(PR_SET_CHILD_SUBREAPER, 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:
         _send(sock, {"ready": True})
