@@ -160,6 +160,9 @@ def _annotate_inline(token: Token, doc: Collector, assets: Assets, asset_base: s
             line += 1
         elif child.type == "image":
             src = str(child.attrGet("src") or "")
+            if dropped := child.meta.get("dropped"):  # an HTML <img> (``rawhtml``)
+                kept = "src, alt, title, a width and height in pixels, or a width in percent"
+                doc.warn(line, f"image {src!r}: {', '.join(dropped)} dropped; an HTML image keeps only {kept}")
             if not is_local_path(src):
                 doc.warn(line, f"image {src!r} dropped: images must be files in the problem folder")
                 child.type, child.content, child.children = "text", child.content, None
@@ -174,14 +177,33 @@ def _annotate_inline(token: Token, doc: Collector, assets: Assets, asset_base: s
                 figure = TexPicture("", "", line, (asset_base + src.removeprefix("./"),), kind="pdf")
                 child.type, child.content, child.children = "html_inline", doc.picture_slot(figure, True), None
             else:
-                _image_attributes(child, asset_base + src.removeprefix("./"), assets[src.removeprefix("./")])
+                natural = assets[src.removeprefix("./")]
+                share = child.meta.get("share")  # a width in percent: shown as LaTeX's \includegraphics shows one
+                size = (natural or (None, None)) if share else shown_size(natural, child.meta.get("size", (None, None)))
+                _image_attributes(child, asset_base + src.removeprefix("./"), size)
+                if share:
+                    child.attrSet("style", f"width: {share}%")
 
 
-def _image_attributes(image: Token, src: str, size: tuple[int, int] | None) -> None:
+def shown_size(natural: tuple[int, int] | None, asked: tuple[int | None, int | None]) -> tuple[int | None, int | None]:
+    """The width and height an image is shown at: those its HTML tag asks for, the other one kept in
+    the image's proportions (when its own size is known), else its own size."""
+    width, height = asked
+    if natural is None or min(natural) <= 0:
+        return asked if width or height else (None, None)
+    if width and not height:
+        height = max(1, round(natural[1] * width / natural[0]))
+    elif height and not width:
+        width = max(1, round(natural[0] * height / natural[1]))
+    return (width, height) if width and height else natural
+
+
+def _image_attributes(image: Token, src: str, size: tuple[int | None, int | None]) -> None:
     """An image of the archive as ``image_html`` gives one: its size, loaded lazily, decoded off the main thread."""
     image.attrSet("src", src)
-    if size:
+    if size[0]:
         image.attrSet("width", str(size[0]))
+    if size[1]:
         image.attrSet("height", str(size[1]))
     image.attrSet("loading", "lazy")
     image.attrSet("decoding", "async")

@@ -4,15 +4,18 @@ Archives are hostile, so raw HTML never reaches a page. But statements written f
 use a few tags for formatting: ``<br />`` for a line break (59 times in one public olympiad set),
 ``<b>``, ``<sub>``, ``<sup>``. Those tags, written without attributes, become the same elements,
 and only where they open and close in order within one paragraph (an unclosed ``<b>`` would run on
-over the rest of the page). Any other tag (``<img src=... width=250>``, ``<span style=...>``,
-``<script>``) is shown as its text exactly, untouched by the typographer (which would curl its
-quotes), with a warning naming its line. A comment (``<!-- ... -->``) within a paragraph is hidden.
+over the rest of the page). ``<img src="file" width=250>`` (four of one set's statements) becomes a
+Markdown image, checked as one is (a file of the problem folder), keeping its ``alt``, ``title`` and
+size (in pixels, or a width in percent); any other attribute is dropped, with a warning. Any other
+tag (``<span style=...>``, ``<script>``) is shown as its text exactly, untouched by the typographer
+(which would curl its quotes), with a warning naming its line. A comment (``<!-- ... -->``) within
+a paragraph is hidden.
 """
 
 from __future__ import annotations
 
 import re
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 from markdown_it.common.html_re import close_tag, comment, open_tag
@@ -24,6 +27,12 @@ KEPT = ("b", "strong", "i", "em", "u", "s", "del", "sub", "sup", "br")
 VOID = frozenset({"br"})  # kept alone: nothing to close
 _TAG = re.compile(f"{open_tag}|{close_tag}|{comment}")
 _BARE = re.compile(r"<(/?)([A-Za-z]+)\s*/?>")  # a tag without attributes
+_IMG = re.compile(r"<img(?=[\s/>])", re.IGNORECASE)
+# An attribute of a tag that matched ``open_tag``: its name, then its value quoted either way, or bare.
+_ATTRIBUTE = re.compile(r"""\s([A-Za-z_:][\w:.-]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+IMAGE_ATTRIBUTES = ("src", "alt", "title", "width", "height")
+_PIXELS = re.compile(r"\s*([1-9][0-9]{0,4})\s*(?:px)?\s*", re.IGNORECASE)
+_PERCENT = re.compile(r"\s*(100|[1-9][0-9]?)\s*%\s*")  # a width as a share of the text's
 
 
 def raw_tag(state: StateInline, silent: bool) -> bool:
@@ -31,7 +40,9 @@ def raw_tag(state: StateInline, silent: bool) -> bool:
     tag as a ``raw_tag`` token, its name in ``meta`` when it is one of ``KEPT``."""
     if state.src[state.pos] != "<" or (found := _TAG.match(state.src, state.pos)) is None:
         return False
-    if not silent:
+    if not silent and _IMG.match(found.group()) and (image := _image(found.group())) is not None:
+        _push_image(state, image)
+    elif not silent:
         token = state.push("raw_tag", "", 0)
         token.content = found.group()
         bare = _BARE.fullmatch(token.content)
@@ -40,6 +51,38 @@ def raw_tag(state: StateInline, silent: bool) -> bool:
         token.meta = {"name": name if name in KEPT else "", "closing": closing, "offset": state.pos, "kept": False}
     state.pos = found.end()
     return True
+
+
+def _image(tag: str) -> dict[str, str] | None:
+    """An ``<img>`` tag's attributes, by lower-case name (the first of a name counts, as in HTML);
+    None without a ``src``, or with one that is empty."""
+    found: dict[str, str] = {}
+    for match in _ATTRIBUTE.finditer(tag, 4):
+        name, value = match.group(1).lower(), next((v for v in match.groups()[1:] if v is not None), "")
+        found.setdefault(name, unescape(value))
+    return found if found.get("src", "").strip() else None
+
+
+def _push_image(state: StateInline, image: dict[str, str]) -> None:
+    """An ``<img>`` as the token ``![alt](src "title")`` gives, with the size it asks for in ``meta``
+    (``markdown._annotate_inline`` checks its file and gives it its size), and what it drops."""
+    token = state.push("image", "img", 0)
+    attributes: dict[str, str | int | float] = {"src": image["src"], "alt": ""}
+    token.attrs = attributes | ({"title": image["title"]} if image.get("title") else {})
+    token.content = image.get("alt", "")
+    token.children = [Token("text", "", 0, content=token.content)] if token.content else []
+    share = _PERCENT.fullmatch(image.get("width", ""))
+    sizes = [n for n in ("width", "height") if n in image and not (n == "width" and share)]
+    wrong = [name for name in sizes if share or not _PIXELS.fullmatch(image[name])]  # a share keeps the proportions
+    dropped = sorted(set(image) - set(IMAGE_ATTRIBUTES)) + [f"{name}={image[name]!r}" for name in wrong]
+    token.meta = {"size": _size(image), "share": int(share.group(1)) if share else None, "dropped": dropped}
+
+
+def _size(image: dict[str, str]) -> tuple[int | None, int | None]:
+    """The width and height asked for, in pixels (None where none is, or one is not in pixels)."""
+    return tuple(  # type: ignore[return-value]
+        int(m.group(1)) if (m := _PIXELS.fullmatch(image.get(name, ""))) else None for name in ("width", "height")
+    )
 
 
 def balance_raw_tags(state: StateCore) -> None:
