@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -398,6 +399,22 @@ def test_a_sample_linked_to_the_statement_s_copy_is_run(make_archive: ArchiveMak
     report = verify_entries(entries, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
     [run] = report.runs[FOLDER]
     assert [(v.sample, v.code) for v in run.verdicts] == [("0", "AC")]
+    # A link to another problem's folder in the archive is followed too, as the page shows its sample;
+    # one that leads out of the archive is not (the loader does not publish it either).
+    (archive / "shared").mkdir()
+    (archive / "shared" / "input1.txt").write_text("1\nxyz\n")
+    (archive / FOLDER / "att" / "input1.txt").symlink_to(
+        os.path.relpath(archive / "shared" / "input1.txt", archive / FOLDER / "att")
+    )
+    (archive / FOLDER / "att" / "output1.txt").write_text("zyx\n")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("1\nsecret\n")
+    (archive / FOLDER / "att" / "input2.txt").symlink_to(outside)
+    (archive / FOLDER / "att" / "output2.txt").write_text("terces\n")
+    entries, _ = load_archive(archive, "archive", {})
+    report = verify_entries(entries, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=1))
+    [run] = report.runs[FOLDER]
+    assert [(v.sample, v.code) for v in run.verdicts] == [("0", "AC"), ("1", "AC")]
 
 
 def test_task_maker_s_annotations_say_which_solutions_must_pass_the_samples(make_archive: ArchiveMaker) -> None:

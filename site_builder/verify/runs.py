@@ -57,14 +57,18 @@ def run_job(job: Job, options: VerifyOptions) -> Verdict:
 
 
 def _sample_input(job: Job) -> Path:
-    """The sample's input file, a symbolic link followed when it leads to a file of the problem folder (task
-    folders link ``att/input0.txt`` to ``statement/input0.txt``); any other link is left for ``read_regular``
-    to refuse."""
+    """The sample's input file, a symbolic link followed when it leads to a file of the archive, as the
+    archive's loader follows it to show the sample (task folders link ``att/input0.txt`` to
+    ``statement/input0.txt``; a contest's problems may share one sample); any other link is left for
+    ``read_regular`` to refuse."""
     path = job.archive_dir / job.sample.input_file
     if not path.is_symlink():
         return path
-    real, folder = os.path.realpath(path), os.path.realpath(job.archive_dir)
-    return Path(real) if real.startswith(folder + os.sep) else path
+    archive = job.archive_dir
+    for _ in Path(job.entry).parts:  # the problem folder is the archive's folder joined with its path
+        archive = archive.parent
+    real, root = os.path.realpath(path), os.path.realpath(archive)
+    return Path(real) if real.startswith(root + os.sep) else path
 
 
 def _run_solver(job: Job, tools: Installed, stdin: bytes, files: dict[str, bytes | tuple[bytes, int]]) -> RunResult:
