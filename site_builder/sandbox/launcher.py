@@ -78,7 +78,7 @@ RESET_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SI
 
 def _prctl(option: int, value: int) -> int:
     """``prctl`` with one argument: the kernel reads none of the other three for the options used here."""
-    return libc.prctl(option, value, 0, 0, 0)
+    return int(libc.prctl(option, value, 0, 0, 0))
 
 
 def _call(result: int) -> None:
