@@ -42,6 +42,7 @@ from .render.svg import SvgSanitizer
 from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
 from .source.theme import Theme
+from .source.walk import Skip
 from .store import JsonStore, PickleStore, bucket_keys, renderer_fingerprint, write_json
 from .theme import PACKAGED
 from .verify.diagnostics import verification_diagnostics
@@ -120,6 +121,11 @@ class Builder:
 
     def close(self) -> None:
         self.math.close()
+
+    @property
+    def skip(self) -> Skip:
+        """The folders of the archive no build reads: the output and cache, and those ``site.yaml`` excludes."""
+        return Skip(self.options.own_folders, str(self.options.archive), self.config.exclude)
 
     # ------------------------------------------------------------ full build
 

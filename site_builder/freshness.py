@@ -30,7 +30,7 @@ from .source.config import BuildOptions, SiteConfig, load_site_config, load_them
 from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
-from .source.walk import Stamp, load_stamp
+from .source.walk import Skip, Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
 
@@ -84,8 +84,8 @@ SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``
 
 def probe_inputs(options: BuildOptions) -> Probe:
     started_ns = time.time_ns()
-    stamp = load_stamp(options.archive, options.own_folders)
     config = load_site_config(options)
+    stamp = load_stamp(options.archive, Skip(options.own_folders, str(options.archive), config.exclude))
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)
@@ -105,7 +105,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
     last = store.get_buckets(SNAPSHOT, probe.program)  # those this same program loaded, if any
     snapshot = Snapshot(probe.started_ns - SETTLED_NS, last)
     shown = options.display(options.archive)
-    listed, skip = probe.stamp.listing, options.own_folders
+    listed, skip = probe.stamp.listing, probe.stamp.skip
     with lasting():
         sources, problems = load_archive(options.archive, shown, probe.git_dates, memo, snapshot, listed, skip)
     if len(memo) != known:

@@ -26,6 +26,7 @@ title: %(title)s
 # repo_branch: main
 # tracks:                                    # the order of the tracks on the site, and their titles
 #   icpc: {title: ICPC, description: Problems in the style of ICPC regionals.}
+# exclude: [template, drafts]                # folders of this repository that hold no entry of the site
 """
 
 WORKFLOW_PATH = ".github/workflows/pages.yml"

@@ -317,3 +317,38 @@ def test_the_builder_s_folders_are_neither_walked_nor_stamped(make_archive: Arch
     assert load_stamp(archive, skip).digest == before.digest
     (archive / "t/A-x/solution.md").write_text("changed")
     assert load_stamp(archive, skip).digest != before.digest
+
+
+def test_the_folders_site_yaml_excludes_are_neither_walked_nor_stamped(make_archive: ArchiveMaker) -> None:
+    """A name excludes every folder of that name; a path (with a ``/``) only that one, from the archive's
+    folder; the shell's wildcards in either."""
+    from site_builder.source.walk import Skip, is_problem_dir, load_stamp
+
+    archive = make_archive(
+        {
+            "site.yaml": "exclude: [template, /icpc/drafts, '*/20?9/old*']\n",
+            "icpc/A-kept/solution.md": "x",
+            "icpc/template/problem.yaml": "title: A skeleton\n",  # by name, in a track
+            "cf/2019/template/A-x/solution.md": "x",  # by name, deeper
+            "icpc/drafts/A-x/solution.md": "x",  # by path
+            "cf/drafts/A-kept/solution.md": "x",  # the same name elsewhere: kept
+            "cf/2019/old-2/A-x/solution.md": "x",  # by path, with wildcards
+            "cf/2019/older/A-x/solution.md": "x",
+            "cf/2018/old/A-kept/solution.md": "x",
+        }
+    )
+    options = options_for(archive, archive.parent / "site")
+    loaded = load_inputs(options)
+    assert [s.path for s in loaded.sources] == ["cf/2018/old/A-kept", "cf/drafts/A-kept", "icpc/A-kept"]
+    assert loaded.problems == []
+    skip = Skip(options.own_folders, str(archive), ("template", "/icpc/drafts", "*/20?9/old*"))
+    assert not is_problem_dir(archive / "icpc/template", skip) and is_problem_dir(archive / "icpc/template")
+    assert not is_problem_dir(archive / "cf/2019/older/A-x", skip) and is_problem_dir(
+        archive / "cf/drafts/A-kept", skip
+    )
+    before = load_stamp(archive, skip)
+    for changed in ("icpc/template/problem.yaml", "icpc/drafts/A-x/solution.md", "cf/2019/old-2/A-x/solution.md"):
+        (archive / changed).write_text("changed")
+    assert load_stamp(archive, skip).digest == before.digest
+    (archive / "cf/drafts/A-kept/solution.md").write_text("changed")
+    assert load_stamp(archive, skip).digest != before.digest

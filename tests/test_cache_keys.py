@@ -495,7 +495,7 @@ def test_an_entrys_statement_and_write_up_keep_its_entry_key() -> None:
 SITE = SiteConfig(
     title="T", description="d", base_url="https://x.org/", repo_url="https://git.x.org/a", repo_branch="main",
     footer="f", overrides="o", time_limit=2.0, tracks={"icpc": TrackInfo("ICPC", "contests")}, cpp_standard="c++20",
-    time_margin=(2.0, 1.0), publish_active_files=False, publish_data="samples",
+    time_margin=(2.0, 1.0), publish_active_files=False, publish_data="samples", exclude=("drafts",),
 )  # fmt: skip
 BUILD = BuildOptions(
     root=Path("/p"), archive=Path("/p/archive"), out=Path("/p/site"), templates=Path("/p/t"), static=Path("/p/s"),

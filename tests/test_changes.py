@@ -83,6 +83,7 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
     from conftest import write_tree
 
     from site_builder.serve.server import new_problem_folders
+    from site_builder.source.walk import Skip
 
     write_tree(
         tmp_path,
@@ -113,6 +114,9 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
     assert classify("archive", "t/2024/B-new", folders).entry == "t/2024/B-new"
     assert classify("archive", "t/2024/B-new/samples/1.in", folders).kind is ChangeKind.SAMPLE
     assert classify("archive", "t/2024", folders).kind is ChangeKind.UNKNOWN  # it may hold more
+    # site.yaml's ``exclude``: no folder below one it names is a new entry
+    skip = Skip(frozenset(), str(tmp_path), ("2024",))
+    assert new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending, skip) == {"t/P-package"}
 
 
 def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_path: Path) -> None:

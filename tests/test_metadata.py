@@ -84,6 +84,15 @@ def test_every_wrong_value_of_a_file_is_reported_at_once() -> None:
             " not 'c++98'",
         ),
         ("tracks:\n  a: {title: A}\n  b: 5\n", "s.yaml:3: tracks.b must be a mapping with a string title"),
+        ("title: T\nexclude: drafts\n", "s.yaml:2: exclude must be a list of at most 100 folders, not 'drafts'"),
+        (
+            f"exclude: [{', '.join(['a'] * 101)}]\n",
+            "s.yaml:1: exclude must be a list of at most 100 folders, not 101 items",
+        ),
+        ("exclude: [a, 3]\n", "s.yaml:1: exclude: each item must be a folder's name or path, not 3"),
+        ("exclude: [/]\n", "s.yaml:1: exclude: each item must be a folder's name or path, not '/'"),
+        ("exclude: ['a\\b']\n", "s.yaml:1: exclude: each item must be a folder's name or path, not 'a\\\\b'"),
+        ("exclude: [t/../x]\n", "s.yaml:1: exclude: 't/../x' must be a folder inside the archive"),
     ],
 )
 def test_site_yaml_errors_name_the_line_of_the_key(text: str, expected: str) -> None:

@@ -866,3 +866,18 @@ def test_a_save_during_an_update_leaves_its_lists_to_the_next_update(tmp_path: P
     build_site(fresh)
     built = {p.relative_to(fresh.out): p.read_bytes() for p in fresh.out.rglob("*.html")}
     assert {p: (out / p).read_bytes() for p in built} == built
+
+
+def test_a_folder_site_yaml_excludes_is_no_entry_for_the_dev_server_either(tmp_path: Path) -> None:
+    """A problem folder made in an excluded folder while serving (a copy of the template, say) is not
+    added by the update its save asks for."""
+    from site_builder.serve.updates import LiveBuilder
+
+    write_tree(tmp_path / "archive", {"site.yaml": "exclude: [template]\n", "t/A-x/solution.md": "# X\n\nText.\n"})
+    options = make_options(tmp_path, jobs=1, verify=False)
+    with LiveBuilder(options) as live:
+        live.build_all()
+        write_tree(options.archive, {"t/template/solution.md": "# Skeleton\n", "t/B-y/solution.md": "# Y\n"})
+        assert live.update_entries(["t/template", "t/B-y"]).published
+        assert sorted(live.sources) == ["t/A-x", "t/B-y"]
+        assert not (options.out / "t/template").exists() and (options.out / "t/B-y/index.html").is_file()

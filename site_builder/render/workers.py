@@ -102,7 +102,7 @@ class EarlyStart:
         renders = PickleStore(options.cache / "render")
         if options.workers <= 1 or renders.has(bucket_keys(cards_key())[0]):
             return
-        found = find_problem_folders(options.archive, stamp.listing, skip=options.own_folders)
+        found = find_problem_folders(options.archive, stamp.listing, skip=stamp.skip)
         if len(found) < PARALLEL_THRESHOLD:
             return
         math, pictures = (

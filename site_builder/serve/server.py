@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +38,7 @@ from ..publish.lock import build_lock
 from ..source.config import BuildOptions
 from ..source.languages import suffix
 from ..source.shared import entries_reading
-from ..source.walk import in_builder_folder, is_ignored, is_problem_dir
+from ..source.walk import in_builder_folder, in_skipped, is_ignored, is_problem_dir
 from .changes import Change, ChangeKind, classify, ignored_path
 from .updates import LiveBuilder
 from .web import PreviewServer, ReloadHub, handler_for
@@ -109,10 +109,12 @@ class ChangeCollector(FileSystemEventHandler):
         return taken
 
 
-def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple[str, str]]) -> set[str]:
+def new_problem_folders(
+    archive: Path, known: frozenset[str], pending: set[tuple[str, str]], skip: Container[str] = frozenset()
+) -> set[str]:
     """The problem folders on disk now, unknown to the last build, that hold a changed path: a new
     entry is then updated like an edited one, not by a full build. (As when the archive is read,
-    a problem folder sits inside a track, and the outermost one counts.)"""
+    a problem folder sits inside a track, and the outermost one counts; none below a folder of ``skip``.)"""
     found: set[str] = set()
     for area, relative in pending:
         parts = relative.split("/")
@@ -122,7 +124,7 @@ def new_problem_folders(archive: Path, known: frozenset[str], pending: set[tuple
             folder = "/".join(parts[:depth])
             if folder in known or folder in found or not (archive / folder).is_dir():
                 break
-            if is_problem_dir(archive / folder):
+            if is_problem_dir(archive / folder, skip):
                 found.add(folder)
                 break
     return found
@@ -220,8 +222,10 @@ class DevServer:
                 return
             self._settle()
             pending = self.collector.take()
+            skip, archive = self.builder.skip, self.options.archive  # no change below an excluded folder counts
+            pending = {(a, r) for a, r in pending if a != "archive" or not in_skipped(archive / r, skip)}
             known = frozenset(self.builder.sources)
-            folders = known | new_problem_folders(self.options.archive, known, pending)
+            folders = known | new_problem_folders(archive, known, pending, skip)
             overrides = self.builder.theme.overrides
             within = overrides.relative_to(self.options.archive).as_posix() if overrides else ""
             changes = [

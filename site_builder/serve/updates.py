@@ -64,14 +64,15 @@ class LiveBuilder(Builder):
         archive = self.options.archive
         shown = self.options.display(archive)
         wanted = set(folders)
-        same_folders = all(f in self.sources and is_problem_dir(archive / f) for f in wanted)
+        skip = self.skip
+        same_folders = all(f in self.sources and is_problem_dir(archive / f, skip) for f in wanted)
         if not same_folders:  # a folder came or went: one numbered for a URL it had may have it back now
             bases = {url_slug(f).lower() for f in wanted}
             wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
         loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in sorted(wanted)
-            if "/" in f and is_problem_dir(archive / f) and not reserved_folder(f)
+            if "/" in f and is_problem_dir(archive / f, skip) and not reserved_folder(f)
         ]
         # The same folders, each at the URL it had: no other entry's URL can change.
         same_urls = same_folders and all(s.slug == self.sources[s.path].slug for s in loaded)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections.abc import Container
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -231,13 +232,13 @@ def load_archive(
     memo: Memo | None = None,
     snapshot: Snapshot | None = None,
     listed: Listing | None = None,
-    skip: frozenset[str] = frozenset(),
+    skip: Container[str] = frozenset(),
 ) -> tuple[list[EntrySource], list[Diagnostic]]:
     """Load every problem folder. Errors in one folder are recorded on that entry.
 
     ``memo``: YAML files already parsed, by content (see ``yamlfile``); ``snapshot``: folders
     loaded before; ``listed``: folders listed just before (see ``Stamp``); ``skip``: the build's
-    output and cache folders (see ``find_problem_folders``)."""
+    output and cache folders, and those ``site.yaml`` excludes (see ``walk.Skip``)."""
     if not archive.is_dir():
         raise MetadataError(prefix or str(archive), None, missing_archive(archive))
     if git_dates is None:

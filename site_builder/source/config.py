@@ -32,6 +32,7 @@ SITE_KEYS = (
     "time_margin",
     "publish_active_files",
     "publish_data",
+    "exclude",
 )
 
 # Which test files the site publishes: ``all`` of them, the ``samples`` only (the default: a package's
@@ -64,6 +65,7 @@ class SiteConfig:
     time_margin: tuple[float, float] = (2.0, 1.0)  # runs are stopped at max(limit * a, limit + b) s of CPU time
     publish_active_files: bool = False  # publish .html, .xml and the like as they are (see publish/screening.py)
     publish_data: str = "samples"  # which test files are published (see ``PUBLISH_DATA``)
+    exclude: tuple[str, ...] = ()  # folders of the archive no build reads (see ``walk.excluded``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +166,7 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         known = ", ".join(CPP_STANDARDS)
         raise ConfigError(path, lines.get("cpp_standard"), f"cpp_standard must be one of {known}, not {standard!r}")
     margin = _time_margin(data.get("time_margin", {}), path, lines.get("time_margin"))
+    exclude = _exclude(data.get("exclude", []), path, lines.get("exclude"))
     return SiteConfig(
         **values,
         time_limit=float(limit),
@@ -172,7 +175,27 @@ def parse_site_config(text: str, path: str) -> SiteConfig:
         time_margin=margin,
         publish_active_files=active,
         publish_data=publish_data,
+        exclude=exclude,
     )
+
+
+MAX_EXCLUDED = 100  # patterns in ``exclude``: each is matched against every folder of the archive
+
+
+def _exclude(value: Any, path: str, line: int | None) -> tuple[str, ...]:
+    """``exclude: [drafts, /templates, contests/*/old]``: folder names (at any depth), or paths from the
+    archive's folder (those with a ``/``), with the shell's ``*``, ``?`` and ``[...]`` (see ``walk.excluded``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_EXCLUDED:
+        given = f"{len(value)} items" if isinstance(value, list) else repr(value)
+        raise ConfigError(path, line, f"exclude must be a list of at most {MAX_EXCLUDED} folders, not {given}")
+    for pattern in value:
+        if not isinstance(pattern, str) or not pattern.strip("/") or "\\" in pattern:
+            raise ConfigError(path, line, f"exclude: each item must be a folder's name or path, not {pattern!r}")
+        if ".." in PurePosixPath(pattern).parts:
+            raise ConfigError(path, line, f"exclude: {pattern!r} must be a folder inside the archive")
+    return tuple(pattern.rstrip("/") for pattern in value)
 
 
 def _time_margin(value: Any, path: str, line: int | None) -> tuple[float, float]:

@@ -4,10 +4,11 @@ may go, the builder's own folders it never enters, and its stamp (what ``stat`` 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -36,6 +37,34 @@ def is_unread(name: str) -> bool:
 
 
 PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
+
+
+class Skip:
+    """The folders no walk of the archive enters: the output and cache folders (absolute paths), and those
+    ``site.yaml``'s ``exclude`` names (``excluded``). ``folder in skip`` takes an absolute path."""
+
+    def __init__(self, folders: frozenset[str], archive: str = "", exclude: tuple[str, ...] = ()) -> None:
+        self.folders, self.archive, self.exclude = folders, archive.rstrip("/"), exclude
+        self._names = _any_of([p for p in exclude if "/" not in p])
+        self._paths = _any_of([p.lstrip("/") for p in exclude if "/" in p])
+
+    def __contains__(self, folder: object) -> bool:
+        if folder in self.folders:
+            return True
+        if not self.exclude or not isinstance(folder, str) or not folder.startswith(self.archive + "/"):
+            return False
+        return excluded(folder[len(self.archive) + 1 :], self._names, self._paths)
+
+
+def _any_of(patterns: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+
+
+def excluded(relative: str, names: re.Pattern[str] | None, paths: re.Pattern[str] | None) -> bool:
+    """Whether ``exclude`` names a folder (its path from the archive's folder): a pattern without a
+    ``/`` is matched against the folder's name, at any depth, and one with a ``/`` against its whole
+    path, as ``.gitignore`` does; ``*`` of a path also matches a ``/``."""
+    return bool((names and names.match(relative.rpartition("/")[2])) or (paths and paths.match(relative)))
 
 
 def is_problem_folder(names: set[str], folders: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -70,9 +99,16 @@ def unread_format(names: set[str], folders: set[str] | frozenset[str]) -> str:
     return ""
 
 
-def is_problem_dir(folder: Path) -> bool:
+def in_skipped(path: Path, skip: Container[str]) -> bool:
+    """Whether ``path`` is a folder of ``skip`` or lies below one (``skip`` holds absolute paths)."""
+    return str(path) in skip or any(str(above) in skip for above in path.parents)
+
+
+def is_problem_dir(folder: Path, skip: Container[str] = frozenset()) -> bool:
     """Whether ``folder`` on disk is a problem folder, as ``find_problem_folders`` decides (False when
-    it is gone or is not a folder)."""
+    it is gone or is not a folder, or when it or a folder above it is one of ``skip``)."""
+    if in_skipped(folder, skip):
+        return False
     try:
         with os.scandir(folder) as scan:
             listing = [(e.name, e.is_dir()) for e in scan]
@@ -186,15 +222,16 @@ def find_problem_folders(
     archive: Path,
     listing: Listing | None = None,
     deep: list[str] | None = None,
-    skip: frozenset[str] = frozenset(),
+    skip: Container[str] = frozenset(),
     unread: list[tuple[str, str]] | None = None,
 ) -> list[Path]:
     """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
     into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
-    paths) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as listed just before
-    (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not entered because it is
-    ``too_deep``; ``unread`` each folder that looks like a problem of a format the builder does not read,
-    with that format in words (not entered either)."""
+    paths, and the folders ``site.yaml`` excludes: see ``Skip``) or one that holds the
+    ``BUILDER_MARKER``. ``listing``: the folders as listed just before (see ``Stamp``); ``deep`` gets
+    each folder (relative to ``archive``) not entered because it is ``too_deep``; ``unread`` each
+    folder that looks like a problem of a format the builder does not read, with that format in words
+    (not entered either)."""
     found: list[Path] = []
     pending = [str(archive)]
     root = len(str(archive)) + 1
@@ -255,9 +292,10 @@ class Stamp:
     newest_ns: int  # the latest modification or status-change time of any file
     # The folders as listed for the stamp: loading the archive right after need not list them again.
     listing: Listing = field(default_factory=dict, compare=False, repr=False)
+    skip: Container[str] = field(default=frozenset(), compare=False, repr=False)  # the folders it did not enter
 
 
-def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
+def load_stamp(archive: Path, skip: Container[str] = frozenset()) -> Stamp:
     """The archive's stamp, from its folders and ``stat`` alone: no file is read.
 
     A file cannot change without changing its stamp (a rewrite sets the change time, which no
@@ -297,4 +335,4 @@ def load_stamp(archive: Path, skip: frozenset[str] = frozenset()) -> Stamp:
             lines.append(f"{entry.path}\0{file_signature(info)}")
             newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
-    return Stamp(digest, newest, listing)
+    return Stamp(digest, newest, listing, skip)
