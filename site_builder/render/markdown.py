@@ -11,7 +11,7 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -26,6 +26,7 @@ from ..model import Document, Heading, Sample, TexPicture
 from ..source.package import substitute_constants
 from . import highlight, rawhtml
 from .document import NO_ASSETS, Assets, Collector, heading_link, is_local_path, linked_figure, safe_url
+from .latex.symbols import constants_in_math, grouped
 
 HEADING_OFFSET = 1  # "## Idea" is <h3>: the page has <h1> (title) and <h2> (Statement, Editorial)
 
@@ -47,6 +48,7 @@ def markdown_parser() -> MarkdownIt:
     for rule in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(rule, _render_math)
     md.core.ruler.before("text_join", "unmatched_dollar", _warn_unmatched_dollars)
+    md.core.ruler.after("text_join", "constraints_in_text", _constraints_in_text)
     md.inline.ruler.before("html_inline", "raw_tag", rawhtml.raw_tag)
     md.core.ruler.after("inline", "balance_raw_tags", rawhtml.balance_raw_tags)
     md.add_render_rule("raw_tag", rawhtml.render_raw_tag)
@@ -75,7 +77,7 @@ def render_markdown(
     """
     md = markdown_parser()
     doc = Collector(path=path, id_prefix=id_prefix, samples=samples)
-    env: dict[str, Any] = {"collector": doc, "docId": id_prefix.strip("-") or None}
+    env: dict[str, Any] = {"collector": doc, "docId": id_prefix.strip("-") or None, "constants": constants or {}}
     tokens = md.parse(substitute_constants(text, constants or {}), env)
     title = _take_title(tokens)
     _annotate(tokens, doc, assets, asset_base)
@@ -209,6 +211,30 @@ def _image_attributes(image: Token, src: str, size: tuple[int | None, int | None
     image.attrSet("decoding", "async")
 
 
+_CONSTRAINTS = re.compile(r"\\constraints\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _constraints_in_text(state: StateCore) -> None:
+    """task-maker's ``\\constraints{NAME}`` in a statement's text (in its math, ``_render_math`` writes it):
+    the number of gen/constraints.py's ``NAME``, grouped as its booklet prints it."""
+    constants, collector = state.env.get("constants") or {}, state.env.get("collector")
+
+    def value(m: re.Match[str], line: int) -> str:
+        if m.group(1) in constants:
+            return grouped(constants[m.group(1)], False)
+        if collector is not None:
+            name = m.group(1)
+            collector.warn(line, f"\\constraints{{{name}}}: gen/constraints.py defines no constant {name!r}")
+        return m.group()
+
+    for token in state.tokens:
+        line = (token.map[0] if token.map else 0) + 1
+        for child in token.children or () if token.type == "inline" else ():
+            line += child.type in ("softbreak", "hardbreak")
+            if child.type == "text" and "\\constraints{" in child.content:
+                child.content = _CONSTRAINTS.sub(partial(value, line=line), child.content)
+
+
 def _warn_unmatched_dollars(state: StateCore) -> None:
     """A ``$`` left as text (not escaped as ``\\$``, not in code) opened math that never closed:
     the formula and the text after it are shown as TeX source."""
@@ -241,7 +267,7 @@ def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options:
     collector: Collector = env["collector"]
     display = token.type in ("math_block", "math_block_label", "math_inline_double")
     line = token.map[0] + 1 if token.map else int(token.meta.get("line", 0))
-    slot = collector.math_slot(token.content.strip(), display, line)
+    slot = collector.math_slot(constants_in_math(token.content.strip(), env.get("constants", {})), display, line)
     return f"{slot}\n" if token.block else slot
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Diagnostic, MetadataError, SiteError
 from ..model import MAX_TEXT_BYTES, Layout, Metadata, Sample, SourceFile
 from .cms import cms_layout, cms_metadata, expected_on_samples, statement_examples
 from .cms import sample_pairs as cms_samples
+from .constraints import task_maker_constants
 from .polygon import PolygonProblem, is_polygon, parse_problem_xml, polygon_layout, polygon_metadata, sample_pairs
 from .yamlfile import Memo, parse_yaml_mapping
 
@@ -58,6 +60,8 @@ def load_cms(
         primary = str(data.get("primary_language") or "")
     except SiteError as e:
         diagnostics.append(e.diagnostic())
+    if constants := task_maker_constants(by_name, where, diagnostics, memo):
+        meta = replace(meta, constants=constants)
     names = [f.name for f in files]
     samples = load_sample_pairs(cms_samples(names), files, folder, where, diagnostics, hashed)
     accepted = expected_on_samples({f.name: f.text for f in files if f.name.startswith("sol/")})

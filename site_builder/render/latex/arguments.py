@@ -87,6 +87,7 @@ COMMAND_ARGS: dict[str, str] = {
     **dict.fromkeys(("formatsampleheader", "pandocbounded"), "{"),
     **dict.fromkeys(("scalerel", "stretchrel"), "[{{"),
     "constant": "{",
+    "constraints": "{",
     "input": "{",
     "include": "{",
     "\\": "[",

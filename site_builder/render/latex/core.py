@@ -17,7 +17,7 @@ from .nodes import Cmd, Env, Group, Math, Node, Par, Space, Special, Text, Verba
 from .overlays import PICTURES, picture_at_slide, shown
 from .parser import MATH_ENVS
 from .refs import Target, number_equations
-from .symbols import _CONSTANT_IN_MATH, _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SWITCHES, SYMBOLS
+from .symbols import _LIGATURE_MAP, _LIGATURES, ACCENTS, IGNORED, INLINE_TAGS, SWITCHES, SYMBOLS, constants_in_math
 
 # Filled by the construct families (see ``__init__.py``): a name's handler.
 COMMANDS: dict[str, Callable[[Cmd, Context], str]] = {}  # inline commands
@@ -188,7 +188,7 @@ def render_inline(nodes: list[Node], ctx: Context) -> str:
         elif isinstance(node, Math) and _PICTURE_IN_MATH.search(node.tex):
             parts.append(_math_picture(node, ctx))
         elif isinstance(node, Math):
-            tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+            tex = constants_in_math(node.tex, ctx.constants)
             for rewrite in MATH_FILTERS:
                 tex = rewrite(tex)
             tex, anchors = number_equations(tex, ctx) if node.display else (tex, "")
@@ -241,7 +241,7 @@ _MATH_ENV = re.compile(r"\\begin\s*\{([^{}]*)\}")
 def _math_picture(node: Math, ctx: Context) -> str:
     """A formula with a TikZ picture in it (``$\\tikz \\node[draw] {$1$}; \\to x$``), which no math
     renderer draws: TeX draws the whole formula, as it draws a picture (a displayed one on a line of its own)."""
-    tex = _CONSTANT_IN_MATH.sub(lambda m: ctx.constants.get(m.group(1), m.group()), node.tex)
+    tex = constants_in_math(node.tex, ctx.constants)
     opening = _MATH_ENV.match(tex)
     if opening is None or opening.group(1) not in MATH_ENVS:  # a math environment (``align``) is its own delimiter
         tex = f"\\[{tex}\\]" if node.display else f"${tex}$"

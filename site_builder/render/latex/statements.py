@@ -9,6 +9,7 @@ import re
 from .core import Context, _heading, _plain, render_blocks, render_inline
 from .figures import _includegraphics
 from .nodes import Cmd, Env
+from .symbols import grouped
 
 
 def _problemname(cmd: Cmd, ctx: Context) -> str:
@@ -18,11 +19,15 @@ def _problemname(cmd: Cmd, ctx: Context) -> str:
 
 
 def _constant(cmd: Cmd, ctx: Context) -> str:
+    """A package's ``\\constant{name}`` (problem.yaml's ``constants``), or task-maker's ``\\constraints{NAME}``
+    (gen/constraints.py's), grouped as its booklet prints it."""
     name = _plain(cmd.arg(0))
     if name not in ctx.constants:
-        ctx.doc.warn(cmd.line, f"\\constant{{{name}}}: problem.yaml defines no constant {name!r}")
+        where = "gen/constraints.py" if cmd.name == "constraints" else "problem.yaml"
+        ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: {where} defines no constant {name!r}")
         return f'<code class="unknown">{html.escape(name)}</code>'
-    return html.escape(ctx.constants[name])
+    value = ctx.constants[name]
+    return html.escape(grouped(value, False) if cmd.name == "constraints" else value)
 
 
 def _illustration(cmd: Cmd, ctx: Context) -> str:
@@ -55,7 +60,7 @@ def _io_section(env: Env, ctx: Context) -> str:
     return _heading(1, env.name, env.name, ctx) + "\n" + render_blocks(env.children, ctx)
 
 
-COMMANDS = {"problemname": _problemname, "constant": _constant}
+COMMANDS = {"problemname": _problemname, "constant": _constant, "constraints": _constant}
 BLOCK_COMMANDS = {
     "illustration": _illustration,
     "nextsample": _nextsample,

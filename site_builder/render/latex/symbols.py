@@ -220,7 +220,31 @@ INLINE_TAGS = {
 }
 
 
-_CONSTANT_IN_MATH = re.compile(r"\\constant\s*\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\s*\}")
+# A package's ``\constant{name}`` (problem.yaml), and task-maker's ``\constraints{NAME}`` (gen/constraints.py).
+_CONSTANT_IN_MATH = re.compile(r"\\(constant|constraints)\s*\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)?)\s*\}")
+
+
+def grouped(value: str, math: bool) -> str:
+    """A whole number of five digits or more in groups of three, as task-maker's booklet prints one
+    (siunitx's ``\\num``): 300000 is "300 000", with a thin space (``\\,`` in math); any other value as it is."""
+    digits = value.lstrip("-")
+    if not digits.isascii() or not digits.isdigit() or len(digits) < 5:
+        return value
+    groups = [digits[max(0, end - 3) : end] for end in range(len(digits), 0, -3)][::-1]
+    return value[: len(value) - len(digits)] + ("\\," if math else "\u202f").join(groups)
+
+
+def constants_in_math(tex: str, constants: dict[str, str]) -> str:
+    """A formula with each constant it names (that is defined) written in: task-maker's numbers grouped as
+    its booklet prints them (``grouped``)."""
+    if "\\const" not in tex:
+        return tex
+
+    def value(m: re.Match[str]) -> str:
+        known = constants.get(m.group(2))
+        return m.group() if known is None else grouped(known, True) if m.group(1) == "constraints" else known
+
+    return _CONSTANT_IN_MATH.sub(value, tex)
 
 
 _LIGATURES = re.compile(r"---|--|``|''|`|'|<|>|&|\"")
