@@ -26,6 +26,8 @@ def test_the_numbers_and_texts_of_constraints_py_are_read_without_running_it() -
         "subtasks = [{}, dict(MAXN=10)]\n"  # a list: not a constant
         "RUN = os.system('touch /tmp/pwned')\n"  # a call: never made, never a constant
         "BIG = 2**100000\nHUGE = 10**10**9\nZERO = 1 // 0\nFLAG = True\nA = B = 3\nMAXN2 = MAXN * 2 - 1\n"
+        "LOW = -MAXT\nTWICE = 2 * MAXT\nONE = 7**0\nUNIT = 1**200\nTEXT = 'ab' * 3\nMINUS = -'ab'\nEDGE = 2**255\n"
+        f"WIDE = {2**256 - 1}\nWIDER = {2**256}\nPRODUCT = 2**200 * 2**200\n"
     )
     assert constants("gen/constraints.py", text) == (
         (
@@ -37,6 +39,12 @@ def test_the_numbers_and_texts_of_constraints_py_are_read_without_running_it() -
             ("HALF", "0.5"),
             ("NAME", "walrus"),
             ("MAXN2", "599999"),
+            ("LOW", "-10000"),
+            ("TWICE", "20000"),
+            ("ONE", "1"),
+            ("UNIT", "1"),
+            ("EDGE", str(2**255)),
+            ("WIDE", str(2**256 - 1)),
         ),
         [],
     )
@@ -45,20 +53,26 @@ def test_the_numbers_and_texts_of_constraints_py_are_read_without_running_it() -
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "line", "message"),
     [
-        ("MAXN = (\n", "'(' was never closed"),
-        ("X = " + "(" * 300 + "1" + ")" * 300 + "\n", "too many nested parentheses"),
-        ("X = 1\0\n", "source code string cannot contain null bytes"),
-        ("X = " + "1+" * 100_000 + "1\n", "the file is too deeply nested or not text (RecursionError)"),
+        ("MAXN = 3\nMAXT = (\n", 2, "'(' was never closed"),
+        ("X = " + "(" * 300 + "1" + ")" * 300 + "\n", 1, "too many nested parentheses"),
+        ("X = 1\0\n", 0, "source code string cannot contain null bytes"),
+        ("X = " + "1+" * 100_000 + "1\n", 0, "the file is too deeply nested or not text (RecursionError)"),
     ],
 )
-def test_a_constraints_file_that_is_not_python_is_one_warning(text: str, message: str) -> None:
+def test_a_constraints_file_that_is_not_python_is_one_warning(text: str, line: int, message: str) -> None:
     found, problems = constants("gen/constraints.py", text)
     assert found == ()
-    assert [(d.path, d.message, d.level) for d in problems] == [
-        ("t/walrus/gen/constraints.py", f"cannot read it: {message}", "warning")
+    assert [(d.path, d.line, d.message, d.level) for d in problems] == [
+        ("t/walrus/gen/constraints.py", line, f"cannot read it: {message}", "warning")
     ]
+
+
+def test_a_constraints_yaml_that_is_no_mapping_is_an_error_naming_its_line() -> None:
+    found, problems = constants("gen/constraints.yaml", "MAXN: 3\nMAXN: [\n")
+    assert found == () and [(d.path, d.line) for d in problems] == [("t/walrus/gen/constraints.yaml", 3)]
+    assert problems[0].message.startswith("invalid YAML")
 
 
 def test_constraints_yaml_gives_its_numbers_and_texts() -> None:

@@ -81,7 +81,8 @@ def _value(node: ast.expr, known: dict[str, int | float | str]) -> int | float |
         left, right = _value(node.left, known), _value(node.right, known)
         if not isinstance(left, int) or not isinstance(right, int):
             return None
-        if isinstance(node.op, ast.Pow) and (right < 0 or right * max(1, abs(left).bit_length()) > MAX_BITS):
+        # no power much past MAX_BITS bits is computed (10**10**9 never is); the check below drops what is past it
+        if isinstance(node.op, ast.Pow) and (right < 0 or right * (abs(left).bit_length() - 1) > MAX_BITS):
             return None
         if isinstance(node.op, ast.FloorDiv) and right == 0:
             return None

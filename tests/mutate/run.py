@@ -82,6 +82,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
+    "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
     "sandbox/launcher.py": (
         "tests/test_launcher.py",
         "tests/test_capabilities.py",
