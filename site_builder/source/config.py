@@ -191,7 +191,7 @@ def _exclude(value: Any, path: str, line: int | None) -> tuple[str, ...]:
         given = f"{len(value)} items" if isinstance(value, list) else repr(value)
         raise ConfigError(path, line, f"exclude must be a list of at most {MAX_EXCLUDED} folders, not {given}")
     for pattern in value:
-        if not isinstance(pattern, str) or not pattern.strip("/") or "\\" in pattern:
+        if not isinstance(pattern, str) or not pattern.strip("/") or "\\" in pattern or len(pattern) > 1024:
             raise ConfigError(path, line, f"exclude: each item must be a folder's name or path, not {pattern!r}")
         if ".." in PurePosixPath(pattern).parts:
             raise ConfigError(path, line, f"exclude: {pattern!r} must be a folder inside the archive")

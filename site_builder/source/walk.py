@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -45,8 +46,8 @@ class Skip:
 
     def __init__(self, folders: frozenset[str], archive: str = "", exclude: tuple[str, ...] = ()) -> None:
         self.folders, self.archive, self.exclude = folders, archive.rstrip("/"), exclude
-        self._names = _any_of([p for p in exclude if "/" not in p])
-        self._paths = _any_of([p.lstrip("/") for p in exclude if "/" in p])
+        self._names = _any_of(tuple(p for p in exclude if "/" not in p))
+        self._paths = _any_of(tuple(p.lstrip("/") for p in exclude if "/" in p))
 
     def __contains__(self, folder: object) -> bool:
         if folder in self.folders:
@@ -56,7 +57,8 @@ class Skip:
         return excluded(folder[len(self.archive) + 1 :], self._names, self._paths)
 
 
-def _any_of(patterns: list[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=8)  # made for every build and every save the dev server takes
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
 
 
