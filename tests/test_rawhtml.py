@@ -124,6 +124,13 @@ def test_an_html_images_other_attributes_are_dropped_with_a_warning() -> None:
     assert imaged('<img src="tex/a.png" width="15em" height=-3>\n')[1] == [
         (1, f"image 'tex/a.png': width='15em', height='-3' dropped; {rule}")
     ]
+    assert imaged("<img src=tex/a.png ismap height>\n")[1] == [
+        (1, f"image 'tex/a.png': ismap, height='' dropped; {rule}")  # attributes without a value
+    ]
+    assert imaged("*a* <img src=b.png> *b* and **c**\n")[0] == (  # emphasis on either side still pairs
+        '<p><em>a</em> <img src="files/b.png" alt="" loading="lazy" decoding="async"> <em>b</em>'
+        " and <strong>c</strong></p>\n"
+    )
 
 
 @pytest.mark.parametrize(
