@@ -206,10 +206,61 @@ def test_backup_and_hidden_files_are_ignored(make_archive: ArchiveMaker) -> None
     assert [f.name for f in entry.files] == ["solution.md"]
 
 
-def test_problem_folder_directly_in_archive_is_an_error(make_archive: ArchiveMaker) -> None:
-    archive = make_archive({"A-x/solution.md": "x"})
+def test_problem_folders_at_the_archive_s_top_are_the_problems_track(make_archive: ArchiveMaker) -> None:
+    """A contest's repository holds its packages at its top (``altruisticamphibians/problem.yaml``): they are
+    the entries of one track, ``problems``, at ``problems/<folder>/`` in the site, so that no folder's
+    name takes one of the site's own (``static``, ``tags``); their paths are still the folders'."""
+    archive = make_archive(
+        {
+            "frogs/problem.yaml": "name: Frogs\n",
+            "frogs/problem_statement/problem.en.tex": "\\problemname{Frogs}\nJump.\n",
+            "static/solution.md": "# Static\n\nA folder named as the site's static files.\n",
+            "index.html/solution.md": "x",  # a page's own name: refused wherever it is
+        }
+    )
     entries, problems = load_archive(archive, "archive")
-    assert entries == [] and [d.path for d in problems] == ["archive/A-x"]
+    assert [(e.path, e.track, e.slug, e.groups) for e in entries] == [
+        ("frogs", "problems", "problems/frogs", ()),
+        ("static", "problems", "problems/static", ()),
+    ]
+    assert [(d.path, d.message) for d in problems] == [
+        (
+            "archive/index.html",
+            "the name 'index.html' is the site's own; rename the folder (nothing in it is published or run)",
+        )
+    ]
+
+
+def test_a_contest_repository_with_its_packages_at_the_top_builds_and_serves(tmp_path: Path) -> None:
+    from conftest import write_tree
+
+    from site_builder.build import build_site
+    from site_builder.serve.updates import LiveBuilder
+    from site_builder.source.config import make_options
+
+    write_tree(
+        tmp_path,
+        {
+            "frogs/problem.yaml": "name: Frogs\n",
+            "frogs/problem_statement/problem.en.tex": "\\problemname{Frogs}\nJump.\n",
+            "frogs/data/sample/1.in": "1\n",
+            "frogs/data/sample/1.ans": "1\n",
+            "frogs/submissions/accepted/a.py": "print(input())\n",
+        },
+    )
+    options = make_options(tmp_path, jobs=1)  # the archive is the folder itself: it has no archive/
+    assert options.archive == tmp_path
+    report = build_site(options)
+    assert (report.entries, report.tracks, [d.message for d in report.diagnostics]) == (1, 1, [])
+    page = (tmp_path / "site/problems/frogs/index.html").read_text()
+    assert "Jump." in page and "Accepted" in page
+    assert (tmp_path / "site/problems/frogs/submissions/accepted/a.py").is_file()
+    assert "frogs/" in (tmp_path / "site/problems/index.html").read_text()
+    with LiveBuilder(make_options(tmp_path, jobs=1, verify=False)) as live:  # as make serve updates a save
+        live.build_all()
+        (tmp_path / "frogs/problem_statement/problem.en.tex").write_text("\\problemname{Frogs}\nLeap.\n")
+        assert live.update_entries(["frogs"]).published and sorted(live.sources) == ["frogs"]
+        assert "Leap." in (tmp_path / "site/problems/frogs/index.html").read_text()
 
 
 def test_git_log_parsing_keeps_the_newest_date() -> None:

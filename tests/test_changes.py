@@ -94,6 +94,7 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
             "t/P-package/problem.yaml": "name: P\n",
             "t/P-package/solution/solution.en.md": "A package's write-up, in a folder of its own.\n",
             "t/2024/C-empty/.keep": "",
+            "Z-top/solution.md": "A problem folder at the archive's top: the problems track's.\n",
         },
     )
     pending = {
@@ -106,17 +107,19 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
             "t/P-package/solution/solution.en.md",
             "t/2024/C-empty",
             "t/gone/solution.md",
+            "Z-top/solution.md",
         )
     } | {("templates", "t/2024/D-template/solution.md")}
     found = new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending)
-    assert found == {"t/2024/B-new", "t/P-package"}
+    assert found == {"t/2024/B-new", "t/P-package", "Z-top"}
+    assert classify("archive", "Y-new/problem.yaml", frozenset()).entry == "Y-new"  # before it is known
     folders = frozenset({"t/A-known"}) | found
     assert classify("archive", "t/2024/B-new", folders).entry == "t/2024/B-new"
     assert classify("archive", "t/2024/B-new/samples/1.in", folders).kind is ChangeKind.SAMPLE
     assert classify("archive", "t/2024", folders).kind is ChangeKind.UNKNOWN  # it may hold more
     # site.yaml's ``exclude``: no folder below one it names is a new entry
     skip = Skip(frozenset(), str(tmp_path), ("2024",))
-    assert new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending, skip) == {"t/P-package"}
+    assert new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending, skip) == {"t/P-package", "Z-top"}
 
 
 def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_path: Path) -> None:

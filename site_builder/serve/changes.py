@@ -65,7 +65,7 @@ def classify(area: str, relative: str, problem_folders: frozenset[str], override
         is_sample = inside.startswith(("samples/", "data/sample/"))
         return Change(ChangeKind.SAMPLE if is_sample else ChangeKind.ENTRY, relative, folder)
     name = parts[-1]
-    if len(parts) >= 3 and (name in ENTRY_MARKERS or name.startswith("solution.")):
+    if len(parts) >= 2 and (name in ENTRY_MARKERS or name.startswith("solution.")):
         return Change(ChangeKind.ENTRY, relative, PurePosixPath(*parts[:-1]).as_posix())  # a new problem folder
     return Change(ChangeKind.UNKNOWN, relative)
 

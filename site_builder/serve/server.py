@@ -113,14 +113,14 @@ def new_problem_folders(
     archive: Path, known: frozenset[str], pending: set[tuple[str, str]], skip: Container[str] = frozenset()
 ) -> set[str]:
     """The problem folders on disk now, unknown to the last build, that hold a changed path: a new
-    entry is then updated like an edited one, not by a full build. (As when the archive is read,
-    a problem folder sits inside a track, and the outermost one counts; none below a folder of ``skip``.)"""
+    entry is then updated like an edited one, not by a full build. (As when the archive is read, the
+    outermost problem folder counts, at the archive's top too; none below a folder of ``skip``.)"""
     found: set[str] = set()
     for area, relative in pending:
         parts = relative.split("/")
         if area != "archive" or any(is_ignored(p) for p in parts):
             continue
-        for depth in range(2, len(parts) + 1):
+        for depth in range(1, len(parts) + 1):
             folder = "/".join(parts[:depth])
             if folder in known or folder in found or not (archive / folder).is_dir():
                 break

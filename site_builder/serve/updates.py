@@ -25,7 +25,7 @@ from ..publish.report import BuildReport
 from ..publish.search import BUNDLE, PagefindSession, build_search_index
 from ..source.archive import load_entry
 from ..source.config import BuildOptions
-from ..source.paths import reserved_folder, unique_slugs, url_slug, walk_order
+from ..source.paths import entry_url_path, reserved_folder, unique_slugs, url_slug, walk_order
 from ..source.walk import is_problem_dir
 from ..verify.diagnostics import verification_diagnostics
 
@@ -72,7 +72,7 @@ class LiveBuilder(Builder):
         loaded = [
             load_entry(archive / f, archive, shown, self.git_dates)
             for f in sorted(wanted)
-            if "/" in f and is_problem_dir(archive / f, skip) and not reserved_folder(f)
+            if f and is_problem_dir(archive / f, skip) and not reserved_folder(entry_url_path(f))
         ]
         # The same folders, each at the URL it had: no other entry's URL can change.
         same_urls = same_folders and all(s.slug == self.sources[s.path].slug for s in loaded)

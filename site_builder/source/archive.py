@@ -25,7 +25,17 @@ from .gitdates import load_git_dates
 from .layout import native_layout, not_held_to_accepted, package_layout, package_validator
 from .metadata import metadata_from_mapping, positive_number, slow_time_limit, time_limit_problem
 from .package import is_package, parse_package_metadata, subtasks
-from .paths import _slug_part, infer_folder_name, infer_year, natural_key, reserved_folder, unique_slugs, url_slug
+from .paths import (
+    ROOT_TRACK,
+    _slug_part,
+    entry_url_path,
+    infer_folder_name,
+    infer_year,
+    natural_key,
+    reserved_folder,
+    unique_slugs,
+    url_slug,
+)
 from .polygon import is_polygon
 from .samples import _load_samples
 from .shared import MAX_SHARED, document_folders, outside_names
@@ -157,9 +167,9 @@ def _load_entry(
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
         path=rel,
-        slug=url_slug(rel),
+        slug=url_slug(entry_url_path(rel)),
         archive_prefix=prefix,
-        track=parts[0],
+        track=parts[0] if len(parts) > 1 else ROOT_TRACK,
         groups=parts[1:-1],
         folder_label=names.label,
         folder_title=names.title,
@@ -258,20 +268,14 @@ def load_archive(
         problems.append(Diagnostic(prefix or ".", 0, NO_PROBLEM_FOLDER, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
-        if where := reserved_folder(rel):
+        if where := reserved_folder(entry_url_path(rel)):
+            where = where if "/" in rel else rel  # a top folder's URL is in ROOT_TRACK's: only its own name counts
             if where not in refused:
                 refused.add(where)
                 name = where.rsplit("/", 1)[-1]
                 shown = repr(name) if _slug_part(name) == name else f"{name!r} (in URLs {_slug_part(name)!r})"
                 message = f"the name {shown} is the site's own; rename the folder (nothing in it is published or run)"
                 problems.append(Diagnostic(f"{prefix}/{where}", 0, message))
-            continue
-        if folder.parent == archive:
-            problems.append(
-                Diagnostic(
-                    f"{prefix}/{rel}", 0, "a problem folder must sit inside a track folder (archive/<track>/...)"
-                )
-            )
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems

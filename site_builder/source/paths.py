@@ -58,6 +58,14 @@ RESERVED_TOP = frozenset(
 
 
 PAGE = "index.html"
+# The track of the problem folders at the archive's top: a contest's repository holds its packages there.
+ROOT_TRACK = "problems"
+
+
+def entry_url_path(rel: str) -> str:
+    """Where a problem folder's pages are in the site, before ``url_slug``: its path, under ``ROOT_TRACK``
+    when it sits at the archive's top (every page of an entry is inside its track's folder)."""
+    return rel if "/" in rel else f"{ROOT_TRACK}/{rel}"
 
 
 def reserved_folder(rel: str) -> str:
