@@ -49,6 +49,11 @@ def _pair(
     if given is None and transcript is not None:  # shown only: the judge's input is not given
         text = transcript.text or ""
         return Sample(stem, transcript.name, None, "", None, text, transcript.name)
+    if given is None and answer is not None and answer.text is None and answer.name.endswith(".out"):
+        # a program left in the folder (``a.out``, what a compiler writes by default), not an answer
+        message = f"a binary file, not a sample answer ({answer.binary or 'not UTF-8 text'}); not read as one"
+        diagnostics.append(Diagnostic(f"{where}/{answer.name}", 0, message, "warning"))
+        return None
     if given is None:
         orphan = answer.name if answer else f"{base}.ans"
         diagnostics.append(Diagnostic(f"{where}/{orphan}", 0, f"answer file without input: add {base}.in"))
