@@ -226,13 +226,13 @@ def python2(name: str, text: str) -> bool:
 
 
 # What Python 3 says of Python 2 code when it runs it: the statements it cannot compile (``print x``,
-# ``exec code``, ``except E, e``, backquotes, ``<>``, ``0777``, ``ur''``), and the names, methods and
-# modules Python 3 no longer has.
+# ``exec code``, ``except E, e``, backquotes, ``<>``, ``0777``, ``ur''``, a tuple of parameters:
+# ``lambda (a, b): a``, ``def f((a, b)):``), and the names, methods and modules Python 3 no longer has.
 _PYTHON2_SYNTAX = re.compile(
     r"Missing parentheses in call to '(?:print|exec)'"
     r"|leading zeros in decimal integer literals are not permitted"
     r"|^\s*(?:print\b(?!\s*\()\s*[^\s=(.,)\]}:]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,|exec\s+[\"'\w])"
-    r"|`|<>|\bur[\"']",
+    r"|`|<>|\bur[\"']|\blambda\s*\(|^\s*def\s+\w+\s*\([^)]*\(",
     re.M,
 )
 _PYTHON2_NAMES = re.compile(
