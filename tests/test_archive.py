@@ -155,6 +155,21 @@ def test_sample_answer_without_input_is_reported(make_archive: ArchiveMaker) -> 
     assert [(s.name, s.answer) for s in entry.samples] == [("a", "6\n")]
 
 
+def test_a_program_left_in_a_sample_folder_is_a_warning_not_a_missing_input(make_archive: ArchiveMaker) -> None:
+    """``a.out`` is what a compiler writes by default: binary, it is no answer waiting for an ``a.in``."""
+    archive = make_archive({"t/A-x/solution.py": "", "t/A-x/data/sample/1.in": "5\n", "t/A-x/data/sample/1.ans": "5\n"})
+    (archive / "t/A-x/data/sample/a.out").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00")
+    (entry,), _ = load_archive(archive, "archive")
+    assert [(str(d), d.level) for d in entry.diagnostics] == [
+        (
+            "archive/t/A-x/data/sample/a.out: warning: a binary file, not a sample answer (binary data (a NUL byte at"
+            " offset 7), not text); not read as one",
+            "warning",
+        )
+    ]
+    assert [s.name for s in entry.samples] == ["1"]
+
+
 def test_bad_yaml_is_recorded_on_the_entry(make_archive: ArchiveMaker) -> None:
     archive = make_archive({"t/A-x/problem.yaml": "title: [oops\n", "t/A-x/solution.md": "hi"})
     (entry,), _ = load_archive(archive, "archive")
