@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker, options_for
 
+from site_builder.errors import Diagnostic
 from site_builder.freshness import load_inputs
 from site_builder.source.archive import load_archive
 from site_builder.source.gitdates import parse_git_log
@@ -244,6 +245,20 @@ def test_problem_folders_at_the_archive_s_top_are_the_problems_track(make_archiv
             "the name 'index.html' is the site's own; rename the folder (nothing in it is published or run)",
         )
     ]
+
+
+def test_a_package_s_own_repository_is_told_what_to_do_with_it(tmp_path: Path) -> None:
+    """The repository of one package (problem.yaml at its top) is no archive of packages: one error says so
+    and how to make it one, not "archive folder not found"."""
+    from conftest import write_tree
+
+    from site_builder.source.archive import ONE_PROBLEM
+    from site_builder.source.walk import find_archive
+
+    write_tree(tmp_path, {"problem.yaml": "name: One\n", "problem_statement/problem.en.tex": "Text.\n"})
+    assert find_archive(tmp_path) == tmp_path
+    assert load_archive(tmp_path, "") == ([], [Diagnostic(".", 0, ONE_PROBLEM)])
+    assert ONE_PROBLEM.startswith("this folder is one problem folder, not an archive of them")
 
 
 def test_a_contest_repository_with_its_packages_at_the_top_builds_and_serves(tmp_path: Path) -> None:

@@ -132,13 +132,13 @@ MARKER_TEXT = "Written by site-builder (its output or its cache): never read as 
 def find_archive(root: Path, skip: frozenset[str] = frozenset()) -> Path:
     """The archive of the project folder ``root`` when none is named: ``root/archive`` where it is
     a folder; else ``root`` itself where it holds ``site.yaml`` or a problem folder (an archive
-    repository, with its tracks at the top); else ``root/archive``, to be reported missing.
+    repository, with its tracks at the top), or is one; else ``root/archive``, to be reported missing.
     ``skip``: the output and cache folders (absolute paths), never looked into."""
     nested = root / "archive"
     if nested.is_dir():
         return nested
-    if (root / "site.yaml").is_file() or holds_problem_folder(root, skip):
-        return root
+    if (root / "site.yaml").is_file() or is_problem_dir(root) or holds_problem_folder(root, skip):
+        return root  # (a problem folder itself: the build says what to do with one)
     return nested
 
 
