@@ -1038,3 +1038,42 @@ def test_a_sample_without_an_answer_is_one_warning_whatever_the_number_of_solver
         ("t/A/data/0.in", "c.py: Wrong Answer"),
         ("t/A/data/0.in", "sample 0 has no answer file: the output of each solver is shown, not verified"),
     ]
+
+
+def test_a_package_without_the_validator_it_asks_for_is_run_but_not_judged(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """A public release that left out its output validator (``validation: custom``, no output_validators/):
+    the default comparison would call every other right answer wrong, so the runs are made, their outputs
+    kept, and no verdict given; one warning says why, whatever the number of runs."""
+    from dataclasses import replace
+
+    from site_builder.model import Sample
+    from site_builder.verify.diagnostics import verification_diagnostics
+    from site_builder.verify.solvers import MISSING_VALIDATOR
+
+    archive = make_archive(
+        {
+            "t/A-x/problem.yaml": "name: X\nvalidation: custom\n",
+            "t/A-x/submissions/accepted/any.py": "print(2)\n",
+            "t/A-x/submissions/accepted/other.py": "print(3)\n",
+            "t/A-x/data/sample/1.in": "1\n",
+            "t/A-x/data/sample/1.ans": "1\n",
+            "t/A-x/data/sample/2.in": "2\n",
+            "t/A-x/data/sample/2.ans": "2\n",
+        }
+    )
+    runs = verify(archive, tmp_path).runs["t/A-x"]
+    assert [(r.solver, [(v.code, v.message, v.output) for v in r.verdicts]) for r in runs] == [
+        (name, [("NJ", MISSING_VALIDATOR, out), ("NJ", MISSING_VALIDATOR, out)])
+        for name, out in (("submissions/accepted/any.py", "2\n"), ("submissions/accepted/other.py", "3\n"))
+    ]
+    made = _entry_with([("any.py", "python", ["NJ", "NJ"], ""), ("other.py", "python", ["NJ", "NJ"], "")])
+    why = {"message": MISSING_VALIDATOR}
+    samples = tuple(Sample(n, f"{n}.in", f"{n}.ans", "", "") for n in ("0", "1"))
+    runs_made = tuple(replace(r, verdicts=tuple(replace(v, **why) for v in r.verdicts)) for r in made.runs)
+    entry = replace(made, runs=runs_made, samples=samples)
+    assert entry.verification[0] != "failing"
+    assert [(d.path, d.message, d.level) for d in verification_diagnostics(entry)] == [
+        ("t/A/0.in", f"Not Judged (4 runs): {MISSING_VALIDATOR}", "warning")
+    ]

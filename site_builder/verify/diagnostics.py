@@ -19,6 +19,7 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
     if unbuilt is not None and entry.samples:
         found.append(_checker_diagnostic(entry, "Checker does not build", unbuilt, []))
     unanswered: dict[str, int] = {}  # a sample without an answer file -> the solvers whose output it shows
+    unjudged: dict[str, list[tuple[str, str]]] = {}  # why runs were not judged -> those (solver, sample) runs
     for run in entry.runs:
         if run.note and run.note.startswith("compile error"):
             first = _error_line(run.note.partition("\n")[2]) or run.note
@@ -29,12 +30,18 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
                 broken.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
             elif verdict.code == "GEN":  # the sample's, not the solver's: said once
                 unanswered[verdict.sample] = unanswered.get(verdict.sample, 0) + 1
+            elif verdict.code == "NJ":  # why the validator judged nothing: the same for every run, said once
+                unjudged.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
             elif verdict.code != "AC":
                 found.append(_verdict_diagnostic(entry, run, verdict))
     for sample, solvers in unanswered.items():
         shown = "the output of each solver" if solvers > 1 else "the solver's output"
         said = f"sample {sample} has no answer file: {shown} is shown, not verified"
         found.append(Diagnostic(f"{entry.display_path}/{_sample_input(entry, sample)}", 0, said, "warning"))
+    for reason, runs in unjudged.items():
+        counted = f"{runs[0][0]} on sample {runs[0][1]}" if len(runs) == 1 else f"{len(runs)} runs"
+        where = f"{entry.display_path}/{_sample_input(entry, runs[0][1])}"
+        found.append(Diagnostic(where, 0, f"Not Judged ({counted}): {reason}", "warning"))
     for runs in broken.values():
         solver, sample = runs[0]
         message = next(v.message for r in entry.runs if r.solver == solver for v in r.verdicts if v.sample == sample)
