@@ -73,7 +73,7 @@ Their sum $a + b$.
 def new_entry_files(relative: str, markdown: bool) -> dict[str, str]:
     """The files of a new entry at ``relative`` (a path inside the archive, like icpc/2024/A-title)."""
     parts = PurePosixPath(relative).parts
-    if len(parts) < 2 or any(p in ("..", ".") or p.startswith(".") for p in parts):
+    if not parts or any(p in ("..", ".") or p.startswith(".") for p in parts):  # (at the top: the problems track)
         raise SiteError(relative, None, "give the new entry's path inside the archive, like icpc/2024/A-some-title")
     name = infer_folder_name(parts[-1])
     lines = [f"title: {name.title}"]

@@ -26,9 +26,10 @@ def test_files_of_a_new_entry() -> None:
     assert files["problem.yaml"] == "title: Some Title\nlabel: A\ntags: []\nstatus: draft\n"
     assert "\\title{Some Title}" in files["solution.tex"]
     assert "solution.md" in new_entry_files("cf/B-x", markdown=True)
+    assert "solution.tex" in new_entry_files("A-top-level", markdown=False)  # a contest's repository: its top
 
 
-@pytest.mark.parametrize("path", ["A-top-level", "../outside/A-x", "icpc/../../x", "icpc/.hidden/A-x"])
+@pytest.mark.parametrize("path", ["", "../outside/A-x", "icpc/../../x", "icpc/.hidden/A-x"])
 def test_bad_paths_are_refused(path: str) -> None:
     with pytest.raises(SiteError):
         new_entry_files(path, markdown=False)
