@@ -41,16 +41,7 @@ from .samples import _load_samples
 from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Snapshot, file_signature
 from .testdata import _unchanged_digests, hashed_only
-from .walk import (
-    Listing,
-    _entries,
-    _is_dir,
-    find_problem_folders,
-    is_ignored,
-    is_problem_folder,
-    too_deep,
-    unread_below,
-)
+from .walk import Listing, _entries, find_problem_folders, is_ignored, is_problem_dir, too_deep, unread_below
 from .yamlfile import Memo, parse_yaml_mapping
 
 log = logging.getLogger(__name__)
@@ -268,7 +259,7 @@ def load_archive(
     refused: set[str] = set()
     deep: list[str] = []
     unread: list[tuple[str, str]] = []
-    if _is_problem_folder(archive, listed):  # a package's own repository: the walk looks below the archive only
+    if is_problem_dir(archive, listed=listed):  # a package's own repository: the walk looks below the archive
         return [], [Diagnostic(prefix or ".", 0, ONE_PROBLEM)]
     folders = find_problem_folders(archive, listed, deep, skip, unread)
     for rel in deep:
@@ -290,15 +281,6 @@ def load_archive(
             continue
         entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
     return unique_slugs(entries), problems
-
-
-def _is_problem_folder(folder: Path, listed: Listing | None) -> bool:
-    """``walk.is_problem_dir``, from the folders as listed for the stamp when they were."""
-    try:
-        found = [(e.name, _is_dir(e)) for e in _entries(str(folder), listed)]
-    except OSError:
-        return False
-    return is_problem_folder({n for n, d in found if not d}, {n for n, d in found if d and not is_ignored(n)})
 
 
 ONE_PROBLEM = (

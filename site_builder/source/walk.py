@@ -106,14 +106,14 @@ def in_skipped(path: Path, skip: Container[str]) -> bool:
     return str(path) in skip or any(str(above) in skip for above in path.parents)
 
 
-def is_problem_dir(folder: Path, skip: Container[str] = frozenset()) -> bool:
+def is_problem_dir(folder: Path, skip: Container[str] = frozenset(), listed: Listing | None = None) -> bool:
     """Whether ``folder`` on disk is a problem folder, as ``find_problem_folders`` decides (False when
-    it is gone or is not a folder, or when it or a folder above it is one of ``skip``)."""
+    it is gone or is not a folder, or when it or a folder above it is one of ``skip``). ``listed``: the
+    folders as listed just before (see ``Stamp``)."""
     if in_skipped(folder, skip):
         return False
     try:
-        with os.scandir(folder) as scan:
-            listing = [(e.name, e.is_dir()) for e in scan]
+        listing = [(e.name, _is_dir(e)) for e in _entries(str(folder), listed)]
     except OSError:
         return False
     files = {name for name, is_dir in listing if not is_dir}
