@@ -16,9 +16,10 @@ site: $(STAMP) $(NODE_STAMP) $(PYC_STAMP)
 
 # The suite on TEST_WORKERS processes (pytest-xdist; a test file stays on one, with its fixtures), then
 # the few tests marked serial, which measure how a busy machine slows a run, on a machine of their own.
+# With the modules compiled first: the builds the tests start as processes would each compile them again.
 TEST_WORKERS ?= 2
 
-test: $(DEV_STAMP) $(NODE_STAMP)
+test: $(DEV_STAMP) $(NODE_STAMP) $(PYC_STAMP)
 	$(BIN)/ruff check site_builder tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not serial"
