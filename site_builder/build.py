@@ -125,7 +125,7 @@ class Builder:
     @property
     def skip(self) -> Skip:
         """The folders of the archive no build reads: the output and cache, and those ``site.yaml`` excludes."""
-        return Skip(self.options.own_folders, str(self.options.archive), self.config.exclude)
+        return self.options.skipped(self.config.exclude)
 
     # ------------------------------------------------------------ full build
 

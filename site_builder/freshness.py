@@ -30,7 +30,7 @@ from .source.config import BuildOptions, SiteConfig, load_site_config, load_them
 from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
-from .source.walk import Skip, Stamp, load_stamp
+from .source.walk import Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
 
@@ -85,7 +85,7 @@ SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``
 def probe_inputs(options: BuildOptions) -> Probe:
     started_ns = time.time_ns()
     config = load_site_config(options)
-    stamp = load_stamp(options.archive, Skip(options.own_folders, str(options.archive), config.exclude))
+    stamp = load_stamp(options.archive, options.skipped(config.exclude))
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)

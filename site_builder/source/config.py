@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from ..model import TrackInfo
 from .metadata import time_limit_problem
 from .theme import Theme, default_theme, load_theme
-from .walk import find_archive
+from .walk import Skip, find_archive
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = (
@@ -93,6 +93,10 @@ class BuildOptions:
     def own_folders(self) -> frozenset[str]:
         """The output and cache folders: never read as archive content, even inside the archive."""
         return frozenset({str(self.out), str(self.cache)})
+
+    def skipped(self, exclude: tuple[str, ...]) -> Skip:
+        """The folders no walk of the archive enters: ``own_folders``, and those ``site.yaml`` excludes."""
+        return Skip(self.own_folders, str(self.archive), exclude)
 
     def display(self, path: Path) -> str:
         """A path as messages show it: relative to the project root where possible."""
