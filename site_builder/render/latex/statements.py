@@ -9,7 +9,7 @@ import re
 from .core import Context, _heading, _plain, render_blocks, render_inline
 from .figures import _includegraphics
 from .nodes import Cmd, Env
-from .symbols import grouped
+from .symbols import constant_value
 
 
 def _problemname(cmd: Cmd, ctx: Context) -> str:
@@ -26,8 +26,7 @@ def _constant(cmd: Cmd, ctx: Context) -> str:
         where = "gen/constraints.py" if cmd.name == "constraints" else "problem.yaml"
         ctx.doc.warn(cmd.line, f"\\{cmd.name}{{{name}}}: {where} defines no constant {name!r}")
         return f'<code class="unknown">{html.escape(name)}</code>'
-    value = ctx.constants[name]
-    return html.escape(grouped(value, False) if cmd.name == "constraints" else value)
+    return html.escape(constant_value(cmd.name, ctx.constants[name], False))
 
 
 def _illustration(cmd: Cmd, ctx: Context) -> str:

@@ -234,15 +234,20 @@ def grouped(value: str, math: bool) -> str:
     return value[: len(value) - len(digits)] + ("\\," if math else "\u202f").join(groups)
 
 
+def constant_value(command: str, value: str, math: bool) -> str:
+    """A constant's value as its command writes it: a package's ``\\constant`` as given, task-maker's
+    ``\\constraints`` grouped as its booklet prints it (``grouped``)."""
+    return grouped(value, math) if command == "constraints" else value
+
+
 def constants_in_math(tex: str, constants: dict[str, str]) -> str:
-    """A formula with each constant it names (that is defined) written in: task-maker's numbers grouped as
-    its booklet prints them (``grouped``)."""
+    """A formula with each constant it names (that is defined) written in (``constant_value``)."""
     if "\\const" not in tex:
         return tex
 
     def value(m: re.Match[str]) -> str:
         known = constants.get(m.group(2))
-        return m.group() if known is None else grouped(known, True) if m.group(1) == "constraints" else known
+        return m.group() if known is None else constant_value(m.group(1), known, True)
 
     return _CONSTANT_IN_MATH.sub(value, tex)
 
