@@ -54,6 +54,9 @@ class PreviewServer(ThreadingHTTPServer):
     not an error worth a traceback; requests are answered only for the names this server has."""
 
     daemon_threads = True
+    # the kernel's queue of connections not yet accepted: socketserver's 5 drops the next ones' SYN, and
+    # the browser tries again a second later, while a rebuild holds the interpreter and the accepts wait
+    request_queue_size = MAX_CONNECTIONS
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         super().__init__(address, handler)
