@@ -196,7 +196,7 @@ def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
     if shutil.which("g++") is None:
         pytest.skip("needs g++")
     monkeypatch.setattr(
-        compiler, "COMPILE_LIMITS", Limits(wall=30, cpu=8, memory=1024 << 20, output=64 << 20, scratch=256 << 20)
+        compiler, "COMPILE_LIMITS", Limits(wall=30, cpu=5, memory=1024 << 20, output=64 << 20, scratch=256 << 20)
     )
     main = "int main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"
     package = {
@@ -234,8 +234,8 @@ def test_compilers_see_no_host_file_and_take_no_option_from_a_file_name(
     assert "/etc/passwd: No such file or directory" in pages["passwd"]
     assert "/etc/shadow" in pages["shadow"] and "redefinition" not in pages["shadow"]
     assert "out of memory" in pages["zero"]
-    # stopped at its 8 s of CPU time (on a machine too busy to give it those within 30 s, on the clock)
-    assert "g++ took longer than 8 s of CPU time" in pages["bomb"] or "on this busy machine" in pages["bomb"]
+    # stopped at its 5 s of CPU time (on a machine too busy to give it those within 30 s, on the clock)
+    assert "g++ took longer than 5 s of CPU time" in pages["bomb"] or "on this busy machine" in pages["bomb"]
     assert "does not compile" not in pages["stdin"] and "compile error" not in pages["stdin"]  # stdin is empty
     assert verdicts(out)["t/C-stdin/solution.cpp"] == ["AC"]
     assert seconds < 120
@@ -280,7 +280,8 @@ def test_checker_feedback_comes_through_a_pipe_never_a_link_or_a_fifo(
     )
     files: dict[str, str | bytes] = {}
     for name, given in (("A-fifo", "2 3\n"), ("A-link", "1 4\n")):
-        files |= entry("a, b = map(int, input().split())\nprint(a + b)\n", extra={"checker.py": checker}, name=name)
+        extra = {"checker.py": checker, "problem.yaml": "time_limit: 1\n"}  # the FIFO's wait ends at the limit
+        files |= entry("a, b = map(int, input().split())\nprint(a + b)\n", extra=extra, name=name)
         files[f"t/{name}/samples/1.in"] = given
     archive = make_archive(files)
     out, seconds = build(archive, tmp_path)
