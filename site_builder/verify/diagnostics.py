@@ -22,9 +22,10 @@ def verification_diagnostics(entry: Entry) -> list[Diagnostic]:
     unjudged: dict[str, list[tuple[str, str]]] = {}  # why runs were not judged -> those (solver, sample) runs
     for run in entry.runs:
         if run.note and run.note.startswith("compile error"):
-            first = _error_line(run.note.partition("\n")[2]) or run.note
+            first = _error_line(run.note.partition("\n")[2])
             where = f"{entry.display_path}/{run.solver}"
-            found.append(Diagnostic(where, _compile_line(first), "does not compile: " + first, "warning"))
+            said = "does not compile" + (f": {first}" if first else " (the compiler said nothing)")
+            found.append(Diagnostic(where, _compile_line(first, run.solver), said, "warning"))
         for verdict in run.verdicts:
             if verdict.code == "CE":
                 broken.setdefault(verdict.message.partition("\n")[0], []).append((run.solver, verdict.sample))
@@ -63,14 +64,14 @@ def _checker_diagnostic(entry: Entry, what: str, message: str, runs: list[tuple[
     line, and the runs it stopped."""
     head, _, rest = message.partition("\n")
     detail = _error_line(rest)  # "compile error:" then the compiler's line; ". It printed:" then the checker's
-    solver, sample = runs[0] if runs else ("", entry.samples[0].name)
+    sample = runs[0][1] if runs else entry.samples[0].name
     where, line = f"{entry.display_path}/{_sample_input(entry, sample)}", 0
     folder = re.fullmatch(r"(\S+/): compile error:", head)
     located = re.match(r"([^:\s/]+):(\d+):", detail)
     if folder and located:
         where, line = f"{entry.display_path}/{folder.group(1)}{located.group(1)}", int(located.group(2))
-    stopped = f" ({solver} on sample {sample})" if len(runs) == 1 else f" ({len(runs)} runs)" if runs else ""
-    return Diagnostic(where, line, f"{what}: {head}{' ' + detail if detail else ''}{stopped}", "error")
+    stopped = f" ({runs[0][0]} on sample {sample})" if len(runs) == 1 else f" ({len(runs)} runs)" if runs else ""
+    return Diagnostic(where, line, f"{what}: {head}{' ' + detail if detail else ''}{stopped}")  # an error
 
 
 def _sample_input(entry: Entry, name: str) -> str:
@@ -84,6 +85,8 @@ def _error_line(text: str) -> str:
     return next((line for line in lines if "error" in line.lower()), lines[0] if lines else "")
 
 
-def _compile_line(message: str) -> int:
-    match = re.match(r"[^:\s]+\.(?:cpp|cc|cxx|c\+\+):(\d+):", message)
-    return int(match.group(1)) if match else 0
+def _compile_line(message: str, solver: str) -> int:
+    """The line a compiler's message names in the solver's own file (``Main.java:4: error: ...``,
+    ``a.cpp:7:3: error: ...``, any language), else 0: a header's line is not the solver's."""
+    match = re.match(r"(?:\./)?([^:\s]+):(\d+):", message)
+    return int(match.group(2)) if match and match.group(1).rpartition("/")[2] == solver.rpartition("/")[2] else 0

@@ -53,7 +53,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/runs.py": ("tests/test_runs.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/diagnostics.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/diagnostics.py": ("tests/test_diagnostics.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     # testlib's and CMS's conventions, from a run's facts (the whole builds of test_polygon and test_cms: minutes)
     "verify/checkers.py": (
         "tests/test_checkers.py",
