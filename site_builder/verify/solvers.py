@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +54,7 @@ class Solver:
 
     @property
     def filename(self) -> str:
-        return self.name.rsplit("/", 1)[-1]
+        return posixpath.basename(self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ def _programs(source: EntrySource) -> list[Source]:
             continue
         files = _solver_files(source, name, item.text)
         if not _unsafe_name(files):
-            programs.append(Source.of(language, files, name.rsplit("/", 1)[-1]))
+            programs.append(Source.of(language, files, posixpath.basename(name)))
     validator = _validator_source(source)
     if validator is not None:
         programs.append(validator)
@@ -146,7 +147,7 @@ def _solvers(source: EntrySource, options: VerifyOptions, compiler: Compiler) ->
             solvers.append(Solver(name, language.id, item.text, (), note))
             continue
         memory_mb = str(run_memory(source, options) >> 20)
-        filename = name.rsplit("/", 1)[-1]
+        filename = posixpath.basename(name)
         if not language.compile:
             argv = tuple(tools.command(language.run, main=filename, memory_mb=memory_mb))
             extra = tuple((n, t) for n, t in sorted(files.items()) if n != filename)
@@ -181,7 +182,7 @@ def _scripted_files(source: EntrySource, folder: str) -> dict[str, str]:
     """A scripted submission's text files by their paths in its folder, over the package's
     ``include/default/`` files, constants replaced."""
     constants = dict(source.meta.constants)
-    files = {n: substitute_constants(t, constants) for n, t in _included(source, "default").items()}
+    files = {n: substitute_constants(t, constants) for n, t in _included(source, ("default",)).items()}
     for name in folder_files((f.name for f in source.files), folder):
         item = source.file(name)
         if item is not None and item.text is not None:
@@ -204,32 +205,34 @@ PYTHON2_NOTE = "not run: Python 2 (this build runs Python 3, as judges do today)
 
 def _unsafe_name(files: dict[str, str]) -> str:
     """Why these archive files cannot be handed to a program: a name that reads as an option."""
-    bad = sorted(n for n in files if n.rsplit("/", 1)[-1].startswith(("-", "@")))
+    bad = sorted(n for n in files if posixpath.basename(n).startswith(("-", "@")))
     return f"not run: a file name may not start with '-' or '@' ({', '.join(bad)})" if bad else ""
 
 
 def _solver_files(source: EntrySource, name: str, text: str) -> dict[str, str]:
     """A solver's source under its own file name, as it runs or compiles in a working directory, with the
     files a package's ``include/<language>/`` (or ``include/default/``) adds to every submission, which
-    win a clash of names, and a CMS task's grader; a package's ``{{constants}}`` replaced in all of them."""
+    win a clash of names, and a CMS task's grader; a package's ``{{constants}}`` replaced in the source and
+    the include files."""
     constants = dict(source.meta.constants)
-    files = {name.rsplit("/", 1)[-1]: substitute_constants(text, constants)}
+    files = {posixpath.basename(name): substitute_constants(text, constants)}
     language = judge_language(name)
     if source.meta.package and language is not None:
-        for included, item in _included(source, language.id).items():
+        codes = (*INCLUDE_CODES.get(language.id, (language.id,)), "default")
+        for included, item in _included(source, codes).items():
             files[included] = substitute_constants(item, constants)
     for grader in source.layout.graders:  # a CMS task's grader of its language, and the headers beside it
         same = (found := judge_language(grader)) is not None and language is not None and found.id == language.id
         linked = source.file(grader) if same or grader.endswith((".h", ".hpp")) else None
-        if linked is not None and linked.text is not None:
-            files.setdefault(grader.rsplit("/", 1)[-1], substitute_constants(linked.text, constants))
+        if linked is not None and linked.text is not None:  # as it is: a CMS task has no constants
+            files.setdefault(posixpath.basename(grader), linked.text)
     return files
 
 
-def _included(source: EntrySource, language: str) -> dict[str, str]:
-    """The text files of the package's include folder for ``language`` (as the format's table names it),
-    else of ``include/default/``, by their names inside it."""
-    for code in (*INCLUDE_CODES.get(language, (language,)), "default"):
+def _included(source: EntrySource, codes: tuple[str, ...]) -> dict[str, str]:
+    """The text files of the first of the package's include folders ``include/<code>/`` that has any, by
+    their names inside it (a language's codes as the format's table names it, then ``default``)."""
+    for code in codes:
         base = f"include/{code}/"
         found = {f.name[len(base) :]: f.text for f in source.files if f.name.startswith(base) and f.text is not None}
         if found:
@@ -265,10 +268,10 @@ def _validator(source: EntrySource, options: VerifyOptions, compiler: Compiler) 
     if spec is None:
         return None
     files = _validator_files(source, spec.folder, spec.files)
-    args = source.meta.validator_args if source.meta.package else ()
+    args = source.meta.validator_args  # a package's (only package.py reads them)
     name = f"{spec.folder}/" if spec.folder else spec.main
     if spec.convention != "kattis":
-        name = next((n for n in spec.files if not n.endswith(".h")), name)  # its source: files/check.cpp
+        name = spec.files[0]  # its source, which Polygon's and CMS's layouts name before its headers
     digest = hashlib.sha256(json.dumps([sorted(files.items()), args, spec.main, spec.convention]).encode()).hexdigest()
     if unsafe := _unsafe_name(files):
         return ValidatorProgram(name, (), (), args, digest, f"{name}: {unsafe}", True)

@@ -50,7 +50,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the verifier's modules, each checked by the same two files (verify/options.py has no function to mutate)
     "verify/jobs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/solvers.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/solvers.py": ("tests/test_solvers.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/runs.py": ("tests/test_runs.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/diagnostics.py": ("tests/test_diagnostics.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
