@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import resource
 from dataclasses import dataclass
 from functools import lru_cache
@@ -141,7 +142,7 @@ def _communication(source: EntrySource, validator: ValidatorProgram | None) -> t
     if validator is None or validator.convention != "cms-manager":
         return None
     processes, user_io = source.meta.communication
-    stub = any(n.rsplit("/", 1)[-1].startswith("stub.") for n in source.layout.graders)
+    stub = any(posixpath.basename(n).startswith("stub.") for n in source.layout.graders)
     return processes, user_io == "fifo_io" or (not user_io and stub)
 
 

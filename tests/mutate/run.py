@@ -48,8 +48,8 @@ CHILDREN = 2  # the machines have two cores (``--children=1`` where others measu
 MODULES: dict[str, tuple[str, ...]] = {
     "verify/compare.py": ("tests/test_compare.py",),
     # the verifier's modules, each checked by the same two files (verify/options.py has no function to mutate)
-    "verify/jobs.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
-    "verify/verifier.py": ("tests/test_verify.py", "tests/test_cache_keys.py"),
+    "verify/jobs.py": ("tests/test_cache_keys.py", "tests/test_verifier.py", "tests/test_verify.py"),
+    "verify/verifier.py": ("tests/test_verifier.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/solvers.py": ("tests/test_solvers.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/runs.py": ("tests/test_runs.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
     "verify/judging.py": ("tests/test_judging.py", "tests/test_verify.py", "tests/test_cache_keys.py"),
