@@ -58,6 +58,25 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
     return made
 
 
+class Crowd:
+    """How many threads are inside ``visit`` at once: each waits a moment there for one more than
+    ``most`` to come, were there one more thread to come."""
+
+    def __init__(self, most: int) -> None:
+        self.most, self.active, self.peak = most, 0, 0
+        self.lock, self.more = threading.Lock(), threading.Event()
+
+    def visit(self) -> None:
+        with self.lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+            if self.active > self.most:
+                self.more.set()
+        self.more.wait(0.3)
+        with self.lock:
+            self.active -= 1
+
+
 def load(tmp_path: Path, files: dict[str, str]) -> tuple[list[Any], Path]:
     archive = tmp_path / "archive"
     write_tree(archive, files)
@@ -275,19 +294,9 @@ def test_compiled_programs_are_built_first_on_the_options_threads_and_kept_by_a_
     archive_files = {f"t/A-pkg/{n}": t for n, t in files.items()} | {f"t/B-pkg/{n}": t for n, t in scripted.items()}
     sources, archive = load(tmp_path, archive_files)
     compiled: list[tuple[str, bool]] = []
-    active, peak, lock = [0], [0], threading.Lock()
-    both = threading.Event()
 
     def compile(self: Compiler, source: Any) -> tuple[Path, str]:
-        with lock:
-            compiled.append((source.main, threading.current_thread() is threading.main_thread()))
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-            if active[0] == 2:
-                both.set()
-        both.wait(timeout=2)  # two at once where there are two threads
-        with lock:
-            active[0] -= 1
+        compiled.append((source.main, threading.current_thread() is threading.main_thread()))
         return self.program(source), ""
 
     built = tmp_path / "cache" / "programs" / "built-by-scripts" / "run.tar"
@@ -299,7 +308,7 @@ def test_compiled_programs_are_built_first_on_the_options_threads_and_kept_by_a_
     monkeypatch.setattr(checker.compiler, "keep_only", lambda folders: kept.append(folders))
     report = checker.run(sources, archive, whole=True)
     before = [main for main, on_main in compiled if not on_main]
-    assert sorted(before) == ["a.cpp", "a.cpp", "validate.cpp"] and peak == [2]  # the pool's, before any job
+    assert sorted(before) == ["a.cpp", "a.cpp", "validate.cpp"]  # the pool's, before any job
     folders = {checker.compiler.program(p).parent.name for s in sources for p in verifier._programs(s)}
     assert kept == [folders | {"built-by-scripts"}] and len(folders) == 2
     assert sorted(j.solver.name for j in runs.jobs) == [
@@ -320,22 +329,15 @@ def test_jobs_run_on_as_many_threads_as_the_options_say(
         for name, text in (("solution.py", "print(1)\n"), ("samples/1.in", "1\n"))
     }
     sources, archive = load(tmp_path, files)
-    active, peak, lock, more = [0], [0], threading.Lock(), threading.Event()
+    crowd = Crowd(most)
 
     def waiting(job: Job, options: VerifyOptions) -> Verdict:
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-            if active[0] > most:
-                more.set()
-        more.wait(0.3)  # time for one more thread to start, were there one
-        with lock:
-            active[0] -= 1
+        crowd.visit()
         return Verdict(job.sample.name, "AC", 0.0, "", False, "")
 
     monkeypatch.setattr(verifier, "run_job", waiting)
     verifier.verify_entries(sources, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=jobs))
-    assert peak == [most]
+    assert crowd.peak == most
 
 
 def test_a_checker_in_python_runs_with_the_build_s_python(tmp_path: Path, runs: Runs) -> None:
@@ -356,25 +358,17 @@ def test_programs_are_compiled_on_as_many_threads_as_the_options_say(
 
     files = {f"t/A-{n}/solution.cpp": f"int main(){{return {n};}}\n" for n in range(3)}
     sources, archive = load(tmp_path, files | {f"t/A-{n}/samples/1.in": "1\n" for n in range(3)})
-    active, peak, lock, more = [0], [0], threading.Lock(), threading.Event()
+    crowd = Crowd(most)
 
     def compile(self: Compiler, source: Any) -> tuple[Path, str]:
-        if threading.current_thread() is threading.main_thread():
-            return self.program(source), ""  # a solver made after the pool: its program is there
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-            if active[0] > most:
-                more.set()
-        more.wait(0.3)  # time for one more thread to start, were there one
-        with lock:
-            active[0] -= 1
+        if threading.current_thread() is not threading.main_thread():  # a solver made after the pool: it is there
+            crowd.visit()
         return self.program(source), ""
 
     monkeypatch.setattr(Compiler, "compiled", lambda self, source: None)
     monkeypatch.setattr(Compiler, "compile", compile)
     verifier.verify_entries(sources, archive, VerifyOptions(cache_dir=tmp_path / "cache", jobs=jobs))
-    assert peak == [most]
+    assert crowd.peak == most
 
 
 def communication_task(tmp_path: Path, user_io: str, graders: tuple[str, ...]) -> Any:
