@@ -59,19 +59,22 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
 
 
 class Crowd:
-    """How many threads are inside ``visit`` at once: each waits a moment there for one more than
-    ``most`` to come, were there one more thread to come."""
+    """How many threads are inside ``visit`` at once: each waits there until ``most`` are (however slow
+    the machine), then a moment more for one more, were there one more thread to come."""
 
     def __init__(self, most: int) -> None:
         self.most, self.active, self.peak = most, 0, 0
-        self.lock, self.more = threading.Lock(), threading.Event()
+        self.lock, self.full, self.more = threading.Lock(), threading.Event(), threading.Event()
 
     def visit(self) -> None:
         with self.lock:
             self.active += 1
             self.peak = max(self.peak, self.active)
+            if self.active >= self.most:
+                self.full.set()
             if self.active > self.most:
                 self.more.set()
+        self.full.wait(30)
         self.more.wait(0.3)
         with self.lock:
             self.active -= 1
