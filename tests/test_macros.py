@@ -235,3 +235,129 @@ def test_an_environment_opened_in_begin_code_and_closed_in_end_code_is_whole() -
 def test_provideenvironment_keeps_an_existing_definition() -> None:
     source = "\\newenvironment{a}{[}{]}\\provideenvironment{a}{(}{)}\\begin{a}x\\end{a}"
     assert expand_macros(source, "x.tex", Macros()).replace("{}", "").strip("%\n") == "[x]"
+
+
+LONG = "\\newif\\iflong"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        (LONG + "\\iflong A\\else B\\fi.", "{}{} B{}."),
+        (LONG + "\\longtrue\\iflong A\\else B\\fi.", "{}{}{}A{}."),
+        (LONG + "\\longtrue\\longfalse\\iflong A\\else B\\fi.", "{}{}{}{} B{}."),
+        (LONG + "\\iflong A\\fi\\longtrue\\iflong A\\fi", "{}{}{}{}A{}"),  # set between two tests
+        (LONG + "\\iflong A\\fi x\\fi", "{}{} x\\fi"),  # no \else: the branch ends at its \fi, and the next is not its
+        # nested switches: each \else and \fi is its own switch's
+        (LONG + "\\longtrue\\iflong A\\iflong C\\else D\\fi E\\else B\\fi.", "{}{}{}A{}C{} E{}."),
+        (LONG + "\\iflong A\\iflong C\\else D\\fi E\\else B\\fi.", "{}{} B{}."),
+        # TeX's own conditionals are the renderer's, with their \else and \fi, in a branch taken or not
+        (LONG + "\\iflong A\\ifx\\a\\b C\\else D\\fi E\\else B\\fi.", "{}{} B{}."),
+        (
+            LONG + "\\longtrue\\iflong A\\ifx\\a\\b C\\else D\\fi E\\else B\\fi.",
+            "{}{}{}A\\ifx\\a\\b C\\else D\\fi E{}.",
+        ),
+        (LONG + "\\longtrue\\iflong A\\ifnum1=1 C\\fi E\\fi.", "{}{}{}A\\ifnum1=1 C\\fi E{}."),
+        (LONG + "\\longtrue\\iflong\\iffalse x\\fi y\\else z\\fi.", "{}{}{}\\iffalse x\\fi y{}."),
+        (LONG + "\\longtrue\\iflong A\\else B\\else C\\fi.", "{}{}{}A{}."),  # all after \else is skipped
+        # a branch not taken, longer than what is read at once
+        (LONG + "\\iflong " + "x" * 3000 + "\\else B\\fi.", "{}{} B{}."),
+        (LONG + "\\iflong " + "x" * 3000 + "\\fi B.", "{}{} B."),
+        # names that only look like a switch's
+        (LONG + "\\xylong.", "{}\\xylong."),  # "long" after two letters that are not "if"
+        (LONG + "\\isfalse.", "{}\\isfalse."),  # "false" after a name that is no switch
+        ("\\newif\\if\\if x", "{}\\if x"),  # \if itself is no switch
+        ("\\newif\\ifa\\ifa A\\else B\\fi", "{}{} B{}"),  # a switch of one letter
+        ("\\newif{\\iflong} x", "\\newif{\\iflong} x"),  # not a name \newif reads: as it is
+        # lines kept, for the line numbers of messages
+        ("\\newif\n\\iflong\n\\iflong A\\fi", "{}%\n\n{}"),
+        (LONG + "\\iflong\nA\n\\else\nB\n\\fi\n.", "{}{}%\n%\n\nB\n{}\n."),
+        # \ifplastex is true, whatever a document sets: the site renders as plasTeX does
+        ("\\ifplastex P\\else L\\fi \\plastexfalse\\ifplastex P\\else L\\fi", "{}P{} {}{}P{}"),
+        ("\\def\\x{\\longtrue}" + LONG + "\\x\\iflong A\\else B\\fi", "{}{}{}{}A{}"),  # set by a macro
+    ],
+)
+def test_newif_switches_choose_their_branch(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+def test_a_newif_switch_starts_false_and_keeps_its_value() -> None:
+    kept = Macros()
+    expanded("\\newif\\ifq\\newif\\ifr\\rtrue\\newif\\ifr", macros=kept)
+    assert kept.switches == {"plastex": True, "q": False, "r": True}
+
+
+BOX = "\\newenvironment{box}"
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        (BOX + "[2][dflt]{<#1|#2>}{</>}\\begin{box}{a}X\\end{box}", "{}<dflt|a>X</>"),  # the default
+        (BOX + "[2][dflt]{<#1|#2>}{</>}\\begin{box}[o]{a}X\\end{box}", "{}<o|a>X</>"),
+        (BOX + "[1]{B#1}{E}\\begin{box}{q}X\\end{box}", "{}BqXE"),
+        (BOX + "[12]{<#1>}{</>}\\begin{box}{a}{b}{c}{d}{e}{f}{g}{h}{i}X\\end{box}", "{}<a>X</>"),  # nine at most
+        (BOX + "[x]{<#1>}{</>}\\begin{box}X\\end{box}", "{}<>X</>"),  # not a number: none
+        (BOX + "[0][d]{B}{E}\\begin{box}[x]X\\end{box}", "{}B[x]XE"),  # a default without a parameter: none
+        (BOX + "{\\Large}{\\LARGE}\\begin{box}X\\end{box}Y", "{}\\Large{}X\\LARGE{}Y"),
+        ("\\newenvironment*{box}{B}{E}\\begin{box}X\\end{box}", "{}BXE"),
+        # a control word at the end of either code does not run into what follows
+        (BOX + "{\\bf}{\\it}\\begin{box}X\\end{box}Y", "{}\\bf{}X\\it{}Y"),
+        ("\\newcommand{\\w}{W}" + BOX + "{\\w}{\\w}\\begin{box}x\\end{box}y", "{}{}W{}xW{}y"),
+        (BOX + "{a\\\\}{\\_}\\begin{box}X\\end{box}Y", "{}a\\\\X\\_Y"),  # a control symbol: nothing to close
+        (BOX + "{B}{E}\\begin{box} X\\end{box} Y", "{}B XE Y"),  # the spaces after \\begin{box} and \\end{box} stay
+    ],
+)
+def test_newenvironment_with_arguments_and_a_default(source: str, result: str) -> None:
+    assert expanded(source) == result
+
+
+@pytest.mark.parametrize("part", ["begin", "end"])
+def test_an_environment_without_its_code_names_the_part(part: str) -> None:
+    source = BOX + ("" if part == "begin" else "{B}")
+    with pytest.raises(LatexError, match=f"the environment's {part} code has no body in braces"):
+        expanded(source)
+
+
+def test_a_problem_title_is_typeset_as_plain_text() -> None:
+    assert macros.tex_escape("a\\b~c^d$e&f%g#h_i{j}k") == (
+        "a\\textbackslash{}b\\textasciitilde{}c\\textasciicircum{}d\\$e\\&f\\%g\\#h\\_i\\{j\\}k"
+    )
+    assert macros.tex_escape("Plain words") == "Plain words"
+
+
+def test_definitions_input_from_a_contest_s_shared_folder_are_read_from_the_document_s_folder() -> None:
+    """``\\input{../common/defs}`` from ``contest/A-x``, and the file it inputs in turn: the names are
+    the document's folder's (without one, nothing outside the document's own folder is read)."""
+    inputs = {
+        "../common/defs.tex": "\\newcommand{\\q}{Q}\\input{../common/more}",
+        "../common/more.tex": "\\newcommand{\\r}{R}",
+    }
+    source = "\\input{../common/defs}\\q\\r"
+    assert expand_macros(source, "contest/A-x/solution.tex", Macros(), inputs, folder="contest/A-x") == (
+        "\\input{../common/defs}QR"
+    )
+    assert expanded(source, inputs) == source
+    assert expanded("\\input{/etc/passwd}\\q", inputs) == "\\input{/etc/passwd}\\q"  # a name no input has
+
+
+PARTS = [
+    "\\newcommand{\\q}[1]{<#1>}",
+    "\\q{a}",
+    "\\newif\\iflong",
+    "\\iflong no\\else yes\\fi",
+    "\\newenvironment{bx}{[}{]}",
+    "\\begin{bx}in\\end{bx}",
+    "\\q{" + "z" * 700 + "}",
+    "\\verb|\\q|",
+    "\\longtrue\\iflong on\\fi",
+]
+
+
+@pytest.mark.parametrize("gap", [0, 1, 100, 500, 511, 512, 513, 1000, 3000])
+def test_a_macro_s_body_expands_as_the_same_text_written_out(gap: int) -> None:
+    """A long body is read in pieces from the pending expansion, as the document is: every construct
+    (a definition, a call, a switch, an environment, \\verb) that a piece's end cuts reads the same."""
+    body = ("w" * gap).join(PARTS) + "w" * gap
+    written_out = "{}" + expanded(body)  # and the "{}" that the definition of \m leaves
+    assert expanded("\\newcommand{\\m}{" + body.replace("#", "##") + "}\\m") == written_out
