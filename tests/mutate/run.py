@@ -20,7 +20,8 @@ makes them) is written into a copy of the file in the scratch folder, and the mo
 against it, one mutant at a time, stopping at the first failure.
 
 It prints the score per module and every surviving mutant as a diff, marking those docs/testing.md
-explains; it exits 1 when a survivor is not explained there.
+explains; it exits 1 when a survivor is not explained there. A mutant whose tests pass 60 s of CPU time
+(a loop it made) is stopped, and counted killed.
 """
 
 from __future__ import annotations
@@ -204,9 +205,11 @@ def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] =
     log = work / "mutmut.log"
     patterns = selected(module, functions)
     with log.open("w") as out:
-        done = subprocess.run(
-            [str(mutmut), "run", "--max-children", str(children), *patterns], cwd=work, env=env, stdout=out, stderr=out
-        )
+        command = [str(mutmut), "run", "--max-children", str(children), *patterns]
+        with subprocess.Popen(command, cwd=work, env=env, stdout=out, stderr=out) as done:
+            while done.poll() is None:
+                stop_looping_mutants(done.pid)
+                time.sleep(2)
     meta = work / "mutants" / "site_builder" / f"{module}.meta"
     if done.returncode != 0 or not meta.is_file():
         tail = log.read_text(errors="replace")[-3000:]
@@ -220,6 +223,26 @@ def run_module(module: str, tests: tuple[str, ...], functions: tuple[str, ...] =
     survivors = tuple(sorted((n, s) for n, s in statuses.items() if s not in KILLED))
     killed = sum(1 for s in statuses.values() if s in KILLED)
     return Score(module, killed, len(statuses), survivors)
+
+
+MUTANT_CPU_SECONDS = 60  # a mutant's tests take seconds; past this it loops (mutmut's own limit allows minutes)
+
+
+def stop_looping_mutants(parent: int) -> None:
+    """Kill each of mutmut's children (one mutant's tests, named ``mutmut: <mutant>``) that has used more
+    than ``MUTANT_CPU_SECONDS`` of CPU time: a loop the mutant made. mutmut counts the kill as killed,
+    as it counts its own timeouts."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for folder in Path("/proc").iterdir():
+        try:
+            fields = (folder / "stat").read_text().rsplit(")", 1)[1].split()
+            name = (folder / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+        cpu = (int(fields[11]) + int(fields[12])) / ticks  # utime and stime; fields[1] is the parent
+        if int(fields[1]) == parent and name.startswith("mutmut: ") and cpu > MUTANT_CPU_SECONDS:
+            print(f"   stopped {name[8:]} after {MUTANT_CPU_SECONDS} s of CPU time", flush=True)
+            os.kill(int(folder.name), signal.SIGKILL)
 
 
 def whole_file_mutants(module: str, work: Path, patterns: list[str]) -> dict[str, str]:
