@@ -164,7 +164,8 @@ class Talk:
     run and the validator's, as told."""
 
     def __init__(self, solver: RunResult, validator: RunResult) -> None:
-        self.answer, self.calls = (solver, validator), []  # type: tuple[tuple[RunResult, RunResult], list[Any]]
+        self.answer = (solver, validator)
+        self.calls: list[tuple[Any, Any]] = []
 
     def __call__(self, solver: Any, validator: Any) -> tuple[RunResult, RunResult]:
         self.calls.append((solver, validator))

@@ -5,6 +5,7 @@ jobs run, what the cache keeps, what the report and the progress say; with ``run
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from site_builder.verify import jobs as jobs_module
 from site_builder.verify import verifier
 from site_builder.verify.cache import ResultCache
 from site_builder.verify.compiler import text_digest
-from site_builder.verify.jobs import Job
+from site_builder.verify.jobs import Job, _jobs
 from site_builder.verify.options import VerifyOptions
 from site_builder.verify.solvers import PYTHON2_NOTE, ValidatorProgram
 
@@ -34,11 +35,13 @@ FILES = {
 
 
 class Runs:
-    """``run_job`` as the verifier calls it: every job it was given; each answers ``code`` (``said``:
-    the message), or what ``answers`` gives for its entry."""
+    """``run_job`` as the verifier calls it: every job it was given, and the options of the last; each
+    answers ``code`` (``said``: the message)."""
 
     def __init__(self, code: str = "AC", said: str = "") -> None:
-        self.code, self.said, self.jobs = code, said, []  # type: str, str, list[Job]
+        self.code, self.said = code, said
+        self.jobs: list[Job] = []
+        self.options: VerifyOptions | None = None
         self.lock = threading.Lock()
 
     def __call__(self, job: Job, options: VerifyOptions) -> Verdict:
@@ -374,9 +377,10 @@ def test_programs_are_compiled_on_as_many_threads_as_the_options_say(
     assert crowd.peak == most
 
 
-def communication_task(tmp_path: Path, user_io: str, graders: tuple[str, ...]) -> Any:
-    from dataclasses import replace
+MANAGER = ValidatorProgram("check/manager.cpp", ("./validator",), (), (), "d", convention="cms-manager")
 
+
+def communication_task(tmp_path: Path, user_io: str, graders: tuple[str, ...]) -> Any:
     (source,), _ = load(tmp_path, {k: v for k, v in FILES.items() if k.startswith("t/B-two/")})
     meta = replace(source.meta, communication=(2, user_io), io_files=("in.txt", "out.txt"))
     return replace(source, meta=meta, layout=replace(source.layout, graders=graders))
@@ -394,35 +398,26 @@ def communication_task(tmp_path: Path, user_io: str, graders: tuple[str, ...]) -
 def test_a_communication_task_s_solver_talks_as_the_task_says(
     tmp_path: Path, user_io: str, graders: tuple[str, ...], fifo: bool
 ) -> None:
-    from site_builder.verify.jobs import _jobs
-
     source = communication_task(tmp_path, user_io, graders)
-    manager = ValidatorProgram("check/manager.cpp", ("./validator",), (), (), "d", convention="cms-manager")
-    solver = verifier._solvers(source, options(tmp_path), verifier.Verifier(options(tmp_path)).compiler)[0]
-    (job,) = _jobs(source, solver, tmp_path / "folder", manager, options(tmp_path))
+    solver = first_solver(source, tmp_path)
+    (job,) = _jobs(source, solver, tmp_path / "folder", MANAGER, options(tmp_path))
     assert (job.communication, job.io_files, job.archive_dir) == ((2, fifo), ("in.txt", "out.txt"), tmp_path / "folder")
-    kattis = replace_convention(manager, "kattis")
+    kattis = replace(MANAGER, convention="kattis")
     (plain,) = _jobs(source, solver, tmp_path / "folder", kattis, options(tmp_path))
     assert plain.communication is None and plain.key != job.key  # no manager: not a communication task
     (alone,) = _jobs(source, solver, tmp_path / "folder", None, options(tmp_path))
     assert alone.communication is None
 
 
-def replace_convention(validator: ValidatorProgram, convention: str) -> ValidatorProgram:
-    from dataclasses import replace
-
-    return replace(validator, convention=convention)
+def first_solver(source: Any, tmp_path: Path) -> Any:
+    return verifier._solvers(source, options(tmp_path), verifier.Verifier(options(tmp_path)).compiler)[0]
 
 
 def test_the_way_a_solver_talks_is_in_its_jobs_keys(tmp_path: Path) -> None:
-    from site_builder.verify.jobs import _jobs
-
-    manager = ValidatorProgram("check/manager.cpp", ("./validator",), (), (), "d", convention="cms-manager")
     keys = set()
     for n, (user_io, graders) in enumerate((("fifo_io", ()), ("std_io", ()), ("", ("sol/stub.cpp",)))):
         source = communication_task(tmp_path / str(n), user_io, graders)
-        solver = verifier._solvers(source, options(tmp_path), verifier.Verifier(options(tmp_path)).compiler)[0]
-        keys.add(_jobs(source, solver, tmp_path, manager, options(tmp_path))[0].key)
+        keys.add(_jobs(source, first_solver(source, tmp_path), tmp_path, MANAGER, options(tmp_path))[0].key)
     assert len(keys) == 3
 
 

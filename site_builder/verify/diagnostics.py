@@ -4,6 +4,7 @@ its compiler names where it does."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ..errors import Diagnostic
@@ -89,4 +90,4 @@ def _compile_line(message: str, solver: str) -> int:
     """The line a compiler's message names in the solver's own file (``Main.java:4: error: ...``,
     ``a.cpp:7:3: error: ...``, any language), else 0: a header's line is not the solver's."""
     match = re.match(r"(?:\./)?([^:\s]+):(\d+):", message)
-    return int(match.group(2)) if match and match.group(1).rpartition("/")[2] == solver.rpartition("/")[2] else 0
+    return int(match.group(2)) if match and posixpath.basename(match.group(1)) == posixpath.basename(solver) else 0
