@@ -108,6 +108,7 @@ def test_an_input_file_s_definitions_are_read_once_where_it_is_input() -> None:
     )
     assert macros.sources == ["\\newcommand\\m{M}"] and macros.inputs_read == {"macros.tex"}
     assert expanded("\\input{other}\\m", inputs) == "\\input{other}\\m"
+    assert expanded("\\include{macros}\\m", inputs) == "\\include{macros}M"  # \\include as \\input
 
 
 def test_an_error_in_an_input_file_names_that_file_and_its_line() -> None:
@@ -143,6 +144,10 @@ def test_input_files_input_others_up_to_eight_deep() -> None:
         ("\\newcommand{\\p}{a\\\\% c\n b}\\p", "{}%\na\\\\b"),  # after an escaped backslash, still a comment
         ("\\newcommand{\\f}[1]{(#1)}\\f{a % }\n b}", "{}(a b)%\n{}"),  # a brace in a comment does not count
         ("\\newcommand\\x\\relax\\x", "{}\\relax"),  # a body that is one control sequence, without braces
+        # a body's last control word ends with the body, as a token does (\\b then x, not \\bx)
+        ("\\newcommand\\a{\\b}\\newcommand\\b{B}\\newcommand\\bx{BX}\\a x", "{}{}{}Bx"),
+        ("\\newcommand\\a{\\textbf}\\a{x} \\a x", "{}\\textbf{x} \\textbf x"),
+        ("a\\", "a\\"),  # a backslash that ends the document
     ],
 )
 def test_bodies_and_arguments_are_read_as_tex_reads_them(source: str, result: str) -> None:
@@ -361,3 +366,63 @@ def test_a_macro_s_body_expands_as_the_same_text_written_out(gap: int) -> None:
     body = ("w" * gap).join(PARTS) + "w" * gap
     written_out = "{}" + expanded(body)  # and the "{}" that the definition of \m leaves
     assert expanded("\\newcommand{\\m}{" + body.replace("#", "##") + "}\\m") == written_out
+
+
+def test_a_raw_environment_opened_by_a_body_is_read_past_the_body_s_end() -> None:
+    """``\\begin`` at a body's end and ``{verbatim}`` after the call: still verbatim, however long the body."""
+    for prefix in ("", "y" * 70):
+        source = X + "\\def\\bv{" + prefix + "\\begin }\\bv{verbatim}\\x\\end{verbatim}\\x"
+        assert expanded(source) == "{}{}" + prefix + "\\begin {verbatim}\\x\\end{verbatim}X"
+
+
+TAIL = (
+    "\\q{b}\n\\q % a comment between\n {d}\\newif\\iflong\\iflong no\\else yes\\fi % a note \\q{n}\n"
+    " \\def\\d#1#2{#2#1}\\d xy \\q   \n  {c}\\iflong skipped \\finish\\fi\\longtrue\\iflong on\\fi"
+    "\\begin{verbatim}\\q\\end{verbatim}\\verb|\\q|%\n\\q{e}"
+)
+
+
+def test_the_input_joined_on_at_any_cut_reads_as_the_text_written_out() -> None:
+    """A call whose arguments follow its body's end joins the next 512 characters of the document on
+    (``_CHUNK``): every construct that this piece's end cuts (a name, a comment, a ``\\def``'s
+    parameters, spaces before an argument) reads as it does in the document itself."""
+    head = "\\newcommand{\\q}[1]{<#1>}\\newcommand{\\s}{\\q}"
+    for cut in range(len(TAIL) + 1):  # where in TAIL the piece ends
+        rest = "{a}" + "w" * (macros._CHUNK - len("{a}") - cut) + TAIL
+        assert expanded(head + "\\s" + rest) == expanded(head + "\\q" + rest), TAIL[:cut]
+    rest = "{a}" + TAIL  # the whole rest of the document is shorter than a piece
+    assert expanded(head + "\\s" + rest) == expanded(head + "\\q" + rest)
+
+
+def test_an_expansion_copies_its_result_not_the_rest_of_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two thousand calls in a long document: the text joined on as the input is read stays within a
+    few times the document's length (a copy of the rest at each call would be a thousand times it)."""
+    joined = 0
+    more = macros._Expander._more
+
+    def counted(self: macros._Expander) -> bool:
+        nonlocal joined
+        below = {id(frame) for frame, _ in self.frames}
+        result = more(self)
+        if id(self.text) not in below:  # a new text made of pieces, not a pending one taken up whole
+            joined += len(self.text)
+        return result
+
+    monkeypatch.setattr(macros._Expander, "_more", counted)
+    source = "\\newcommand\\y{\\relax y}\\newcommand{\\q}[1]{<#1>}\\newcommand\\s{\\q}" + "\\y %\n\\s{a}" * 2000
+    assert expanded(source) == "{}{}{}" + "\\relax y%\n<a>" * 2000
+    assert joined <= 4 * len(source)
+
+
+@pytest.mark.parametrize("call", ["\\p\\e", "\\s"])
+def test_the_budget_counts_exactly_after_the_input_below_is_read_on(monkeypatch: pytest.MonkeyPatch, call: str) -> None:
+    """After an expansion's result is read and the document goes on (\\p), and after a body's last word
+    reads its argument from the document in pieces (\\s), the budget counts what the document would hold:
+    a document of exactly the budget fits, one character more does not."""
+    monkeypatch.setattr(macros, "MAX_SIZE", 1 << 20)
+    head = "\\def\\e#1{#1#1}\\def\\p{P}\\def\\s{\\e}" + call + "{" + "x" * (300 << 10) + "}"
+    tail = (1 << 20) - 2 * (300 << 10)
+    assert expanded(head + "y" * tail).endswith("x" * (600 << 10) + "y" * tail)
+    with pytest.raises(LatexError) as info:
+        expanded(head + "y" * (tail + 1))
+    assert str(info.value) == "t/x/solution.tex:1: \\e: expanding it grows the document past 1 MiB"

@@ -71,7 +71,7 @@ def expand_macros(text: str, path: str, macros: Macros, inputs: dict[str, str] |
     input, so a shared ``macros.tex`` works. Raises ``LatexError`` with the line for a definition that is
     not closed or an expansion that never ends.
     """
-    return _Expander(text, path, macros, inputs or {}, folder=folder).run()
+    return _Expander(text, path, macros, inputs or {}, 0, folder).run()
 
 
 class _Expander:
@@ -83,9 +83,7 @@ class _Expander:
     a macro) has ``text`` joined with more of the input below, from ``mark``, the start of the construct.
     """
 
-    def __init__(
-        self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int = 0, folder: str = ""
-    ) -> None:
+    def __init__(self, text: str, path: str, macros: Macros, inputs: dict[str, str], depth: int, folder: str) -> None:
         self.text = text
         self.pos = 0
         self.mark = 0  # the start of the construct being read: kept when more input is joined on
@@ -484,7 +482,11 @@ class _Expander:
             raise self.error(f"\\{name}: macro expansions make over {MAX_EXPANDED >> 20} MiB of text in all; refused")
         if len(body) + len(self.text) - self.pos + self.below > MAX_SIZE:
             raise self.error(f"\\{name}: expanding it grows the document past {MAX_SIZE >> 20} MiB")
-        self._push(body + ("%\n" * consumed + "{}" if consumed else ""))
+        if consumed:
+            body += "%\n" * consumed + "{}"
+        elif _ENDS_IN_WORD.search(body) and self._goes_on_with_letter():
+            body += " "  # the body's last control word ends with it, as a token does: ``\b`` then ``x``, not ``\bx``
+        self._push(body)
 
     def _read_argument(self, name: str) -> str:
         self._skip_space()
@@ -504,6 +506,10 @@ class _Expander:
         self.pos = m.end() if m else start + 1
         return self.text[start : self.pos]
 
+    def _goes_on_with_letter(self) -> bool:
+        self._ensure(1)
+        return _LETTER.match(self.text, self.pos) is not None
+
     def _skip_space(self) -> None:
         m = self._match(_SPACE)
         assert m is not None
@@ -518,9 +524,13 @@ class _Expander:
         return False
 
 
+_ENDS_IN_WORD = re.compile(r"\\[A-Za-z@]+$")
+_LETTER = re.compile(r"[A-Za-z@]")
+
+
 def _closed(code: str) -> str:
     """``code`` with ``{}`` after a control word that ends it, so that it does not run into what follows."""
-    return code + "{}" if re.search(r"\\[A-Za-z@]+$", code) else code
+    return code + "{}" if _ENDS_IN_WORD.search(code) else code
 
 
 class _NotMine(Exception):
