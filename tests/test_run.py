@@ -10,12 +10,14 @@ import subprocess
 import sys
 import tarfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from site_builder.sandbox import isolation
 from site_builder.sandbox import runner as sandbox
+from site_builder.sandbox.interactive import Call, run_interactive
 from site_builder.sandbox.runner import Limits
 
 SH = "/bin/sh"
@@ -92,6 +94,33 @@ def test_a_program_on_another_programs_pipes_ends_its_output_when_it_closes_it(l
     done = sandbox.run([SH, "-c", script], None, limits, collect="out", stdin_fd=to_program, stdout_fd=from_program)
     thread.join(10)
     assert (heard, done.stdout, done.collected, done.timed_out) == ([b"got hello\n"], b"", b"bye\n", False)
+
+
+def test_an_interactive_validator_and_a_submission_talk_through_pipes(launchers: sandbox._Launchers) -> None:
+    """``run_interactive``: each program's output is the other's input, and each runs as its ``Call`` says
+    (its files, folders, collected file and the descriptors passed on to it)."""
+    validator = Call(
+        [SH, "judge.sh"],
+        Limits(wall=10),
+        files={"judge.sh": b"echo 21; read a; echo 21 $a > feedback/message; [ $a = 42 ] && exit 42"},
+        dirs=("feedback",),
+        collect="feedback/message",
+    )
+    passed, passing = os.pipe2(os.O_CLOEXEC)
+    os.write(passing, b"2\n")
+    os.close(passing)
+    submission = Call([SH, "-c", "read n; read f <&4; echo $((n * f * $(cat factor)))"], Limits(wall=10))
+    submission = replace(submission, files={"factor": b"1"}, passed=(passed,))
+    try:
+        solved, judged = run_interactive(submission, validator)
+        # the collecting shell of a run on pipes hands them over through descriptors 4 and 5
+        with pytest.raises(ValueError) as info:
+            run_interactive(submission, replace(validator, passed=(passed,)))
+    finally:
+        os.close(passed)
+    assert (solved.exit_code, solved.stdout, solved.timed_out) == (0, b"", False)
+    assert (judged.exit_code, judged.stdout, judged.collected) == (42, b"", b"21 42\n")
+    assert str(info.value) == "a run on another run's pipes that collects a file takes no descriptors passed on"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="counts the processes of a user of its own, which only root can become")

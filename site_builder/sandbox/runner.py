@@ -182,6 +182,9 @@ def run(
     }
     opened: list[int] = [fd for fd in (stdin_fd, stdout_fd) if fd is not None]  # each closed once
     try:
+        if collect is not None and stdout_fd is not None and passed:
+            # COLLECT_APART hands the streams over through descriptors 4 and 5, where these would go
+            raise ValueError("a run on another run's pipes that collects a file takes no descriptors passed on")
         given = [stdin_fd if stdin_fd is not None else _memfd(stdin or b"", opened)]
         out_read, out_write = _pipe(opened) if stdout_fd is None else (-1, stdout_fd)
         err_read, err_write = _pipe(opened)

@@ -118,7 +118,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_sandbox.py",
         "tests/test_redteam.py",
     ),
-    "sandbox/descriptors.py": ("tests/test_sandbox.py", "tests/test_redteam.py"),
+    "sandbox/descriptors.py": ("tests/test_descriptors.py", "tests/test_run.py"),
+    "sandbox/interactive.py": ("tests/test_run.py",),
 }
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
 # inside the sandbox): mutmut's trampolines import mutmut there, and its tracing of the test process never
