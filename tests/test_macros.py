@@ -37,6 +37,8 @@ X = "\\newcommand{\\x}{X}"
         (X + "% \\x\n\\x", "{}% \\x\nX"),
         (X + "\\x% \\x", "{}X% \\x"),
         (X + "% c\n\\x\n% d\n", "{}% c\nX%\n{}% d\n"),  # a comment ends at its line's end
+        # copied whole to its \end, even where the document defines an environment of that name
+        ("\\newenvironment{minted}{[}{]}\\begin{minted}x\\end{minted}", "{}\\begin{minted}x\\end{minted}"),
     ],
 )
 def test_verbatim_text_and_comments_are_copied_unexpanded(source: str, result: str) -> None:

@@ -18,7 +18,7 @@ import pytest
 from site_builder.sandbox import isolation
 from site_builder.sandbox import runner as sandbox
 from site_builder.sandbox.interactive import Call, run_interactive
-from site_builder.sandbox.runner import Limits
+from site_builder.sandbox.runner import Limits, Toolchain
 
 SH = "/bin/sh"
 
@@ -98,19 +98,21 @@ def test_a_program_on_another_programs_pipes_ends_its_output_when_it_closes_it(l
 
 def test_an_interactive_validator_and_a_submission_talk_through_pipes(launchers: sandbox._Launchers) -> None:
     """``run_interactive``: each program's output is the other's input, and each runs as its ``Call`` says
-    (its files, folders, collected file and the descriptors passed on to it)."""
+    (its files, folders, toolchain, collected file and the descriptors passed on to it)."""
+    judge = b"echo 21; read a; echo 21 $a $(cat /opt/judge/name) > feedback/message; [ $a = 42 ] && exit 42"
     validator = Call(
         [SH, "judge.sh"],
         Limits(wall=10),
-        files={"judge.sh": b"echo 21; read a; echo 21 $a > feedback/message; [ $a = 42 ] && exit 42"},
+        files={"judge.sh": judge},
+        toolchain=Toolchain(made=(("/opt/judge/name", b"judge"),)),  # outside the working folder, in a sandbox
         dirs=("feedback",),
         collect="feedback/message",
     )
     passed, passing = os.pipe2(os.O_CLOEXEC)
     os.write(passing, b"2\n")
     os.close(passing)
-    submission = Call([SH, "-c", "read n; read f <&4; echo $((n * f * $(cat factor)))"], Limits(wall=10))
-    submission = replace(submission, files={"factor": b"1"}, passed=(passed,))
+    script = "read n; read f <&4; echo $((n * f * $(cat factor)))"
+    submission = Call([SH, "-c", script], Limits(wall=10), files={"factor": b"1"}, passed=(passed,))
     try:
         solved, judged = run_interactive(submission, validator)
         # the collecting shell of a run on pipes hands them over through descriptors 4 and 5
@@ -119,8 +121,11 @@ def test_an_interactive_validator_and_a_submission_talk_through_pipes(launchers:
     finally:
         os.close(passed)
     assert (solved.exit_code, solved.stdout, solved.timed_out) == (0, b"", False)
-    assert (judged.exit_code, judged.stdout, judged.collected) == (42, b"", b"21 42\n")
+    assert (judged.exit_code, judged.stdout) == (42, b"")
+    assert judged.collected == (b"21 42 judge\n" if launchers.namespaces else b"21 42\n")
     assert str(info.value) == "a run on another run's pipes that collects a file takes no descriptors passed on"
+    # alone, a Call runs as ``run`` does, on its input
+    assert Call([SH, "-c", "cat"], Limits(wall=10)).run(b"given\n").stdout == b"given\n"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="counts the processes of a user of its own, which only root can become")

@@ -16,8 +16,7 @@ from pathlib import Path
 
 def _safe_name(name: str) -> str:
     """A path inside the working folder: never absolute, never with ``..`` or an empty part."""
-    parts = name.split("/")
-    if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+    if any(part in ("", ".", "..") for part in name.split("/")):  # an absolute name's first part is empty
         raise ValueError(f"not a plain relative path: {name!r}")
     return name
 
