@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from conftest import ArchiveMaker
 
 from site_builder.source.archive import load_archive
-from site_builder.source.snapshot import SETTLED_NS, Snapshot
+from site_builder.source.snapshot import SETTLED_NS, Snapshot, settled
 
 
 def test_a_folder_is_remembered_only_when_its_files_have_settled(make_archive: ArchiveMaker) -> None:
@@ -90,3 +92,27 @@ def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
     [rewritten], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
     changed = rewritten.file("data/secret/1.in")
     assert hashed == ["1.in"] and changed is not None and changed.digest == hashlib.sha1(b"1 1\n").hexdigest()
+
+
+def stat(mtime_ns: int, ctime_ns: int) -> Any:
+    return SimpleNamespace(st_mtime_ns=mtime_ns, st_ctime_ns=ctime_ns)
+
+
+def test_a_file_has_settled_only_when_both_its_times_are_before_the_line() -> None:
+    line = 10 * SETTLED_NS
+    assert settled(stat(line - 1, line - 1), line)
+    assert not settled(stat(line, line - 5), line) and not settled(stat(line - 5, line), line)
+
+
+def test_a_folder_taken_from_the_snapshot_is_kept_for_the_next_build_and_a_reloaded_one_is_saved() -> None:
+    line = 10 * SETTLED_NS
+    source, reloaded = object(), object()
+    snapshot = Snapshot(line, {"a": (("old",), source), "b": (("b",), source)})  # type: ignore[dict-item]
+    assert snapshot.get("b", ("b",)) is source
+    # "a" changed since: loaded again, remembered with its new signature, in place of the old one
+    assert snapshot.get("a", ("new",)) is None
+    snapshot.remember("a", ("new",), [stat(line - 1, line - 1)], reloaded)  # type: ignore[arg-type]
+    assert snapshot.changed  # as many folders as before, but one of them new: saved again
+    following = Snapshot(line, snapshot.seen)
+    assert following.get("a", ("new",)) is reloaded and following.get("b", ("b",)) is source
+    assert not following.changed

@@ -35,11 +35,11 @@ class Snapshot:
         self.settled_ns = settled_ns
         self.known = known or {}
         self.seen: dict[str, tuple[Signature, EntrySource]] = {}  # what the next build may take
-        self.loaded = 0  # folders remembered now that were not before
+        self.fresh = False  # a folder was remembered now as it was not before
 
     @property
     def changed(self) -> bool:
-        return self.loaded > 0 or len(self.seen) != len(self.known)
+        return self.fresh or len(self.seen) != len(self.known)
 
     def get(self, folder: str, signature: Signature) -> EntrySource | None:
         hit = self.known.get(folder)
@@ -55,4 +55,4 @@ class Snapshot:
     def remember(self, folder: str, signature: Signature, stats: list[os.stat_result], source: EntrySource) -> None:
         if all(settled(info, self.settled_ns) for info in stats):
             self.seen[folder] = (signature, source)
-            self.loaded += 1
+            self.fresh = True

@@ -81,6 +81,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "render/latex/macros.py": ("tests/test_macros.py", "tests/test_latex.py"),
     "source/metadata.py": ("tests/test_metadata.py", "tests/test_compare.py"),
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
+    # what the freshness probe stands on: the archive's stamp and walk, and the folder snapshot
+    "source/snapshot.py": ("tests/test_snapshot.py", "tests/test_freshness.py"),
+    "source/walk.py": ("tests/test_stamp.py", "tests/test_freshness.py"),  # its stamp only: see ONLY
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
@@ -121,6 +124,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "sandbox/descriptors.py": ("tests/test_descriptors.py", "tests/test_run.py"),
     "sandbox/interactive.py": ("tests/test_run.py",),
 }
+# Modules of which only these functions are mutated when none are named: the rest of the module is not the
+# safety or freshness code the list is for (the stamp of walk.py is; finding problem folders is not).
+ONLY: dict[str, tuple[str, ...]] = {"source/walk.py": ("load_stamp",)}
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
 # inside the sandbox): mutmut's trampolines import mutmut there, and its tracing of the test process never
 # sees them called. Each of their mutants is planted in a copy of the whole file instead (see
@@ -134,6 +140,9 @@ UNSAFE: dict[str, re.Pattern[str]] = {"sandbox/launcher.py": re.compile(r"_end_e
 # Too slow to run once per mutant (minutes each); the hand-written cases beside them check the same rules.
 DESELECTED = ("tests/test_compare.py::test_every_flag_gives_kattis_verdict_on_generated_pairs",)
 COPIED = ("templates", "static", "archive", "package.json", "package-lock.json")
+# The packaged theme's folders, links to templates/ and static/ that mutmut's copy of site_builder leaves
+# out: a build of an archive that is its own repository's root renders with them.
+THEME_LINKS = ("site_builder/theme/templates", "site_builder/theme/static")
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 STATUS: dict[int | None, str] = {
     1: "killed",
@@ -169,7 +178,7 @@ def mutmut_config(module: str, tests: tuple[str, ...]) -> str:
         f'only_mutate = ["site_builder/{module}"]',
         f"pytest_add_cli_args_test_selection = {json.dumps(list(tests))}",
         f"pytest_add_cli_args = {json.dumps(['-p', 'no:cacheprovider', '-q', '-x', *deselected])}",
-        f"also_copy = {json.dumps(list(COPIED))}",
+        f"also_copy = {json.dumps([*COPIED, *THEME_LINKS])}",
         "use_git_change_detection = false",
     ]
     return "\n".join(lines) + "\n"
@@ -383,6 +392,7 @@ def main(argv: list[str]) -> int:
     children = int(([CHILDREN] + [a.removeprefix("--children=") for a in argv if a.startswith("--children=")])[-1])
     argv = [a for a in argv if not a.startswith(("--tests=", "--children="))]
     chosen = [a.removeprefix("site_builder/").partition(":") for a in argv] or [(m, "", "") for m in MODULES]
+    chosen = [(m, sep, only or ",".join(ONLY.get(m, ()))) for m, sep, only in chosen]
     unknown = [m for m, _, _ in chosen if m not in MODULES]
     if unknown:
         print(f"not a mutated module: {', '.join(unknown)} (see MODULES in {Path(__file__).name})", file=sys.stderr)

@@ -1,0 +1,117 @@
+"""The archive's stamp (source/walk.py ``load_stamp``): what ``stat`` says of every file the build reads, as
+one digest, and the newest time of any of them. A build that finds the stamp it recorded reads nothing: so
+no file the build reads may change without changing the stamp, whatever lies beside it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from site_builder.source import walk
+from site_builder.source.archive import load_archive
+from site_builder.source.walk import BUILDER_MARKER, load_stamp
+
+
+def archive_with(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def changes_with(archive: Path, name: str, skip: frozenset[str] = frozenset()) -> bool:
+    """Whether rewriting ``name`` (with as many bytes) changes the stamp."""
+    before = load_stamp(archive, skip).digest
+    path = archive / name
+    path.write_bytes(path.read_bytes()[::-1])
+    return load_stamp(archive, skip).digest != before
+
+
+def test_a_file_after_an_unread_one_still_counts(tmp_path: Path) -> None:
+    """``.git`` and other names no build reads sort first in their folder: the files after them count."""
+    archive = archive_with(
+        tmp_path, {".git/HEAD": "ref", ".hidden": "x", "t/A-x/.swp~": "x", "t/A-x/solution.md": "ab"}
+    )
+    assert changes_with(archive, "t/A-x/solution.md")
+    assert not changes_with(archive, ".git/HEAD") and not changes_with(archive, "t/A-x/.swp~")
+
+
+def test_a_link_to_nowhere_is_stamped_and_the_files_after_it_still_count(tmp_path: Path) -> None:
+    archive = archive_with(tmp_path, {"t/A-x/b.md": "ab"})
+    (archive / "t/A-x/a-gone").symlink_to(tmp_path / "nowhere")
+    first = load_stamp(archive).digest
+    assert changes_with(archive, "t/A-x/b.md")
+    assert load_stamp(archive).digest != first
+
+
+def test_a_folder_link_is_not_entered_so_a_loop_ends(tmp_path: Path) -> None:
+    archive = archive_with(tmp_path, {"t/A-x/a.md": "ab"})
+    (archive / "t/A-x/loop").symlink_to(archive / "t")  # a walk that followed it would never end
+    (archive / "t/outside").symlink_to(tmp_path.parent)
+    stamp = load_stamp(archive)
+    assert sorted(stamp.listing) == sorted(str(archive / p) for p in ("", "t", "t/A-x"))
+
+
+def test_a_folder_that_cannot_be_listed_is_stamped_and_the_others_still_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = archive_with(tmp_path, {"a/x.md": "ab", "b/y.md": "ab", "c/z.md": "ab"})
+    scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if path == str(archive / "b"):
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(walk.os, "scandir", refusing)
+    first = load_stamp(archive)
+    assert str(archive / "b") not in first.listing
+    assert changes_with(archive, "a/x.md") and changes_with(archive, "c/z.md")
+    refused = load_stamp(archive).digest
+    monkeypatch.setattr(walk.os, "scandir", scandir)
+    assert load_stamp(archive).digest != refused  # listed again: its files count again
+
+
+def test_the_newest_time_is_the_latest_of_every_file_s_times(tmp_path: Path) -> None:
+    archive = archive_with(tmp_path, {"a.md": "a", "b.md": "b", "c.md": "c"})
+    future = os.stat(archive / "a.md").st_ctime_ns + 3_600_000_000_000
+    os.utime(archive / "a.md", ns=(future, future))  # the first file's modification time, an hour ahead
+    assert load_stamp(archive).newest_ns == future
+    for name in ("a.md", "b.md", "c.md"):
+        os.utime(archive / name, ns=(0, 0))  # all modified long ago: their change times, now, are the newest
+    times = [os.stat(archive / name).st_ctime_ns for name in ("a.md", "b.md", "c.md")]
+    assert load_stamp(archive).newest_ns == max(times)
+
+
+def test_a_name_that_is_not_utf8_is_stamped(tmp_path: Path) -> None:
+    archive = archive_with(tmp_path, {"t/A-x/a.md": "ab"})
+    odd = os.fsencode(str(archive / "t/A-x")) + b"/caf\xe9.in"
+    with open(odd, "wb") as file:
+        file.write(b"ab")
+    first = load_stamp(archive).digest
+    with open(odd, "wb") as file:
+        file.write(b"ba")
+    os.utime(odd, ns=(1, 1))
+    assert load_stamp(archive).digest != first
+
+
+def test_the_folders_a_build_skips_or_wrote_are_not_stamped_and_the_others_still_count(tmp_path: Path) -> None:
+    """The output and cache folders (``skip``) and a folder holding a build's marker (an old site inside the
+    archive): nothing in them counts, and the folders walked after them still do (the walk takes the
+    last listed first: ``z``, then ``site`` and ``old-site``, then ``a``)."""
+    archive = archive_with(
+        tmp_path,
+        {"a/A-x/solution.md": "ab", "old-site/index.html": "ab", "site/index.html": "ab", "z/Z-x/solution.md": "ab"},
+    )
+    (archive / "old-site" / BUILDER_MARKER).write_text("a site\n")
+    skip = frozenset({str(archive / "site")})
+    assert not changes_with(archive, "site/index.html", skip) and not changes_with(archive, "old-site/index.html", skip)
+    assert changes_with(archive, "a/A-x/solution.md", skip) and changes_with(archive, "z/Z-x/solution.md", skip)
+    # what the stamp skipped, the archive's load skips too, from the stamp's listing
+    stamp = load_stamp(archive, skip)
+    (archive / "site/A-y").mkdir()
+    (archive / "site/A-y/solution.md").write_text("# Y\n")
+    sources, _ = load_archive(archive, "archive", {}, None, None, stamp.listing, stamp.skip)
+    assert sorted(s.path for s in sources) == ["a/A-x", "z/Z-x"]
