@@ -8,17 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import ArchiveMaker
 
 from site_builder.source import walk
 from site_builder.source.archive import load_archive
 from site_builder.source.walk import BUILDER_MARKER, load_stamp
-
-
-def archive_with(tmp_path: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    return tmp_path
 
 
 def changes_with(archive: Path, name: str, skip: frozenset[str] = frozenset()) -> bool:
@@ -29,35 +23,33 @@ def changes_with(archive: Path, name: str, skip: frozenset[str] = frozenset()) -
     return load_stamp(archive, skip).digest != before
 
 
-def test_a_file_after_an_unread_one_still_counts(tmp_path: Path) -> None:
+def test_a_file_after_an_unread_one_still_counts(make_archive: ArchiveMaker) -> None:
     """``.git`` and other names no build reads sort first in their folder: the files after them count."""
-    archive = archive_with(
-        tmp_path, {".git/HEAD": "ref", ".hidden": "x", "t/A-x/.swp~": "x", "t/A-x/solution.md": "ab"}
-    )
+    archive = make_archive({".git/HEAD": "ref", ".hidden": "x", "t/A-x/.swp~": "x", "t/A-x/solution.md": "ab"})
     assert changes_with(archive, "t/A-x/solution.md")
     assert not changes_with(archive, ".git/HEAD") and not changes_with(archive, "t/A-x/.swp~")
 
 
-def test_a_link_to_nowhere_is_stamped_and_the_files_after_it_still_count(tmp_path: Path) -> None:
-    archive = archive_with(tmp_path, {"t/A-x/b.md": "ab"})
-    (archive / "t/A-x/a-gone").symlink_to(tmp_path / "nowhere")
+def test_a_link_to_nowhere_is_stamped_and_the_files_after_it_still_count(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/b.md": "ab"})
+    (archive / "t/A-x/a-gone").symlink_to(archive.parent / "nowhere")
     first = load_stamp(archive).digest
     assert changes_with(archive, "t/A-x/b.md")
     assert load_stamp(archive).digest != first
 
 
-def test_a_folder_link_is_not_entered_so_a_loop_ends(tmp_path: Path) -> None:
-    archive = archive_with(tmp_path, {"t/A-x/a.md": "ab"})
+def test_a_folder_link_is_not_entered_so_a_loop_ends(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/a.md": "ab"})
     (archive / "t/A-x/loop").symlink_to(archive / "t")  # a walk that followed it would never end
-    (archive / "t/outside").symlink_to(tmp_path.parent)
+    (archive / "t/outside").symlink_to(archive.parent)
     stamp = load_stamp(archive)
     assert sorted(stamp.listing) == sorted(str(archive / p) for p in ("", "t", "t/A-x"))
 
 
 def test_a_folder_that_cannot_be_listed_is_stamped_and_the_others_still_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    archive = archive_with(tmp_path, {"a/x.md": "ab", "b/y.md": "ab", "c/z.md": "ab"})
+    archive = make_archive({"a/x.md": "ab", "b/y.md": "ab", "c/z.md": "ab"})
     scandir = os.scandir
 
     def refusing(path: str) -> object:
@@ -74,8 +66,8 @@ def test_a_folder_that_cannot_be_listed_is_stamped_and_the_others_still_count(
     assert load_stamp(archive).digest != refused  # listed again: its files count again
 
 
-def test_the_newest_time_is_the_latest_of_every_file_s_times(tmp_path: Path) -> None:
-    archive = archive_with(tmp_path, {"a.md": "a", "b.md": "b", "c.md": "c"})
+def test_the_newest_time_is_the_latest_of_every_file_s_times(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"a.md": "a", "b.md": "b", "c.md": "c"})
     future = os.stat(archive / "a.md").st_ctime_ns + 3_600_000_000_000
     os.utime(archive / "a.md", ns=(future, future))  # the first file's modification time, an hour ahead
     assert load_stamp(archive).newest_ns == future
@@ -85,8 +77,8 @@ def test_the_newest_time_is_the_latest_of_every_file_s_times(tmp_path: Path) -> 
     assert load_stamp(archive).newest_ns == max(times)
 
 
-def test_a_name_that_is_not_utf8_is_stamped(tmp_path: Path) -> None:
-    archive = archive_with(tmp_path, {"t/A-x/a.md": "ab"})
+def test_a_name_that_is_not_utf8_is_stamped(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"t/A-x/a.md": "ab"})
     odd = os.fsencode(str(archive / "t/A-x")) + b"/caf\xe9.in"
     with open(odd, "wb") as file:
         file.write(b"ab")
@@ -97,12 +89,13 @@ def test_a_name_that_is_not_utf8_is_stamped(tmp_path: Path) -> None:
     assert load_stamp(archive).digest != first
 
 
-def test_the_folders_a_build_skips_or_wrote_are_not_stamped_and_the_others_still_count(tmp_path: Path) -> None:
+def test_the_folders_a_build_skips_or_wrote_are_not_stamped_and_the_others_still_count(
+    make_archive: ArchiveMaker,
+) -> None:
     """The output and cache folders (``skip``) and a folder holding a build's marker (an old site inside the
     archive): nothing in them counts, and the folders walked after them still do (the walk takes the
     last listed first: ``z``, then ``site`` and ``old-site``, then ``a``)."""
-    archive = archive_with(
-        tmp_path,
+    archive = make_archive(
         {"a/A-x/solution.md": "ab", "old-site/index.html": "ab", "site/index.html": "ab", "z/Z-x/solution.md": "ab"},
     )
     (archive / "old-site" / BUILDER_MARKER).write_text("a site\n")
