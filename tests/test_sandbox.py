@@ -151,7 +151,7 @@ def test_orphans_and_new_sessions_die_with_the_run(launchers: sandbox._Launchers
     started = time.perf_counter()
     result = run(code)
     assert (result.exit_code, result.stdout) == (0, b"done\n")
-    assert time.perf_counter() - started < 4
+    assert time.perf_counter() - started < 30  # not waiting for the children's 60 s; loose for a busy machine
     assert alive(marker) == []
 
 

@@ -102,7 +102,7 @@ def test_children_that_outlive_the_solver_are_killed(make_archive: ArchiveMaker,
     started = time.perf_counter()
     report = verify(archive, tmp_path)
     assert report.runs["t/A-orphans"][0].verdicts[0].code == "AC"
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # not waiting for the children's 60 s; loose for a busy machine
     time.sleep(0.2)
     survivors = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert survivors == []
@@ -302,7 +302,9 @@ def test_fork_bomb_is_contained(make_archive: ArchiveMaker, tmp_path: Path) -> N
     report = verify(archive, tmp_path)
     verdict = report.runs["t/A-bomb"][0].verdicts[0]
     assert verdict.code in ("TLE", "RTE")
-    assert time.perf_counter() - started < 10
+    # A bomb that escaped the run's group would hold the build until something else ended it. The
+    # bound is a hang's, not a speed's: alone this takes ~5 s, and 14 s on a machine at load 19.
+    assert time.perf_counter() - started < 60
     time.sleep(0.3)
     leftovers = subprocess.run(["pgrep", "-f", "solution.py"], capture_output=True, text=True).stdout.split()
     assert [pid for pid in leftovers if Path(f"/proc/{pid}/cwd").resolve().name.startswith("site-builder-run-")] == []
