@@ -384,8 +384,10 @@ class Builder:
         entry page whose content, verdicts, neighbours and navigation are those of the published
         page, under the same templates and code, is kept as it is: a build that changed one entry
         renders its page and its neighbours', not a thousand. The other pages (home, tracks, tags,
-        sitemap, verification report) show nothing but the entries' cards and the configuration:
-        while no entry's card changed (its searchable text aside, see ``listed``), they are kept too."""
+        sitemap, verification report) show nothing but entries' cards and the configuration: each is
+        kept while the cards it shows are unchanged (their searchable text aside, see ``listed``;
+        ``PageRenderer.list_inputs``), so a new title renders its track's and tags' pages again, not
+        every list of the site."""
         assert self.pages is not None
         store = JsonStore(self.options.cache / "pages.json", "page cache")
         # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
@@ -398,24 +400,22 @@ class Builder:
         plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
         # every entry keyed, in the site's order: so is the site
         if all(entry_url(e) in keys for e in site.entries):
-            whole = hashlib.sha256(shared.encode())
             # What other pages can show of each entry (``listed``): its card but its runs, a function of
             # its content key, remembered by it (``listed.json``), and its runs.
             memo = JsonStore(self.options.cache / "listed.json", "listing cache")
             seen: dict[str, str] = {}
+            rows: dict[str, str] = {}
             for entry in site.entries:
                 content = self.content_keys[entry.path]
                 shown = memo.get(content)
                 if not isinstance(shown, str):
                     shown = hashlib.sha256(listed(entry).encode()).hexdigest()
                 seen[content] = shown
-                whole.update(f"\n{entry_url(entry)} {shown} {entry.runs!r}".encode())
+                rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
             if seen != memo.data:
                 write_json(memo.path, seen)
-            site_key = whole.hexdigest()
-            keys.update(
-                {path: hashlib.sha256(f"{site_key}\0{path}".encode()).hexdigest() for path in plan if path not in keys}
-            )
+            for path, shown in self.pages.list_inputs(site, rows).items():
+                keys.setdefault(path, hashlib.sha256(f"{shared}\0{path}\0{shown}".encode()).hexdigest())
         used: dict[str, object] = {}
         sent: set[str] = set()  # figure files given to the writer: entries may share one
         renderer = self.pages

@@ -371,7 +371,8 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert changed("t/C-ec/solution.md", "# Title C\n\nText C.\n\nA second paragraph.\n") == ["t/C-ec"]
     assert pages and all(page.startswith("t/C-ec/") for page in pages)  # its page and its source file's
     assert changed("t/C-ec/solution.md", "# Title Z\n\nOther text.\n") == ["t/B-eb", "t/C-ec", "t/D-ed"]
-    assert {"index.html", "t/index.html", "tags/index.html"} <= set(pages)
+    assert {"index.html", "t/index.html"} <= set(pages)
+    assert "tags/index.html" not in pages and "404.html" not in pages  # they show no entry's title
     # A kept page is byte for byte what a build from nothing makes.
     fresh = _options(root, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
     build_site(fresh)
@@ -411,6 +412,72 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
         _cached_path(p) for p in (options.cache / "render").rglob("*.pickle") if p.name[:6] not in ("cards-", "search")
     )
     assert whole == ["t/C-ec", "t/D-ed"], (kept, whole)
+
+
+def test_a_changed_card_renders_again_only_the_lists_that_show_it(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each list page is kept by the cards it shows: a new title renders its track's and its tags'
+    pages and the home page, not another track's or tag's. What every page's header shows (the
+    tracks, a link to the tags once there are any) renders every page again."""
+    from site_builder.publish.pages import PageRenderer
+
+    pages: list[str] = []
+    original = PageRenderer.page
+
+    def counting(self: PageRenderer, template: str, path: str, *rest: object, **values: object) -> object:
+        pages.append(path)
+        return original(self, template, path, *rest, **values)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PageRenderer, "page", counting)
+    archive = make_archive(
+        {
+            "t/A-ea/problem.yaml": "title: Alpha\ntags: [graphs]\n",
+            "t/B-eb/problem.yaml": "title: Beta\ntags: [strings]\n",
+            "u/C-ec/problem.yaml": "title: Gamma\n",
+            "u/D-ed/problem.yaml": "title: Delta\n",
+        }
+    )
+    options = _options(_project_copy(tmp_path), archive)
+    build_site(options)
+
+    def changed(path: str, text: str) -> set[str]:
+        pages.clear()
+        (archive / path).write_text(text)
+        build_site(options)
+        return {p for p in pages if not p.startswith(("t/", "u/"))} | {p for p in pages if p.count("/") == 1}
+
+    lists = {"index.html", "t/index.html", "u/index.html", "tags/index.html", "404.html"}
+    lists |= {"tags/graphs/index.html", "tags/strings/index.html"}
+    assert changed("u/C-ec/problem.yaml", "title: Gamma Two\n") == {"index.html", "u/index.html"}
+    assert changed("t/A-ea/problem.yaml", "title: Alpha Two\ntags: [graphs]\n") == {
+        "index.html",
+        "t/index.html",
+        "tags/graphs/index.html",
+    }
+    # a tag's count: the tags' page too; the tag it left, and the one it joined
+    assert changed("t/A-ea/problem.yaml", "title: Alpha Two\ntags: [strings]\n") == {
+        "index.html",
+        "t/index.html",
+        "tags/index.html",
+        "tags/strings/index.html",
+    }
+    assert not (options.out / "tags/graphs").exists()
+    assert "Alpha Two" in (options.out / "tags/strings/index.html").read_text()
+    # A site with no tags has no link to them; the first tag puts one in every page's header.
+    for path in ("t/A-ea/problem.yaml", "t/B-eb/problem.yaml"):
+        (archive / path).write_text("title: X\n")
+    build_site(options)
+    assert 'href="../../tags/index.html"' not in (options.out / "u/D-ed/index.html").read_text()
+    assert changed("t/B-eb/problem.yaml", "title: X\ntags: [first]\n") >= lists - {"tags/graphs/index.html"} - {
+        "tags/strings/index.html"
+    }
+    assert 'href="../../tags/index.html"' in (options.out / "u/D-ed/index.html").read_text()
+    # A kept list page is byte for byte what a build from nothing makes.
+    fresh = _options(options.templates.parent, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
+    build_site(fresh)
+    for page in sorted(fresh.out.rglob("*.html")):
+        assert (options.out / page.relative_to(fresh.out)).read_bytes() == page.read_bytes(), page
 
 
 def _cached_path(pickled: Path) -> str:

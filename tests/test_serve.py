@@ -268,6 +268,17 @@ def test_new_and_removed_entries_update_lists_and_neighbours(
     assert "Gamma" not in beta
 
 
+def test_a_new_track_or_the_first_tag_puts_a_link_in_every_page_header(server: DevServer) -> None:
+    assert 'href="../../../u/index.html"' not in get(server, "/t/2024/A-alpha/index.html")[1]
+    write_tree(server.options.archive / "u/A-new", {"solution.md": "## Idea\n\nNew.\n"})
+    assert updated(server, ["u/A-new"]).published
+    assert 'href="../../../u/index.html"' in get(server, "/t/2024/A-alpha/index.html")[1]
+    assert 'href="../../../tags/index.html"' not in get(server, "/t/2024/A-alpha/index.html")[1]
+    write_tree(server.options.archive / "u/A-new", {"problem.yaml": "title: New\ntags: [first]\n"})
+    assert updated(server, ["u/A-new"]).published
+    assert 'href="../../../tags/index.html"' in get(server, "/t/2024/A-alpha/index.html")[1]
+
+
 @pytest.mark.parametrize("name", ["A-alpha!", "A alpha"])  # found after A-alpha, and before it
 def test_a_new_folder_with_a_taken_url_is_an_error_and_overwrites_nothing(server: DevServer, name: str) -> None:
     page = server.options.out / "t/2024/A-alpha/index.html"

@@ -24,7 +24,7 @@ from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_me
 from ..render.document import slugify, transcript_html
 from ..source.images import webp_size
 from .catalog import humanised, neighbours, neighbours_of
-from .feeds import render_feed, render_sitemap, render_verification_report
+from .feeds import FEED_ENTRIES, render_feed, render_sitemap, render_verification_report
 from .outputs import Output, code_page, code_url, entry_url, root_of
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
@@ -280,16 +280,46 @@ class PageRenderer:
         neighbours and the site's navigation. Equal texts and content make equal pages, for the
         same templates and code."""
         links = neighbours(site)
-        tracks = tuple((t.id, t.slug, t.title) for t in site.tracks)
-        shared = repr(
-            (site.title, site.description, site.base_url, site.repo_url, site.repo_branch, site.judge_url, tracks)
-        )
+        shared = site_frame(site)
         found = {}
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
             found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
             for url, name in self.code_pages_of(entry):
                 found[url] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), name)))
+        return found
+
+    def list_inputs(self, site: Site, rows: dict[str, str]) -> dict[str, str]:
+        """For each page of ``plan`` that is not an entry's, by path: a text naming what it shows, given
+        ``rows``, a text of what lists show of each entry (by its path; its card and verdicts). Equal
+        texts make equal pages, for the same templates and code: a changed card renders again its
+        track's and tags' pages, not every list of the site. With the archive's own templates, which
+        may show anything of the site on any page, each names the whole site."""
+        frame = site_frame(site)
+
+        def listing(entries: tuple[Entry, ...]) -> str:
+            return "\n".join(rows[e.path] for e in entries)
+
+        recent = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)
+        counts = tuple(
+            (t.id, t.title, t.description, len(t.entries), tuple(e.verification[0] for e in t.entries))
+            for t in site.tracks
+        )
+        found = {
+            # without a description of its own, a page's says how many entries the site has (base.html)
+            "index.html": repr((frame, len(site.entries), counts, listing(tuple(recent[:RECENT])))),
+            "tags/index.html": repr((frame, tuple((t.name, t.slug, len(t.entries)) for t in site.tags))),
+            "404.html": repr((frame, len(site.entries))),
+            "feed.xml": repr((frame, listing(tuple(recent[:FEED_ENTRIES])))),
+            "verification.json": repr((frame, listing(site.entries))),
+            "sitemap.xml": repr((frame, listing(site.entries))),
+        }
+        for track in site.tracks:
+            found[track.url] = repr((frame, track.id, track.title, track.description, listing(track.entries)))
+        for tag in site.tags:
+            found[f"tags/{tag.slug}/index.html"] = repr((frame, tag.name, listing(tag.entries)))
+        if self.process is not None:
+            return dict.fromkeys(found, repr((frame, listing(site.entries))))
         return found
 
     def render_site(self, site: Site) -> list[Output]:
@@ -403,6 +433,25 @@ class PageRenderer:
             if any(frame.filename.startswith(str(folder) + "/") for folder, _ in self.folders):
                 return self._shown(frame.filename), frame.lineno
         return self._shown(template), None
+
+
+def site_frame(site: Site) -> str:
+    """What every page shows of the site around its own content: the configuration's words and
+    addresses, the tracks in the header and whether it links a page of tags."""
+    tracks = tuple((t.id, t.slug, t.title) for t in site.tracks)
+    return repr(
+        (
+            site.title,
+            site.description,
+            site.base_url,
+            site.repo_url,
+            site.repo_branch,
+            site.judge_url,
+            site.footer,
+            tracks,
+            bool(site.tags),
+        )
+    )
 
 
 class UnlinkedLoader(jinja2.FileSystemLoader):

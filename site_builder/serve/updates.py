@@ -18,7 +18,7 @@ from ..publish.downloads import sample_archives
 from ..publish.feeds import render_verification_report
 from ..publish.mathfont import FONT_PREFIX, site_math_chars
 from ..publish.outputs import Output, entry_url
-from ..publish.pages import code_pages
+from ..publish.pages import code_pages, site_frame
 from ..publish.rawfiles import plan_raw_files
 from ..publish.records import search_listing
 from ..publish.report import BuildReport
@@ -279,7 +279,7 @@ class LiveBuilder(Builder):
         outputs += self._math_outputs(site_math_chars([e.math_chars for e in entries]))  # new characters: cut again
         fonts = {o.path for o in outputs if o.path.startswith(MATH_FONTS)}
         plan = self.pages.plan(site, complete)
-        if affected_entries is None:
+        if affected_entries is None or site_frame(before) != site_frame(site):  # every page's header changed
             wanted = set(plan)
         else:
             wanted = affected_pages(before, site, affected_entries) if affected_entries else set()
