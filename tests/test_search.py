@@ -74,7 +74,7 @@ def sessions(monkeypatch: pytest.MonkeyPatch) -> list[_Session]:
 def ends(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     """The paths after which a shard ends (instead of the digest rule)."""
     after: set[str] = set()
-    monkeypatch.setattr(search, "shard_ends", lambda record: record.url.removesuffix("/index.html") in after)
+    monkeypatch.setattr(search, "shard_ends", lambda record, size: record.url.removesuffix("/index.html") in after)
     return after
 
 
@@ -218,10 +218,19 @@ def test_shard_boundaries_stay_put_when_an_entry_is_added() -> None:
     before = search.shards_of([Listed(u, "k") for u in urls])
     added = sorted([*urls, "t/e150x/index.html"])
     after = search.shards_of([Listed(u, "k") for u in added])
-    assert 4 <= len(before) <= 40  # about 400 / SHARD_ENTRIES (25 here: see small_shards)
-    changed = [s for s in after if s not in before]
-    assert len(after) == len(before) and len(changed) == 1
-    assert "t/e150x/index.html" in [r.url for r in changed[0]]
+    new = [s for s in after if s not in before]
+    # the shard it joined, and at most the next one or two (until a boundary by URL), are new
+    assert 1 <= len(new) <= 3 and Listed("t/e150x/index.html", "k") in new[0]
+    assert after[-2:] == before[-2:] and after[0] == before[0]
+
+
+def test_every_shard_holds_between_two_thirds_and_twice_shard_entries() -> None:
+    """Cut by URLs alone, shards of 10,000 entries were 2 to 1,629 entries long."""
+    urls = [f"t/e{i:05}/index.html" for i in range(3000)]
+    sizes = [len(s) for s in search.shards_of([Listed(u, "k") for u in urls])]
+    assert sum(sizes) == 3000 and max(sizes) == 2 * search.SHARD_ENTRIES  # 25 here: see small_shards
+    assert min(sizes[:-1]) == 2 * search.SHARD_ENTRIES // 3  # the last holds what is left
+    assert 3000 / len(sizes) > search.SHARD_ENTRIES  # most are cut by their URL
 
 
 @needs_pagefind
