@@ -420,6 +420,7 @@ def test_a_changed_card_renders_again_only_the_lists_that_show_it(
     """Each list page is kept by the cards it shows: a new title renders its track's and its tags'
     pages and the home page, not another track's or tag's. What every page's header shows (the
     tracks, a link to the tags once there are any) renders every page again."""
+    from site_builder.publish import pages as pages_module
     from site_builder.publish.pages import PageRenderer
 
     pages: list[str] = []
@@ -430,12 +431,14 @@ def test_a_changed_card_renders_again_only_the_lists_that_show_it(
         return original(self, template, path, *rest, **values)  # type: ignore[arg-type]
 
     monkeypatch.setattr(PageRenderer, "page", counting)
+    monkeypatch.setattr(pages_module, "RECENT", 1)  # the home page lists the last entry by path alone
     archive = make_archive(
         {
             "t/A-ea/problem.yaml": "title: Alpha\ntags: [graphs]\n",
             "t/B-eb/problem.yaml": "title: Beta\ntags: [strings]\n",
             "u/C-ec/problem.yaml": "title: Gamma\n",
             "u/D-ed/problem.yaml": "title: Delta\n",
+            "site.yaml": "base_url: https://archive.example.org/\n",  # a sitemap too
         }
     )
     options = _options(_project_copy(tmp_path), archive)
@@ -449,15 +452,15 @@ def test_a_changed_card_renders_again_only_the_lists_that_show_it(
 
     lists = {"index.html", "t/index.html", "u/index.html", "tags/index.html", "404.html"}
     lists |= {"tags/graphs/index.html", "tags/strings/index.html"}
-    assert changed("u/C-ec/problem.yaml", "title: Gamma Two\n") == {"index.html", "u/index.html"}
+    # (the home page lists the last entry, u/D-ed, and counts each track's entries and verdicts)
+    assert changed("u/C-ec/problem.yaml", "title: Gamma Two\n") == {"u/index.html"}
+    assert changed("u/D-ed/problem.yaml", "title: Delta Two\n") == {"index.html", "u/index.html"}
     assert changed("t/A-ea/problem.yaml", "title: Alpha Two\ntags: [graphs]\n") == {
-        "index.html",
         "t/index.html",
         "tags/graphs/index.html",
     }
     # a tag's count: the tags' page too; the tag it left, and the one it joined
     assert changed("t/A-ea/problem.yaml", "title: Alpha Two\ntags: [strings]\n") == {
-        "index.html",
         "t/index.html",
         "tags/index.html",
         "tags/strings/index.html",
@@ -473,11 +476,25 @@ def test_a_changed_card_renders_again_only_the_lists_that_show_it(
         "tags/strings/index.html"
     }
     assert 'href="../../tags/index.html"' in (options.out / "u/D-ed/index.html").read_text()
+    # A new entry: the site's count of entries is in the description of pages that have none of their own.
+    (archive / "u/E-ee").mkdir()
+    assert changed("u/E-ee/problem.yaml", "title: Epsilon\n") >= {"404.html", "index.html", "u/index.html"}
+    assert "t/index.html" not in pages and "tags/first/index.html" not in pages
+    # Another entry with a tag there is: the tags' page counts it.
+    assert "tags/index.html" in changed("u/C-ec/problem.yaml", "title: Gamma Two\ntags: [first]\n")
+    # An entry that moves to the other track: the home page counts each track's entries.
+    (archive / "t/B-eb").rename(archive / "u/B-eb")
+    assert "index.html" in changed("u/B-eb/problem.yaml", "title: X\ntags: [first]\n")
     # A kept list page is byte for byte what a build from nothing makes.
     fresh = _options(options.templates.parent, archive, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache")
     build_site(fresh)
-    for page in sorted(fresh.out.rglob("*.html")):
+    made = [*fresh.out.rglob("*.html"), *(fresh.out / n for n in ("feed.xml", "sitemap.xml", "verification.json"))]
+    for page in sorted(made):
         assert (options.out / page.relative_to(fresh.out)).read_bytes() == page.read_bytes(), page
+    # A new track: every page's header links it.
+    (archive / "v/F-ff").mkdir(parents=True)
+    changed("v/F-ff/problem.yaml", "title: Phi\n")
+    assert 'href="../../v/index.html"' in (options.out / "t/A-ea/index.html").read_text()
 
 
 def _cached_path(pickled: Path) -> str:

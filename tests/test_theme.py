@@ -54,6 +54,29 @@ def test_an_override_replaces_one_template_and_one_static_file_by_name(
     assert not (tmp_path / "site/overrides").exists()
 
 
+def test_with_override_templates_a_changed_card_renders_every_list_page_again(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """The archive's own templates may show anything of the site on any page (here every track's page
+    counts the site's entries): a list page is not kept by the cards the theme's own would show."""
+    archive = make_archive(
+        {
+            "t/A-one/problem.yaml": "title: One\n",
+            "u/B-two/problem.yaml": "title: Two\n",
+            "overrides/templates/track.html": (
+                '{% extends "theme/track.html" %}{% block main %}<p>{{ track.title }}: '
+                '{{ site.entries | map(attribute="title") | join(", ") }}</p>{% endblock %}'
+            ),
+        }
+    )
+    options = options_for(archive, tmp_path / "site")
+    build_site(options)
+    assert "T: One, Two" in (tmp_path / "site/t/index.html").read_text()
+    (archive / "u/B-two/problem.yaml").write_text("title: Three\n")
+    build_site(options)
+    assert "T: One, Three" in (tmp_path / "site/t/index.html").read_text()
+
+
 def test_site_yaml_names_the_overrides_folder_and_it_must_stay_inside_the_archive(
     tmp_path: Path, make_archive: ArchiveMaker
 ) -> None:
