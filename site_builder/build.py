@@ -14,7 +14,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import closing
 from dataclasses import replace
@@ -23,7 +23,6 @@ from pathlib import Path
 
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs
-from .identity import ByIdentity
 from .model import CodeFile, Entry, EntrySource, Site
 from .publish import mathfont, output
 from .publish.catalog import link_site
@@ -111,7 +110,6 @@ class Builder:
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
         self.math_assets: mathfont.MathAssets | None = None  # the math font as last cut, and its stylesheet
-        self.entry_diagnostics = ByIdentity(entry_diagnostics)  # the dev server reports them all on each save
 
     def __enter__(self) -> Builder:
         return self
@@ -525,6 +523,12 @@ class Builder:
         return [e.evolve(runs=report.runs.get(e.path, ())) for e in entries]
 
     def _diagnostics(self, entries: list[Entry], extra: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+        return self._site_diagnostics(entries, extra, map(entry_diagnostics, entries))
+
+    def _site_diagnostics(
+        self, entries: list[Entry], extra: list[Diagnostic], each: Iterable[tuple[Diagnostic, ...]]
+    ) -> tuple[Diagnostic, ...]:
+        """Every problem of the site: the archive's, ``extra``, the math renderer's, and ``each`` entry's."""
         found = {*self.problems, *extra}
         if self.math.cache_warning:
             found.add(Diagnostic(self.options.display(self.math.cache_path), 0, self.math.cache_warning, "warning"))
@@ -532,8 +536,8 @@ class Builder:
             found.add(
                 Diagnostic(self.options.display(self.options.archive), 0, self.math.unavailable_reason(), "warning")
             )
-        for entry in entries:
-            found.update(self.entry_diagnostics(entry))
+        for problems in each:
+            found.update(problems)
         return tuple(sorted(found))
 
     def _lap(self, name: str, since: float) -> float:

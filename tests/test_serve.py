@@ -787,6 +787,76 @@ def _records(builder: Builder) -> list[Record]:
     return Records(None, lambda card: builder._cached(keys[card.path], card=False) or card).made(listing)
 
 
+def test_each_update_reports_every_entry_s_problems_as_a_full_build_does(tmp_path: Path) -> None:
+    """The dev server works out only the saved entries' problems, and reports those of every entry:
+    another entry's warning stays until its own fix, whichever way a save updates the site."""
+    from site_builder.serve.updates import LiveBuilder
+
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(ROOT / "static", tmp_path / "static")
+    write_tree(
+        tmp_path / "archive",
+        {
+            "t/A-one/problem.yaml": "tilte: One\n",
+            "t/A-one/solution.md": "## Idea\n\nOne.\n",
+            "t/B-two/solution.md": "## Idea\n\nTwo.\n",
+        },
+    )
+    options = make_options(tmp_path, jobs=1, verify=False)
+    archive = options.archive
+
+    def messages(report: BuildReport) -> list[str]:
+        return [f"{d.path}:{d.line}: {d.message}" for d in report.diagnostics]
+
+    def built() -> list[str]:
+        fresh = make_options(tmp_path, out=tmp_path / "fresh", cache=tmp_path / "fresh-cache", jobs=1, verify=False)
+        with Builder(fresh) as builder:
+            return messages(builder.build_all())
+
+    typo = "unknown key 'tilte'; did you mean 'title'?"
+    with LiveBuilder(options) as live:
+        assert messages(live.build_all()) == [f"archive/t/A-one/problem.yaml:1: {typo}"] == built()
+        edit(archive / "t/B-two/solution.md", "## Idea\n\nTwo.\n\nMore.\n")  # its own page alone
+        assert messages(live.update_entries(["t/B-two"])) == built() == [f"archive/t/A-one/problem.yaml:1: {typo}"]
+        edit(archive / "t/B-two/problem.yaml", "title: Deux\n")  # the pages that list it too
+        assert messages(live.update_entries(["t/B-two"])) == built() == [f"archive/t/A-one/problem.yaml:1: {typo}"]
+        edit(archive / "t/A-one/problem.yaml", "title: One\n")
+        assert messages(live.update_entries(["t/A-one"])) == built() == []
+        edit(archive / "t/B-two/problem.yaml", "tilte: Deux\n")
+        assert messages(live.update_entries(["t/B-two"])) == built() == [f"archive/t/B-two/problem.yaml:1: {typo}"]
+        shutil.rmtree(archive / "t/B-two")
+        assert messages(live.update_entries(["t/B-two"])) == built() == []
+
+
+def test_an_entry_relinked_in_place_is_where_linking_the_site_again_puts_it() -> None:
+    """``relinked`` (the quick path) touches only the lists that hold the entry: its track's and its
+    tags'; every other list is the very one it was."""
+    from dataclasses import replace
+
+    from conftest import an_entry
+
+    from site_builder.publish.catalog import link_site, relinked
+    from site_builder.source.config import SiteConfig
+
+    entries = [
+        an_entry("t/a", tags=("graphs", "Dynamic Programming")),
+        an_entry("t/b", tags=("graphs",)),
+        an_entry("u/c", tags=("strings",)),
+        an_entry("u/d"),
+    ]
+    site, _ = link_site(SiteConfig(), entries, "archive")
+    for old in (entries[0], entries[3]):
+        new = replace(old, summary_text="edited")
+        quick = relinked(site, [(old, new)])
+        whole, _ = link_site(SiteConfig(), [new if e is old else e for e in entries], "archive")
+        assert quick == whole
+        for mine, theirs in ((quick.tracks, site.tracks), (quick.tags, site.tags)):
+            for after, before in zip(mine, theirs, strict=True):
+                holds = any(e is old for e in before.entries)
+                assert (after is before) is not holds and not any(e is old for e in after.entries)
+                assert holds is (new in after.entries)
+
+
 def test_saves_that_only_an_entrys_own_pages_show_give_the_site_a_full_build_gives(tmp_path: Path) -> None:
     """The dev server's quick path, for an edit that no other page shows (the write-up past its summary):
     the entry relinked in place and its own pages alone written, no other page planned or rewritten. The

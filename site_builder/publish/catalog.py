@@ -164,10 +164,13 @@ def relinked(site: Site, swaps: list[tuple[Entry, Entry]]) -> Site:
                 changed[ids.index(id(old))] = new
         return tuple(changed)
 
+    # Only the lists that hold one: its track's and its tags' (a track or tag of thousands read for nothing).
+    tracks = {old.track for old, _ in swaps}
+    tags = {_tag_slug(tag) for old, _ in swaps for tag in old.tags}
     return replace(
         site,
-        tracks=tuple(replace(t, entries=swapped(t.entries)) for t in site.tracks),
-        tags=tuple(replace(t, entries=swapped(t.entries)) for t in site.tags),
+        tracks=tuple(replace(t, entries=swapped(t.entries)) if t.id in tracks else t for t in site.tracks),
+        tags=tuple(replace(t, entries=swapped(t.entries)) if t.slug in tags else t for t in site.tags),
         entries=swapped(site.entries),
     )
 

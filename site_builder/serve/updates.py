@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from ..build import Builder, listed
+from ..build import Builder, entry_diagnostics, listed
 from ..errors import Diagnostic
 from ..freshness import Loaded
 from ..model import Entry, EntrySource, Site
@@ -48,10 +48,18 @@ class LiveBuilder(Builder):
         # next update to render (``unfinished``), after the saved pages, so that save waits for no list.
         self.interrupted: Callable[[], bool] = lambda: False
         self.unfinished: set[str] = set()
+        # The problems of each entry that has any, by path: a save works out its own entries' alone.
+        self.flagged: dict[str, tuple[Diagnostic, ...]] = {}
 
     def build_all(self, loaded: Loaded | None = None, reuse_published: bool = False) -> BuildReport:
         self.unfinished = set()
-        return super().build_all(loaded, reuse_published)
+        report = super().build_all(loaded, reuse_published)
+        self.flagged = {path: found for path, e in self.entries.items() if (found := entry_diagnostics(e))}
+        return report
+
+    def _held_diagnostics(self, entries: list[Entry], extra: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+        """``_diagnostics`` of the entries held (``entries``), from ``flagged``."""
+        return self._site_diagnostics(entries, extra, self.flagged.values())
 
     def update_entries(self, folders: Iterable[str]) -> BuildReport:
         """Reload the given problem folders (new, changed or removed) and rewrite what lists them.
@@ -89,6 +97,9 @@ class LiveBuilder(Builder):
             self.entries.pop(path, None)
         self.sources.update({s.path: s for s in fresh})
         self.entries.update({e.path: e for e in rendered})
+        for path in changed:
+            self.flagged.pop(path, None)
+        self.flagged.update((e.path, found) for e in rendered if (found := entry_diagnostics(e)))
         listed = [e for e in rendered if e.path not in old or listing(old[e.path]) != listing(e)]
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
@@ -112,7 +123,6 @@ class LiveBuilder(Builder):
         outputs += self._rendered(plan, set(plan))
         fresh_paths = {o.path for o in outputs}
         gone = {url for e in old.values() for url, _ in code_pages(e)} - set(plan)
-        self.entry_diagnostics.forget(old.values())
         with self.write_lock:
             if any(p.startswith(MATH_FONTS) and p not in self.published for p in fresh_paths):
                 gone |= {p for p in self.published if p.startswith(MATH_FONTS) and p not in fresh_paths}
@@ -120,7 +130,7 @@ class LiveBuilder(Builder):
             output.remove_in_place(self.options.out, gone, self.published)
             files, collisions = self._publish_files([self.sources[e.path] for e in entries], set(plan), ())
         self.site = site
-        diagnostics = self._diagnostics(list(site.entries), [*self.link_problems, *collisions])
+        diagnostics = self._held_diagnostics(list(site.entries), [*self.link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
 
     def _chars_with(self, site: Site, entries: list[Entry]) -> str:
@@ -302,8 +312,7 @@ class LiveBuilder(Builder):
                 files, collisions = self._publish_files(sources, set(plan), old_urls)
         written += more
         self.site, self.link_problems = site, link_problems
-        self.entry_diagnostics.keep_only(entries)
-        diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
+        diagnostics = self._held_diagnostics(entries, [*link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
 
 
