@@ -315,3 +315,43 @@ def test_a_markdown_table_s_header_cell_without_words_is_a_data_cell() -> None:
     text = "| | $n$ | Time |\n|---|---|---|\n| small | $3$ | 1 |\n"
     head = render_markdown(text, "x.md")[0].html.split("</thead>")[0]
     assert re.findall(r"<(t[hd])\b", head) == ["td", "td", "th"]
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("\\lstinline{a[i] + 1}", "<code>a[i] + 1</code>"),
+        ("\\lstinline[language=C++]{v.push_back(x);}", "<code>v.push_back(x);</code>"),
+        ("\\lstinline|p & q| and \\lstinline!{!", "<code>p &amp; q</code> and <code>{</code>"),
+        ("\\lstinline{f(a){b}}", "<code>f(a){b}</code>"),  # balanced braces inside
+        ("\\mintinline{python}{x + 1}", "<code>x + 1</code>"),  # the language is not shown as code
+        ("\\mintinline[fontsize=\\small]{c}|y < 2|", "<code>y &lt; 2</code>"),
+        ("\\newcommand{\\foo}{F}\\lstinline|\\foo{}| \\foo", "<code>\\foo{}</code> F"),  # code: no macro
+    ],
+)
+def test_inline_code_shows_its_code_as_written(source: str, shown: str) -> None:
+    document, warnings = render_latex(source, "s.tex")
+    assert document.html.strip() == f"<p>{shown}</p>" and warnings == []
+
+
+def test_inline_code_not_closed_on_its_line_is_an_error_at_its_line() -> None:
+    with pytest.raises(LatexError) as info:
+        render_latex("Text.\n\\lstinline|x\n|.\n", "s.tex")
+    said = "its code is not closed on the same line (write \\lstinline{x + 1} or \\lstinline|x|)"
+    assert str(info.value) == f"s.tex:2: \\lstinline: {said}"
+
+
+def test_listings_settings_show_nothing() -> None:
+    document, warnings = render_latex("\\lstset{language=C++, basicstyle=\\ttfamily\\small}Text.", "s.tex")
+    assert document.html.strip() == "<p>Text.</p>" and warnings == []
+
+
+@pytest.mark.parametrize(
+    "source", ["\\lstinputlisting[language=Python]{./solution.py}", "\\inputminted[linenos]{python}{./solution.py}"]
+)
+def test_a_listing_of_a_file_links_the_file(source: str) -> None:
+    document, warnings = render_latex(source, "s.tex", asset_base="files/")
+    link = '<a href="files/solution.py"><code>./solution.py</code></a>'
+    assert document.html.strip() == f'<p class="listing-file">Listing: {link}</p>' and warnings == []
+    with pytest.raises(LatexError, match=r"^s\.tex:1: \\[a-z]+\{\.\./x\.c\} points outside the problem folder$"):
+        render_latex(source.replace("./solution.py", "../x.c"), "s.tex")

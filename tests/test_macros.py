@@ -31,6 +31,10 @@ X = "\\newcommand{\\x}{X}"
         (X + "\\verb", "{}\\verb"),
         (X + "\\verb||\\x", "{}\\verb||X"),  # empty
         (X + "\\verb%\\x%\\x", "{}\\verb%\\x%X"),  # the closing delimiter is not a comment's start
+        (X + "\\lstinline|\\x| \\x", "{}\\lstinline|\\x| X"),
+        (X + "\\lstinline [style=c] {\\x{}} \\x", "{}\\lstinline [style=c] {\\x{}} X"),
+        (X + "\\mintinline{tex}!\\x! \\x", "{}\\mintinline{tex}!\\x! X"),
+        (X + "\\lstinline|\\x\n\\x", "{}\\lstinline|X%\n{}X"),  # not closed on its line: the parser says so
         (X + "\\begin{verbatim}\\x\\end{verbatim}\\x", "{}\\begin{verbatim}\\x\\end{verbatim}X"),
         (X + "\\begin {verbatim}\\x\n\\end{verbatim} \\x", "{}\\begin {verbatim}\\x\n\\end{verbatim} X"),
         (X + "\\begin{verbatim}\\x", "{}\\begin{verbatim}\\x"),
@@ -380,7 +384,7 @@ def test_a_raw_environment_opened_by_a_body_is_read_past_the_body_s_end() -> Non
 TAIL = (
     "\\q{b}\n\\q % a comment between\n {d}\\newif\\iflong\\iflong no\\else yes\\fi % a note \\q{n}\n"
     " \\def\\d#1#2{#2#1}\\d xy \\q   \n  {c}\\iflong skipped \\finish\\fi\\longtrue\\iflong on\\fi"
-    "\\begin{verbatim}\\q\\end{verbatim}\\verb|\\q|%\n\\q{e}"
+    "\\begin{verbatim}\\q\\end{verbatim}\\verb|\\q|%\n\\q{e}\\lstinline[x]|\\q{f}| \\mintinline{c}{\\q{g}}\\q{h}"
 )
 
 

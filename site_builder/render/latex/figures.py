@@ -107,16 +107,17 @@ _NESTED = re.compile(r"<figure\b.*?</figure>", re.S)
 
 
 def _listing_file(cmd: Cmd, ctx: Context) -> str:
-    """``\\lstinputlisting{file}``: a link to the file, which the page publishes with the others."""
-    name = _plain(cmd.arg(0))
+    """``\\lstinputlisting{file}`` or ``\\inputminted{language}{file}``: a link to the file, which the page
+    publishes with the others."""
+    name = _plain(cmd.arg(1 if cmd.name == "inputminted" else 0))
     if not is_local_path(name):
-        raise LatexError(ctx.doc.path, cmd.line, f"\\lstinputlisting{{{name}}} points outside the problem folder")
+        raise LatexError(ctx.doc.path, cmd.line, f"\\{cmd.name}{{{name}}} points outside the problem folder")
     href = html.escape(ctx.asset_base + name.removeprefix("./"))
     return f'<p class="listing-file">Listing: <a href="{href}"><code>{html.escape(name)}</code></a></p>'
 
 
 COMMANDS = {"includegraphics": _includegraphics, "caption": _caption}
-BLOCK_COMMANDS = {"lstinputlisting": _listing_file}
+BLOCK_COMMANDS = {"lstinputlisting": _listing_file, "inputminted": _listing_file}
 ENVIRONMENTS = {
     name: _figure for name in ("figure", "figure*", "table", "table*", "wrapfigure", "subfigure", "subtable")
 }

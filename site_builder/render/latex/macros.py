@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ...errors import LatexError
 from ...source.shared import input_name
-from .parser import PICTURE_ENVS, VERBATIM_ENVS, matching
+from .parser import INLINE_CODE, PICTURE_ENVS, VERBATIM_ENVS, matching
 
 MAX_EXPANSIONS = 200_000
 MAX_SIZE = 8 * 1024 * 1024  # characters the source may grow to by expansion
@@ -212,6 +212,8 @@ class _Expander:
             self._copy_raw(raw.group(1))
         elif name == "verb":
             self._copy_verb()
+        elif name in INLINE_CODE:
+            self._copy_inline_code(name)
         elif name in ("begin", "end") and (env := self._match(_ENV_NAME)) and f"{name}@{env[1]}" in self.macros.defined:
             self.pos = env.end()  # an environment the document defines: its begin or end code, expanded
             self._expand(f"{name}@{env[1]}")
@@ -241,6 +243,15 @@ class _Expander:
         delimiter = self.pos + 1 if self.text.startswith("*", self.pos) else self.pos
         close = self._find(self.text[delimiter], delimiter + 1 - self.mark) if delimiter < len(self.text) else -1
         end = len(self.text) if close < 0 else close + 1
+        self.emit(self.text[self.mark : end])
+        self.pos = end
+
+    def _copy_inline_code(self, name: str) -> None:
+        """``\\lstinline|code|`` and ``\\mintinline{lang}{code}`` as they are: code holds no macro to expand.
+        (Not closed on its line: only the name, and the parser says what is wrong.)"""
+        self._find("\n", self.pos - self.mark)  # the rest of the line, where the code must end
+        m = INLINE_CODE[name].match(self.text, self.pos)
+        end = m.end() if m is not None else self.pos
         self.emit(self.text[self.mark : end])
         self.pos = end
 

@@ -162,6 +162,8 @@ class _TreeBuilder:
             return self._inline_picture(start, pos)
         if name == "verb" or name == "verb*":
             return self._verb(start, pos)
+        if name in INLINE_CODE:
+            return self._inline_code(name, start, pos)
         star = name.endswith("*") and len(name) > 1
         base = name[:-1] if star else name
         cmd = Cmd(base, line, star)
@@ -206,6 +208,17 @@ class _TreeBuilder:
             raise self.error(start, f"\\verb{delim}... is not closed on the same line")
         self.add(Verbatim("verb", self.text[pos + 1 : close], self.line(start), inline=True))
         return close + 1
+
+    def _inline_code(self, name: str, start: int, pos: int) -> int:
+        """``\\lstinline[options]{code}`` or ``|code|`` (any delimiter, as ``\\verb``), and ``\\mintinline``
+        with its language first: the code as it is written, macros and all."""
+        m = INLINE_CODE[name].match(self.text, pos)
+        if m is None:
+            example = "\\mintinline{python}{x + 1}" if name == "mintinline" else "\\lstinline{x + 1} or \\lstinline|x|"
+            raise self.error(start, f"\\{name}: its code is not closed on the same line (write {example})")
+        code = m.group("braced") if m.group("braced") is not None else m.group("delimited")
+        self.add(Verbatim("verb", code, self.line(start), inline=True))
+        return m.end()
 
     def _inline_picture(self, start: int, pos: int) -> int:
         """``\\tikz[options]{...}`` or ``\\tikz[options] ... ;``: a picture in a line of text."""
@@ -329,6 +342,16 @@ def inline_picture_end(text: str, pos: int) -> int:
             return i + 1
         i += 1
     return -1
+
+
+# What follows ``\lstinline`` and ``\mintinline`` up to the end of the code: options, a language
+# (``\mintinline``'s), then the code in braces (balanced, one level deep) or between two of one
+# character, on one line.
+_CODE = r"(?:\{(?P<braced>(?:[^{}\n]|\{[^{}\n]*\})*)\}|(?P<mark>[^\s{\[a-zA-Z])(?P<delimited>[^\n]*?)(?P=mark))"
+INLINE_CODE = {
+    "lstinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?" + _CODE),
+    "mintinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?\{[^{}\n]*\}[ \t]*" + _CODE),
+}
 
 
 def matching(text: str, start: int, opening: str = "{", closing: str = "}", *, comments: bool = False) -> int:

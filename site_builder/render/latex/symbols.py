@@ -118,6 +118,7 @@ IGNORED = frozenset(
         "newcolumntype",
         "arraybackslash",
         "lstdefinestyle",
+        "lstset",
         "looseness",
         "setcounter",
         "usepackage",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 
 from .core import Context, _plain, render_inline
@@ -66,10 +65,6 @@ def _textcolor(cmd: Cmd, ctx: Context) -> str:
     return f'<span class="tex-color" style="--tex-color: {css}">{body}</span>'
 
 
-def _inline_code_command(cmd: Cmd, ctx: Context) -> str:
-    return f"<code>{html.escape(_plain(cmd.arg(0)))}</code>"
-
-
 _ENSUREMATH = re.compile(r"\\ensuremath(?![A-Za-z@])")
 
 
@@ -93,7 +88,5 @@ COMMANDS = {
     "qedhere": _qed,
     "footnote": _footnote,
     "footnotetext": _footnotetext,
-    "lstinline": _inline_code_command,
-    "mintinline": _inline_code_command,
     "textcolor": _textcolor,
 }
