@@ -136,6 +136,22 @@ def test_filters_narrow_the_track_table(page: Any, site_url: str) -> None:
     assert page.inner_text(".filter-count") == "Showing 2 of 8"  # and a link with one applies it
 
 
+@pytest.mark.parametrize("width", [1280, 820])
+def test_every_cell_of_a_track_table_holds_its_own_content(page: Any, site_url: str, width: int) -> None:
+    """The tags' column had no width of its own: beside a rating column it had almost none, and its
+    chips ran over the ratings. Every tag chip, rating and badge lies inside its own cell."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(site_url + "icpc/index.html")
+    assert page.locator("table.entries td.num").count() >= 5  # tables with ratings beside their tags
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('table.entries td .tag, table.entries td .badge')]
+            .filter(el => { const a = el.getBoundingClientRect(), c = el.closest('td').getBoundingClientRect();
+                            return a.left < c.left - 0.5 || a.right > c.right + 0.5; })
+            .map(el => el.textContent)"""
+    )
+    assert outside == []
+
+
 def test_theme_toggle_is_remembered_across_pages(page: Any, site_url: str) -> None:
     page.emulate_media(color_scheme="light")
     page.goto(site_url + "index.html")
