@@ -323,7 +323,7 @@ def test_a_markdown_table_s_header_cell_without_words_is_a_data_cell() -> None:
         ("\\lstinline{a[i] + 1}", "<code>a[i] + 1</code>"),
         ("\\lstinline[language=C++]{v.push_back(x);}", "<code>v.push_back(x);</code>"),
         ("\\lstinline|p & q| and \\lstinline!{!", "<code>p &amp; q</code> and <code>{</code>"),
-        ("\\lstinline{f(a){b}}", "<code>f(a){b}</code>"),  # balanced braces inside
+        ("\\lstinline{f(a){b{c}}}", "<code>f(a){b{c}}</code>"),  # balanced braces inside
         ("\\mintinline{python}{x + 1}", "<code>x + 1</code>"),  # the language is not shown as code
         ("\\mintinline[fontsize=\\small]{c}|y < 2|", "<code>y &lt; 2</code>"),
         ("\\newcommand{\\foo}{F}\\lstinline|\\foo{}| \\foo", "<code>\\foo{}</code> F"),  # code: no macro

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ...errors import LatexError
 from ...source.shared import input_name
-from .parser import INLINE_CODE, PICTURE_ENVS, VERBATIM_ENVS, matching
+from .parser import INLINE_CODE, PICTURE_ENVS, VERBATIM_ENVS, inline_code, matching
 
 MAX_EXPANSIONS = 200_000
 MAX_SIZE = 8 * 1024 * 1024  # characters the source may grow to by expansion
@@ -250,8 +250,8 @@ class _Expander:
         """``\\lstinline|code|`` and ``\\mintinline{lang}{code}`` as they are: code holds no macro to expand.
         (Not closed on its line: only the name, and the parser says what is wrong.)"""
         self._find("\n", self.pos - self.mark)  # the rest of the line, where the code must end
-        m = INLINE_CODE[name].match(self.text, self.pos)
-        end = m.end() if m is not None else self.pos
+        found = inline_code(self.text, self.pos, name)
+        end = found[1] if found is not None else self.pos
         self.emit(self.text[self.mark : end])
         self.pos = end
 

@@ -212,13 +212,13 @@ class _TreeBuilder:
     def _inline_code(self, name: str, start: int, pos: int) -> int:
         """``\\lstinline[options]{code}`` or ``|code|`` (any delimiter, as ``\\verb``), and ``\\mintinline``
         with its language first: the code as it is written, macros and all."""
-        m = INLINE_CODE[name].match(self.text, pos)
-        if m is None:
+        found = inline_code(self.text, pos, name)
+        if found is None:
             example = "\\mintinline{python}{x + 1}" if name == "mintinline" else "\\lstinline{x + 1} or \\lstinline|x|"
             raise self.error(start, f"\\{name}: its code is not closed on the same line (write {example})")
-        code = m.group("braced") if m.group("braced") is not None else m.group("delimited")
+        code, end = found
         self.add(Verbatim("verb", code, self.line(start), inline=True))
-        return m.end()
+        return end
 
     def _inline_picture(self, start: int, pos: int) -> int:
         """``\\tikz[options]{...}`` or ``\\tikz[options] ... ;``: a picture in a line of text."""
@@ -344,14 +344,36 @@ def inline_picture_end(text: str, pos: int) -> int:
     return -1
 
 
-# What follows ``\lstinline`` and ``\mintinline`` up to the end of the code: options, a language
-# (``\mintinline``'s), then the code in braces (balanced, one level deep) or between two of one
-# character, on one line.
-_CODE = r"(?:\{(?P<braced>(?:[^{}\n]|\{[^{}\n]*\})*)\}|(?P<mark>[^\s{\[a-zA-Z])(?P<delimited>[^\n]*?)(?P=mark))"
-INLINE_CODE = {
-    "lstinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?" + _CODE),
-    "mintinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?\{[^{}\n]*\}[ \t]*" + _CODE),
+# What comes between ``\lstinline`` or ``\mintinline`` and its code: options, and minted's language.
+_INLINE_CODE_PREFIX = {
+    "lstinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?"),
+    "mintinline": re.compile(r"[ \t]*(?:\[[^\]\n]*\][ \t]*)?\{[^{}\n]*\}[ \t]*"),
 }
+INLINE_CODE = frozenset(_INLINE_CODE_PREFIX)
+
+
+def inline_code(text: str, pos: int, name: str) -> tuple[str, int] | None:
+    """The code of a ``\\lstinline`` or ``\\mintinline`` whose name ends at ``pos``, and where it ends:
+    in braces (balanced, as written: code has no escapes) or between two of one character, on one
+    line; None when it is not closed there."""
+    prefix = _INLINE_CODE_PREFIX[name].match(text, pos)
+    start = prefix.end() if prefix else pos
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    if start >= line_end:
+        return None
+    mark = text[start]
+    if mark == "{":
+        depth = 0
+        for i in range(start, line_end):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                return text[start + 1 : i], i + 1
+        return None
+    if mark.isspace() or mark.isalpha() or mark == "[":
+        return None
+    close = text.find(mark, start + 1, line_end)
+    return (text[start + 1 : close], close + 1) if close >= 0 else None
 
 
 def matching(text: str, start: int, opening: str = "{", closing: str = "}", *, comments: bool = False) -> int:
