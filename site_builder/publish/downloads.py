@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import posixpath
 import zipfile
-from pathlib import PurePosixPath
 
 from ..model import EntrySource
 from .outputs import Output
@@ -44,7 +44,8 @@ def sample_files(source: EntrySource) -> dict[str, str]:
             pairs += [(f"{sample.name}.in", sample.input), (f"{sample.name}.ans", sample.answer)]
         elif sample.runnable:
             pairs += [(sample.input_file, sample.input), (sample.answer_file, sample.answer)]
-        files.update({PurePosixPath(name).name: text for name, text in pairs if name and text is not None})
+        # (``posixpath``, not ``PurePosixPath``: this runs for every sample of every entry on every build)
+        files.update({posixpath.basename(name): text for name, text in pairs if name and text is not None})
     return files
 
 

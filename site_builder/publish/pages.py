@@ -282,11 +282,13 @@ class PageRenderer:
         links = neighbours(site)
         shared = site_frame(site)
         found = {}
+        titles = {t.id: t.title for t in site.tracks}
         for entry in site.entries:
             around = tuple((entry_url(e), e.label, e.title) if e else None for e in links[entry.path])
-            found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), around)))
+            named = heading(titles.get(entry.track, entry.track), entry)  # ``entry_heading``, once per entry
+            found[entry_url(entry)] = (entry.path, repr((shared, entry.runs, named, around)))
             for url, name in self.code_pages_of(entry):
-                found[url] = (entry.path, repr((shared, entry.runs, entry_heading(site, entry), name)))
+                found[url] = (entry.path, repr((shared, entry.runs, named, name)))
         return found
 
     def list_inputs(self, site: Site, rows: dict[str, str]) -> dict[str, str]:
