@@ -1079,3 +1079,14 @@ def test_a_package_without_the_validator_it_asks_for_is_run_but_not_judged(
     assert [(d.path, d.message, d.level) for d in verification_diagnostics(entry)] == [
         ("t/A/0.in", f"Not Judged (4 runs): {MISSING_VALIDATOR}", "warning")
     ]
+
+
+def test_python_2_code_found_by_its_run_is_not_run_again_and_again(make_archive: ArchiveMaker, tmp_path: Path) -> None:
+    """Python 2 that no first line announces shows itself when Python 3 runs it (``raw_input``): it is
+    "not run: Python 2", with no verdict, on the first build and on every build that recalls it."""
+    from site_builder.verify.solvers import PYTHON2_NOTE
+
+    archive = make_archive(entry("old", "a, b = map(int, raw_input().split())\nprint(a + b)\n"))
+    first = verify(archive, tmp_path).runs["t/A-old"]
+    assert [(r.verdicts, r.note) for r in first] == [((), PYTHON2_NOTE)]
+    assert verify(archive, tmp_path).runs["t/A-old"] == first  # recalled whole from the cache

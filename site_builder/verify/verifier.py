@@ -187,7 +187,8 @@ class Plan:
             found = tuple(keys.get(id(solver), ()))
             verdicts = tuple(v for key in found if (v := cache.verdict(key)) is not None)
             if solver.language == "python" and any(v.code == "RTE" and python2_failure(v.message) for v in verdicts):
-                verdicts, solver = (), replace(solver, note=PYTHON2_NOTE)  # what Python 3 said shows it is Python 2
+                # What Python 3 said shows it is Python 2: no verdicts, and none for a later build to recall
+                verdicts, solver, found = (), replace(solver, note=PYTHON2_NOTE), ()
             runs.append(SolverRun(solver.name, solver.language, solver.hash, verdicts, solver.note))
             run_keys.append(found)
         return Recalled(tuple(runs), tuple(run_keys), self.programs[path])
