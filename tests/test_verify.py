@@ -1090,3 +1090,23 @@ def test_python_2_code_found_by_its_run_is_not_run_again_and_again(make_archive:
     first = verify(archive, tmp_path).runs["t/A-old"]
     assert [(r.verdicts, r.note) for r in first] == [((), PYTHON2_NOTE)]
     assert verify(archive, tmp_path).runs["t/A-old"] == first  # recalled whole from the cache
+
+
+def test_a_cache_from_before_keeps_no_verdict_beside_the_python_2_note() -> None:
+    """A cache written before 9df6f2b kept the Runtime Error's key of a Python 2 solver: recalled now, the
+    solver shows the note alone, as a first build shows it; other solvers keep theirs."""
+    from site_builder.model import SolverRun, Verdict
+    from site_builder.verify.cache import Recalled
+    from site_builder.verify.solvers import PYTHON2_NOTE
+
+    error = Verdict("1", "RTE", 0.02, "", message="exit code 1: NameError: name 'raw_input' is not defined")
+    accepted = Verdict("1", "AC", 0.01, "3\n")
+    old = Recalled(
+        (SolverRun("a.py", "python", "h", (error,), PYTHON2_NOTE), SolverRun("b.cpp", "cpp", "g", (accepted,), "")),
+        (("k1",), ("k2",)),
+        ("p",),
+    )
+    settled = verifier._settled(old)
+    assert settled.runs == (SolverRun("a.py", "python", "h", (), PYTHON2_NOTE), old.runs[1])
+    assert settled.keys == ((), ("k2",)) and settled.programs == ("p",)
+    assert verifier._settled(settled) is settled

@@ -90,7 +90,9 @@ class Verifier:
         options, cache = self.options, self.cache
         report = VerifyReport(cache_warning=cache.warning)
         keys = {s.path: self._entry_key(s) for s in sources}
-        recalled = {} if options.rerun else {p: r for p, k in keys.items() if (r := cache.recall(k)) is not None}
+        recalled = (
+            {} if options.rerun else {p: _settled(r) for p, k in keys.items() if (r := cache.recall(k)) is not None}
+        )
         fresh = [s for s in sources if s.path not in recalled]
         planned = self._plan(fresh, archive)
         known = sum(len(r.jobs) for r in recalled.values())
@@ -164,6 +166,18 @@ class Verifier:
             with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
                 list(pool.map(work, todo))
         return len(todo)
+
+
+def _settled(done: Recalled) -> Recalled:
+    """A recalled verification as ``Plan.recalled`` makes it now: a cache from before 9df6f2b kept the
+    keys of a Python 2 solver's Runtime Errors, which brought them back beside its note."""
+    if not any(r.note == PYTHON2_NOTE and r.verdicts for r in done.runs):
+        return done
+    pairs = [
+        ((replace(r, verdicts=()), ()) if r.note == PYTHON2_NOTE else (r, k))
+        for r, k in zip(done.runs, done.keys, strict=True)
+    ]
+    return replace(done, runs=tuple(r for r, _ in pairs), keys=tuple(k for _, k in pairs))
 
 
 @dataclass
