@@ -30,9 +30,3 @@ class ByIdentity(Generic[K, V]):
         """Forget every object but ``items``."""
         known = self.known
         self.known = {id(i): known[id(i)] for i in items if id(i) in known and known[id(i)][0] is i}
-
-    def forget(self, items: Iterable[K]) -> None:
-        for item in items:
-            known = self.known.get(id(item))
-            if known is not None and known[0] is item:
-                del self.known[id(item)]
