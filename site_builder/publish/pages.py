@@ -302,6 +302,7 @@ class PageRenderer:
         def listing(entries: tuple[Entry, ...]) -> str:
             return "\n".join(rows[e.path] for e in entries)
 
+        every = repr((frame, listing(site.entries)))
         recent = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)
         counts = tuple(
             (t.id, t.title, t.description, len(t.entries), tuple(e.verification[0] for e in t.entries))
@@ -313,15 +314,15 @@ class PageRenderer:
             "tags/index.html": repr((frame, tuple((t.name, t.slug, len(t.entries)) for t in site.tags))),
             "404.html": repr((frame, len(site.entries))),
             "feed.xml": repr((frame, listing(tuple(recent[:FEED_ENTRIES])))),
-            "verification.json": repr((frame, listing(site.entries))),
-            "sitemap.xml": repr((frame, listing(site.entries))),
+            "verification.json": every,
+            "sitemap.xml": every,
         }
         for track in site.tracks:
             found[track.url] = repr((frame, track.id, track.title, track.description, listing(track.entries)))
         for tag in site.tags:
             found[f"tags/{tag.slug}/index.html"] = repr((frame, tag.name, listing(tag.entries)))
         if self.process is not None:
-            return dict.fromkeys(found, repr((frame, listing(site.entries))))
+            return dict.fromkeys(found, every)
         return found
 
     def render_site(self, site: Site) -> list[Output]:
