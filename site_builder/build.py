@@ -123,7 +123,7 @@ class Builder:
     @property
     def skip(self) -> Skip:
         """The folders of the archive no build reads: the output and cache, and those ``site.yaml`` excludes."""
-        return self.options.skipped(self.config.exclude)
+        return self.options.skipped(self.config)
 
     # ------------------------------------------------------------ full build
 

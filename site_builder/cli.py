@@ -29,7 +29,7 @@ from .render.workers import EarlyStart
 from .scaffold import create_entry
 from .source.archive import missing_archive
 from .source.config import BuildOptions, make_options
-from .source.walk import work_tree
+from .source.walk import is_problem_dir, work_tree
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,13 +224,18 @@ def _init(args: argparse.Namespace) -> int:
         lacking = missing_ignores(_text_of(folder / name)) if name == ".gitignore" else []
         hint = f"; add {', '.join(lacking)} to it" if lacking else ""
         print(shown(f"kept {name} as it was{hint}"))
-    where = "" if folder == Path.cwd().resolve() else f"  cd {shown(str(args.folder))}\n"
+    steps = [f"  cd {shown(str(args.folder))}"] if folder != Path.cwd().resolve() else []
+    if archive or not is_problem_dir(folder):  # a package's own repository: its site shows that one entry
+        steps.append(
+            "  site-builder new icpc/2024/A-first-problem   # an entry: problem.yaml, statement, write-up, solver,"
+            " sample"
+        )
+    steps += [
+        "  site-builder build                           # the site in site/: open site/index.html",
+        "  site-builder serve                           # http://127.0.0.1:8000/, rebuilt on every save",
+    ]
     print(
-        "Next:\n"
-        f"{where}"
-        "  site-builder new icpc/2024/A-first-problem   # an entry: problem.yaml, statement, write-up, solver, sample\n"
-        "  site-builder build                           # the site in site/: open site/index.html\n"
-        "  site-builder serve                           # http://127.0.0.1:8000/, rebuilt on every save\n"
+        "Next:\n" + "\n".join(steps) + "\n"
         f"Before pushing to GitHub, set SITE_BUILDER in {WORKFLOW_PATH} to where pip installs site-builder\n"
         'from; then, in the repository\'s Settings > Pages, choose "GitHub Actions" as the source.'
     )

@@ -85,7 +85,7 @@ SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``
 def probe_inputs(options: BuildOptions) -> Probe:
     started_ns = time.time_ns()
     config = load_site_config(options)
-    stamp = load_stamp(options.archive, options.skipped(config.exclude))
+    stamp = load_stamp(options.archive, options.skipped(config))
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)

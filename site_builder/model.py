@@ -172,8 +172,8 @@ class EntrySource(Compact):
         return None
 
     def display_path(self, name: str = "") -> str:
-        base = f"{self.archive_prefix}/{self.path}" if self.archive_prefix else self.path
-        return f"{base}/{name}" if name else base
+        base = "/".join(p for p in (self.archive_prefix, self.path) if p)  # path "": the archive is the folder
+        return "/".join(p for p in (base, name) if p) or "."
 
     def key_text(self) -> str:
         """All of this value as text for cache keys, with each file's text by its digest (and the

@@ -6,6 +6,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import SiteError
 from .source.paths import infer_folder_name
+from .source.walk import is_problem_dir
 
 TEX = r"""\documentclass{article}
 \usepackage{amsmath,amsthm}
@@ -95,6 +96,14 @@ def create_entry(archive: Path, relative: str, markdown: bool, shown: str) -> li
     """Create the folder and its files; refuse to overwrite anything that exists."""
     files = new_entry_files(relative, markdown)
     folder = archive / relative
+    if (holder := _problem_folder_above(archive, folder)) is not None:
+        where = f"{shown}/{holder.relative_to(archive).as_posix()}" if holder != archive else shown
+        why = (
+            "this archive is one problem folder (a package's own repository), so every folder in it is one of its files"
+            if holder == archive
+            else "a problem folder: every folder in it is one of its files"
+        )
+        raise SiteError(where, None, f"{why}, never an entry of its own; nothing was created")
     existing = [name for name in files if (folder / name).exists()]
     if existing:
         raise SiteError(f"{shown}/{relative}/{existing[0]}", None, "already exists; nothing was created")
@@ -106,3 +115,12 @@ def create_entry(archive: Path, relative: str, markdown: bool, shown: str) -> li
             handle.write(text)
         created.append(path)
     return created
+
+
+def _problem_folder_above(archive: Path, folder: Path) -> Path | None:
+    """The problem folder (the archive itself, in a package's own repository) that would hold ``folder``:
+    a build reads nothing below one as an entry."""
+    for above in (archive, *reversed(folder.parents)):
+        if above.is_relative_to(archive) and is_problem_dir(above):
+            return above
+    return None

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker, options_for
 
-from site_builder.errors import Diagnostic
 from site_builder.freshness import load_inputs
 from site_builder.source.archive import load_archive
 from site_builder.source.gitdates import parse_git_log
@@ -247,18 +246,52 @@ def test_problem_folders_at_the_archive_s_top_are_the_problems_track(make_archiv
     ]
 
 
-def test_a_package_s_own_repository_is_told_what_to_do_with_it(tmp_path: Path) -> None:
-    """The repository of one package (problem.yaml at its top) is no archive of packages: one error says so
-    and how to make it one, not "archive folder not found"."""
+def test_a_package_s_own_repository_is_the_archive_s_one_entry(tmp_path: Path) -> None:
+    """The repository of one package (problem.yaml at its top, as course and problem-design repositories
+    keep theirs): the archive is that problem folder, an entry named by the folder, at the root track's URL;
+    what the site and the build keep in it (site.yaml, the overrides, the output and cache) is none of
+    its files, and nothing outside it is read."""
     from conftest import write_tree
 
-    from site_builder.source.archive import ONE_PROBLEM
-    from site_builder.source.walk import find_archive
+    from site_builder.source.walk import BUILDER_MARKER, MARKER_TEXT, Skip, find_archive
 
-    write_tree(tmp_path, {"problem.yaml": "name: One\n", "problem_statement/problem.en.tex": "Text.\n"})
-    assert find_archive(tmp_path) == tmp_path
-    assert load_archive(tmp_path, "") == ([], [Diagnostic(".", 0, ONE_PROBLEM)])
-    assert ONE_PROBLEM.startswith("this folder is one problem folder, not an archive of them")
+    repo = tmp_path / "frog-jumps"
+    write_tree(
+        repo,
+        {
+            "problem.yaml": "name: Frog Jumps\n",
+            "problem_statement/problem.en.tex": "\\problemname{Frog Jumps}\n\\input{../../outside}\\input{../defs}\n",
+            "defs.tex": "Jump.\n",
+            "data/sample/1.in": "1\n",
+            "data/sample/1.ans": "1\n",
+            "submissions/accepted/a.py": "print(input())\n",
+            "README.md": "The package.\n",
+            "site.yaml": "title: Frogs\n",
+            "overrides/templates/base.html": "{{ x }}\n",
+            f"site/{BUILDER_MARKER}": MARKER_TEXT,
+            "site/index.html": "<p>an old site</p>\n",
+            "public/index.html": "<p>the output, before its first build marked it</p>\n",
+        },
+    )
+    (tmp_path / "outside.tex").write_text("Outside the repository.\n")
+    assert find_archive(repo) == repo
+    skip = Skip(frozenset({str(repo / "public")}), str(repo), (), frozenset({"site.yaml", "overrides"}))
+    (entry,), problems = load_archive(repo, ".", skip=skip)
+    assert problems == []
+    assert (entry.path, entry.slug, entry.track, entry.groups) == ("", "problems/frog-jumps", "problems", ())
+    assert entry.folder_title == "Frog Jumps" and entry.meta.title == "Frog Jumps"
+    assert sorted(f.name for f in entry.files) == [
+        "README.md",
+        "data/sample/1.ans",
+        "data/sample/1.in",
+        "defs.tex",
+        "problem.yaml",
+        "problem_statement/problem.en.tex",
+        "submissions/accepted/a.py",
+    ]
+    assert [s.name for s in entry.samples] == ["1"] and entry.shared == ()
+    assert (entry.display_path(), entry.display_path("problem.yaml")) == (".", "./problem.yaml")
+    assert load_archive(repo, "")[0][0].display_path("problem.yaml") == "problem.yaml"
 
 
 def test_a_contest_repository_with_its_packages_at_the_top_builds_and_serves(tmp_path: Path) -> None:

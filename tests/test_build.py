@@ -681,6 +681,46 @@ def test_an_archive_built_in_its_own_folder_never_reads_its_site_or_cache(
     assert json.loads(capsys.readouterr().out)["entries"] == 2
 
 
+def test_a_package_s_own_repository_builds_in_place_as_its_one_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One package at the top of its repository (a course's problem-design repository): init, then three
+    builds where it is, give one entry and read none of the site or cache; CI's annotations name files from
+    the repository's top; ``new`` there says why it makes nothing."""
+    repo = tmp_path / "frog-jumps"
+    write_tree(
+        repo,
+        {
+            "problem.yaml": "name: Frog Jumps\n",
+            "problem_statement/problem.en.tex": "\\problemname{Frog Jumps}\nJump.\n",
+            "data/sample/1.in": "1\n",
+            "data/sample/1.ans": "1\n",
+            "submissions/accepted/a.py": "print(input())\n",
+            "submissions/accepted/b.py": "print(2)\n",
+        },
+    )
+    monkeypatch.chdir(repo)
+    assert main(["init"]) == 0
+    assert "site-builder new" not in capsys.readouterr().out
+    for run in range(3):
+        assert main(["build", "--jobs", "1"]) == 0
+        out = capsys.readouterr().out
+        assert "Built 1 entry in 1 track" in out, out
+        assert ("Nothing changed since the published build" in out) == (run > 0)
+    entry = repo / "site/problems/frog-jumps"
+    published = sorted(p.relative_to(entry).as_posix() for p in entry.rglob("*"))
+    assert "problem_statement/problem.en.tex" in published and "submissions/accepted/b.py" in published
+    assert not any(p.startswith(("site", ".cache", ".github", ".gitignore")) for p in published), published
+    assert "Jump." in (repo / "site/problems/frog-jumps/index.html").read_text()
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    assert main(["check", "--jobs", "1", "--format", "github", "--fail-on", "failing"]) == 1  # b.py fails
+    annotations = capsys.readouterr().out
+    assert "::warning file=data/sample/1.in::submissions/accepted/b.py: Wrong Answer" in annotations, annotations
+    assert main(["new", "icpc/2030/A-x"]) == 1
+    said = capsys.readouterr().err
+    assert "this archive is one problem folder (a package's own repository)" in said and not (repo / "icpc").exists()
+
+
 def test_no_sitemap_without_base_url_and_one_note_says_what_to_set(
     tmp_path: Path, make_archive: ArchiveMaker, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.serve.changes import ChangeKind, classify
+from site_builder.serve.changes import Change, ChangeKind, classify
 from site_builder.serve.server import plan_rebuild
 
 FOLDERS = frozenset({"icpc/2022/X-quartets", "cf/A-top"})
@@ -120,6 +120,23 @@ def test_new_problem_folders_are_found_on_disk_outermost_first(tmp_path: Path) -
     # site.yaml's ``exclude``: no folder below one it names is a new entry
     skip = Skip(frozenset(), str(tmp_path), ("2024",))
     assert new_problem_folders(tmp_path, frozenset({"t/A-known"}), pending, skip) == {"t/P-package", "Z-top"}
+
+
+def test_in_a_package_s_own_repository_every_change_is_its_one_entry_s(tmp_path: Path) -> None:
+    """The archive is one problem folder (path ""): a solver saved in ``submissions/accepted/`` (which
+    looks like a problem folder of its own) is a change to it, not a new entry; site.yaml is still the site's."""
+    from conftest import write_tree
+
+    from site_builder.serve.server import new_problem_folders
+
+    write_tree(tmp_path, {"problem.yaml": "name: P\n", "submissions/accepted/solution.py": "print(1)\n"})
+    pending = {("archive", "submissions/accepted/solution.py"), ("archive", "problem.yaml")}
+    assert new_problem_folders(tmp_path, frozenset({""}), pending) == set()
+    assert new_problem_folders(tmp_path, frozenset(), pending) == {"submissions/accepted"}  # as in an archive
+    change = classify("archive", "submissions/accepted/solution.py", frozenset({""}))
+    assert (change.kind, change.entry) == (ChangeKind.ENTRY, "")
+    assert classify("archive", "data/sample/1.in", frozenset({""})) == Change(ChangeKind.SAMPLE, "data/sample/1.in", "")
+    assert classify("archive", "site.yaml", frozenset({""})).kind is ChangeKind.CONFIG
 
 
 def test_changes_in_the_output_the_cache_and_folders_a_build_wrote_are_none(tmp_path: Path) -> None:

@@ -724,6 +724,38 @@ def test_an_archive_served_from_its_own_folder_takes_none_of_its_site_for_edits(
         dev.stop()
 
 
+def test_a_package_s_own_repository_is_served_from_its_folder(tmp_path: Path) -> None:
+    """One package at the top of its repository: a save of its statement or of a solver updates its one
+    entry, as in an archive of them; none of the site written inside it becomes one of its files."""
+    write_tree(
+        tmp_path,
+        {
+            "problem.yaml": "name: Frogs\n",
+            "problem_statement/problem.en.tex": "\\problemname{Frogs}\nJump.\n",
+            "data/sample/1.in": "1\n",
+            "data/sample/1.ans": "1\n",
+            "submissions/accepted/solution.py": "print(input())\n",
+        },
+    )
+    options = make_options(tmp_path, jobs=1, verify=False)
+    dev = DevServer(options, port=0)
+    dev.start()
+    threading.Thread(target=dev.serve_forever, daemon=True).start()
+    url = f"/problems/{tmp_path.name}/index.html"
+    try:
+        events = Events(dev)
+        edit(tmp_path / "problem_statement/problem.en.tex", "\\problemname{Frogs}\nLeap.\n")
+        assert int(events.next()) > int(events.first)
+        assert "Leap." in get(dev, url)[1]
+        edit(tmp_path / "submissions/accepted/solution.py", "print(input())  # again\n")
+        events.next()
+        assert "# again" in get(dev, f"/problems/{tmp_path.name}/submissions/accepted/solution.py")[1]
+        assert list(dev.builder.sources) == [""]
+        assert not any(f.name.startswith("site/") for f in dev.builder.sources[""].files)
+    finally:
+        dev.stop()
+
+
 SEARCH_SETTLED = 3.0  # seconds: past the search refresh a second after an update, and its writes
 
 

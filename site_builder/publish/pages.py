@@ -120,8 +120,9 @@ def judge_link(pattern: str, entry: Entry) -> str:
     is the entry's folder name, ``{path}`` its path in the archive, each escaped for a URL."""
     if not pattern:
         return ""
-    folder = entry.path.rsplit("/", 1)[-1]
-    return pattern.replace("{folder}", quote(folder, safe="")).replace("{path}", quote(entry.path, safe="/"))
+    folder = entry.path.rsplit("/", 1)[-1] or entry.slug.rsplit("/", 1)[-1]  # "": the archive is the folder
+    path = entry.path or folder
+    return pattern.replace("{folder}", quote(folder, safe="")).replace("{path}", quote(path, safe="/"))
 
 
 def entry_heading(site: Site, entry: Entry) -> str:

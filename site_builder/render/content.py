@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, SiteError
 from ..model import UNPUBLISHED_DATA, CodeFile, Document, Entry, EntrySource, Sample, SourceFile, TexPicture
+from ..source.paths import joined
 from ..source.testdata import is_test_data
 from . import highlight
 from .checking import describe_checking
@@ -180,7 +181,7 @@ def _document(
     except SiteError as e:
         diagnostics.append(e.diagnostic())
         # On the page, the file from the archive's root: never a folder of the machine that built it.
-        shown = Diagnostic(f"{source.path}/{item.name}", e.line, e.message)
+        shown = Diagnostic(joined(source.path, item.name), e.line, e.message)
         return _error_document(item.name, str(shown))
     except Exception as e:  # input no rule foresaw (or a bug): this entry's error, never the build's
         log.warning("rendering %s failed", path, exc_info=True)

@@ -75,4 +75,4 @@ def _owning_folder(parts: tuple[str, ...], problem_folders: frozenset[str]) -> s
         candidate = PurePosixPath(*parts[:depth]).as_posix()
         if candidate in problem_folders:
             return candidate
-    return None
+    return "" if "" in problem_folders else None  # the archive is the problem folder (a package's repository)

@@ -116,6 +116,8 @@ def new_problem_folders(
     entry is then updated like an edited one, not by a full build. (As when the archive is read, the
     outermost problem folder counts, at the archive's top too; none below a folder of ``skip``.)"""
     found: set[str] = set()
+    if "" in known:  # the archive is one problem folder (a package's repository): every file is its
+        return found
     for area, relative in pending:
         parts = relative.split("/")
         if area != "archive" or any(is_ignored(p) for p in parts):
@@ -137,7 +139,7 @@ def plan_rebuild(
     the entries last built; one that ``\\input``s a changed file of another problem folder is updated too."""
     kinds = {c.kind for c in changes}
     full = bool(kinds & {ChangeKind.CONFIG, ChangeKind.UNKNOWN})
-    folders = {c.entry for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE) and c.entry}
+    folders = {c.entry for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE) and c.entry is not None}
     if folders and not full:
         inside = [c.path for c in changes if c.kind in (ChangeKind.ENTRY, ChangeKind.SAMPLE)]
         folders |= entries_reading(inside, sources or {})

@@ -78,9 +78,9 @@ class LiveBuilder(Builder):
             bases = {url_slug(f).lower() for f in wanted}
             wanted |= {p for p, s in self.sources.items() if s.slug != url_slug(p) and url_slug(p).lower() in bases}
         loaded = [
-            load_entry(archive / f, archive, shown, self.git_dates)
+            load_entry(archive / f, archive, shown, self.git_dates, skip=skip)
             for f in sorted(wanted)
-            if f and is_problem_dir(archive / f, skip) and not reserved_folder(entry_url_path(f))
+            if is_problem_dir(archive / f, skip) and (not f or not reserved_folder(entry_url_path(f)))
         ]
         # The same folders, each at the URL it had: no other entry's URL can change.
         same_urls = same_folders and all(s.slug == self.sources[s.path].slug for s in loaded)

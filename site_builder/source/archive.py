@@ -31,6 +31,7 @@ from .paths import (
     entry_url_path,
     infer_folder_name,
     infer_year,
+    joined,
     natural_key,
     reserved_folder,
     unique_slugs,
@@ -41,7 +42,7 @@ from .samples import _load_samples
 from .shared import MAX_SHARED, document_folders, outside_names
 from .snapshot import Snapshot, file_signature
 from .testdata import _unchanged_digests, hashed_only
-from .walk import Listing, _entries, find_problem_folders, is_ignored, is_problem_dir, too_deep, unread_below
+from .walk import Listing, _entries, find_problem_folders, is_ignored, too_deep, unread_below
 from .yamlfile import Memo, parse_yaml_mapping
 
 log = logging.getLogger(__name__)
@@ -56,28 +57,34 @@ def load_entry(
     real_archive: str | None = None,
     snapshot: Snapshot | None = None,
     listed: Listing | None = None,
+    skip: Container[str] = frozenset(),
 ) -> EntrySource:
     """One problem folder; ``real_archive`` is ``archive`` with symbolic links resolved, when known;
     ``snapshot``: folders loaded before, taken from there while ``stat`` says the same of them;
-    ``listed``: folders listed just before (see ``Stamp``)."""
+    ``listed``: folders listed just before (see ``Stamp``). The folder may be the archive itself (a
+    package's own repository): its path is then "", and ``skip`` (see ``walk.Skip``) says what in it
+    is the site's and the build's, not the package's."""
+    real = real_archive or os.path.realpath(archive)
     rel = os.path.relpath(folder, archive).replace(os.sep, "/")
-    where = f"{prefix}/{rel}" if prefix else rel
+    rel = "" if rel == "." else rel
+    where = "/".join(p for p in (prefix, rel) if p) or "."
     diagnostics: list[Diagnostic] = []
-    listing = _list_files(folder, real_archive or os.path.realpath(archive), where, diagnostics, listed, rel)
+    listing = _list_files(folder, real, where, diagnostics, listed, rel, skip if not rel else frozenset())
     timelimit = _timelimit_stat(folder, listed)
     signature = (
         prefix,
         tuple((name, file_signature(info)) for name, _, info in listing),
-        tuple(git_dates.get(f"{rel}/{name}") for name, _, _ in listing),
+        tuple(git_dates.get(joined(rel, name)) for name, _, _ in listing),
         file_signature(timelimit) if timelimit else None,
         repr(diagnostics),
+        "" if rel else os.path.basename(real),  # the archive's own name names its one entry
     )
     key = str(folder)
-    real = real_archive or os.path.realpath(archive)
     if snapshot is not None and (known := snapshot.get(key, signature)) is not None:
         return _with_shared(known, archive, real)
     digests = _unchanged_digests(snapshot.previous(key) if snapshot is not None else None, signature[1])
-    source = _load_entry(folder, rel, prefix, where, listing, diagnostics, git_dates, memo, digests)
+    name = rel.rpartition("/")[2] or os.path.basename(real)
+    source = _load_entry(folder, rel, name, prefix, where, listing, diagnostics, git_dates, memo, digests)
     if snapshot is not None:
         stats = [info for _, _, info in listing] + ([timelimit] if timelimit else [])
         snapshot.remember(key, signature, stats, source)
@@ -136,6 +143,7 @@ def _timelimit_stat(folder: Path, listed: Listing | None) -> os.stat_result | No
 def _load_entry(
     folder: Path,
     rel: str,
+    name: str,
     prefix: str,
     where: str,
     listing: list[tuple[str, str, os.stat_result]],
@@ -144,8 +152,8 @@ def _load_entry(
     memo: Memo | None,
     digests: dict[str, str],
 ) -> EntrySource:
-    parts = tuple(rel.split("/"))
-    names = infer_folder_name(parts[-1])
+    parts = tuple(rel.split("/")) if rel else ()
+    names = infer_folder_name(name)
     files, newest = _load_files(listing, where, diagnostics, git_dates, rel, digests)
     file_names = [f.name for f in files]
     if "problem.yaml" not in file_names and is_polygon(set(file_names)):
@@ -167,7 +175,7 @@ def _load_entry(
     updated = datetime.fromtimestamp(newest, UTC).date().isoformat()
     return EntrySource(
         path=rel,
-        slug=url_slug(entry_url_path(rel)),
+        slug=url_slug(entry_url_path(rel or name)),
         archive_prefix=prefix,
         track=parts[0] if len(parts) > 1 else ROOT_TRACK,
         groups=parts[1:-1],
@@ -259,8 +267,6 @@ def load_archive(
     refused: set[str] = set()
     deep: list[str] = []
     unread: list[tuple[str, str]] = []
-    if is_problem_dir(archive, listed=listed):  # a package's own repository: the walk looks below the archive
-        return [], [Diagnostic(prefix or ".", 0, ONE_PROBLEM)]
     folders = find_problem_folders(archive, listed, deep, skip, unread)
     for rel in deep:
         message = f"{too_deep(rel + '/x')}: nothing below it is read (move the problem folders up)"
@@ -270,7 +276,7 @@ def load_archive(
         problems.append(Diagnostic(prefix or ".", 0, NO_PROBLEM_FOLDER, "warning"))
     for folder in folders:
         rel = folder.relative_to(archive).as_posix()
-        if where := reserved_folder(entry_url_path(rel)):
+        if folder != archive and (where := reserved_folder(entry_url_path(rel))):
             where = where if "/" in rel else rel  # a top folder's URL is in ROOT_TRACK's: only its own name counts
             if where not in refused:
                 refused.add(where)
@@ -279,16 +285,8 @@ def load_archive(
                 message = f"the name {shown} is the site's own; rename the folder (nothing in it is published or run)"
                 problems.append(Diagnostic(f"{prefix}/{where}", 0, message))
             continue
-        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed))
+        entries.append(load_entry(folder, archive, prefix, git_dates, memo, real_archive, snapshot, listed, skip))
     return unique_slugs(entries), problems
-
-
-ONE_PROBLEM = (
-    "this folder is one problem folder, not an archive of them: the archive is the folder that holds problem"
-    " folders (a contest's packages side by side, or tracks of them); move this one into a folder of its own"
-    " (mkdir -p archive/problems && git mv <its files> archive/problems/<name>/), or build a folder that holds it"
-    " with --archive"
-)
 
 
 NO_PROBLEM_FOLDER = (

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from ..errors import ConfigError
 from ..model import TrackInfo
 from .metadata import time_limit_problem
-from .theme import Theme, default_theme, load_theme
+from .theme import OVERRIDES, Theme, default_theme, load_theme
 from .walk import Skip, find_archive
 from .yamlfile import parse_yaml_mapping
 
@@ -94,9 +94,11 @@ class BuildOptions:
         """The output and cache folders: never read as archive content, even inside the archive."""
         return frozenset({str(self.out), str(self.cache)})
 
-    def skipped(self, exclude: tuple[str, ...]) -> Skip:
-        """The folders no walk of the archive enters: ``own_folders``, and those ``site.yaml`` excludes."""
-        return Skip(self.own_folders, str(self.archive), exclude)
+    def skipped(self, config: SiteConfig) -> Skip:
+        """The folders no walk of the archive enters: ``own_folders``, and those ``site.yaml`` excludes;
+        with ``site.yaml``'s own names (it, and its overrides folder)."""
+        site = frozenset({"site.yaml", PurePosixPath(config.overrides or OVERRIDES).parts[0]})
+        return Skip(self.own_folders, str(self.archive), config.exclude, site)
 
     def display(self, path: Path) -> str:
         """A path as messages show it: relative to the project root where possible."""

@@ -7,13 +7,15 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+from collections.abc import Container
 from pathlib import Path
 
 from ..errors import Diagnostic
 from ..model import MAX_TEXT_BYTES, SourceFile
 from .images import HEAD_BYTES, image_size, is_image_name
+from .paths import joined
 from .testdata import hashed_only, is_test_data
-from .walk import Listing, _entries, _natural_name, is_ignored, too_deep
+from .walk import BUILDER_MARKER, Listing, _entries, _natural_name, is_ignored, site_names, too_deep
 
 MiB = 1024 * 1024
 
@@ -28,23 +30,33 @@ def _list_files(
     diagnostics: list[Diagnostic],
     listed: Listing | None = None,
     rel_root: str = "",
+    skip: Container[str] = frozenset(),
 ) -> list[tuple[str, str, os.stat_result]]:
     """Every file of a problem folder (files first, then subfolders, in natural order): its name in
     the folder, its path, and what ``stat`` says of it. ``root``: the archive folder with symbolic
-    links resolved; links may not lead out of it."""
+    links resolved; links may not lead out of it. No folder the builder wrote is listed (its output
+    or cache), nor one of ``skip`` (absolute paths; see ``walk.Skip``), nor a name at the top that
+    ``skip`` says is the site's."""
     listing = []
     pending = [("", str(folder))]
+    top = site_names(skip)
     while pending:
         prefix, directory = pending.pop(0)
-        found = sorted((e for e in _entries(directory, listed) if not is_ignored(e.name)), key=_natural_name)
+        entries = _entries(directory, listed)
+        if prefix and any(e.name == BUILDER_MARKER for e in entries):
+            continue
+        found = sorted((e for e in entries if not is_ignored(e.name)), key=_natural_name)
         subfolders = []
         for entry in found:
             rel = prefix + entry.name
-            if deep := too_deep(f"{rel_root}/{rel}"):
+            if not prefix and entry.name in top:
+                continue
+            if deep := too_deep(joined(rel_root, rel)):
                 diagnostics.append(Diagnostic(f"{where}/{rel}", 0, f"{deep}; not published"))
                 continue
             if entry.is_dir(follow_symlinks=False):
-                subfolders.append((rel + "/", entry.path))
+                if entry.path not in skip:
+                    subfolders.append((rel + "/", entry.path))
                 continue
             if entry.is_symlink() and not os.path.realpath(entry.path).startswith(root + os.sep):
                 diagnostics.append(
@@ -79,7 +91,7 @@ def _load_files(
             item = _load_file(path, info.st_size, rel, f"{where}/{rel}", diagnostics)
         if item is not None:
             files.append(item)
-            stamp = git_dates.get(f"{rel_root}/{rel}")
+            stamp = git_dates.get(joined(rel_root, rel))
             newest = max(newest, stamp if stamp is not None else int(info.st_mtime))
     return files, newest
 

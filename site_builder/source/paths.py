@@ -68,6 +68,11 @@ def entry_url_path(rel: str) -> str:
     return rel if "/" in rel else f"{ROOT_TRACK}/{rel}"
 
 
+def joined(folder: str, name: str) -> str:
+    """``name`` in ``folder``, a path in the archive ("": the archive's top, a package's own repository)."""
+    return f"{folder}/{name}" if folder else name
+
+
 def reserved_folder(rel: str) -> str:
     """The folder on a problem folder's path whose name a page or file of the site's own needs:
     the path up to it ("" if none)."""

@@ -36,7 +36,7 @@ def outside_names(texts: Iterable[str], folders: Iterable[str], entry: str) -> l
     ``folders`` (relative to the archive) outside the problem folder ``entry`` (with and without
     ``.tex``), never outside the archive; in order, without repeats."""
     found: dict[str, None] = {}
-    inside = entry + "/"
+    inside = entry + "/" if entry else ""  # "": the archive is the problem folder
     for text in texts:
         if "\\input" not in text and "\\include" not in text:
             continue

@@ -42,10 +42,18 @@ PACKAGE_FOLDERS = frozenset({"problem_statement", "statement", "submissions"})
 
 class Skip:
     """The folders no walk of the archive enters: the output and cache folders (absolute paths), and those
-    ``site.yaml``'s ``exclude`` names (``excluded``). ``folder in skip`` takes an absolute path."""
+    ``site.yaml``'s ``exclude`` names (``excluded``). ``folder in skip`` takes an absolute path. ``site``:
+    the names at the archive's top that are the site's (``site.yaml``, the overrides folder), never files
+    of the problem folder the archive is in a package's own repository."""
 
-    def __init__(self, folders: frozenset[str], archive: str = "", exclude: tuple[str, ...] = ()) -> None:
-        self.folders, self.archive, self.exclude = folders, archive.rstrip("/"), exclude
+    def __init__(
+        self,
+        folders: frozenset[str],
+        archive: str = "",
+        exclude: tuple[str, ...] = (),
+        site: frozenset[str] = frozenset(),
+    ) -> None:
+        self.folders, self.archive, self.exclude, self.site = folders, archive.rstrip("/"), exclude, site
         self._names = _any_of(tuple(p for p in exclude if "/" not in p))
         self._paths = _any_of(tuple(p.lstrip("/") for p in exclude if "/" in p))
 
@@ -55,6 +63,11 @@ class Skip:
         if not self.exclude or not isinstance(folder, str) or not folder.startswith(self.archive + "/"):
             return False
         return excluded(folder[len(self.archive) + 1 :], self._names, self._paths)
+
+
+def site_names(skip: Container[str]) -> frozenset[str]:
+    """The names at the archive's top that are the site's, as ``skip`` says (see ``Skip``)."""
+    return skip.site if isinstance(skip, Skip) else frozenset()
 
 
 @lru_cache(maxsize=8)  # made for every build and every save the dev server takes
@@ -227,13 +240,13 @@ def find_problem_folders(
     skip: Container[str] = frozenset(),
     unread: list[tuple[str, str]] | None = None,
 ) -> list[Path]:
-    """Every problem folder below ``archive``, in a stable order. Does not descend into one, nor
-    into a symbolic link, nor into a folder of ``skip`` (the build's output and cache, as absolute
-    paths, and the folders ``site.yaml`` excludes: see ``Skip``) or one that holds the
-    ``BUILDER_MARKER``. ``listing``: the folders as listed just before (see ``Stamp``); ``deep`` gets
-    each folder (relative to ``archive``) not entered because it is ``too_deep``; ``unread`` each
-    folder that looks like a problem of a format the builder does not read, with that format in words
-    (not entered either)."""
+    """Every problem folder below ``archive``, in a stable order, or ``archive`` alone when it is one (a
+    package's own repository). Does not descend into one, nor into a symbolic link, nor into a folder
+    of ``skip`` (the build's output and cache, as absolute paths, and the folders ``site.yaml``
+    excludes: see ``Skip``) or one that holds the ``BUILDER_MARKER``. ``listing``: the folders as
+    listed just before (see ``Stamp``); ``deep`` gets each folder (relative to ``archive``) not
+    entered because it is ``too_deep``; ``unread`` each folder that looks like a problem of a format
+    the builder does not read, with that format in words (not entered either)."""
     found: list[Path] = []
     pending = [str(archive)]
     root = len(str(archive)) + 1
@@ -254,6 +267,8 @@ def find_problem_folders(
         if BUILDER_MARKER in files:
             continue
         dirs = sorted((e for e, is_dir in kinds if is_dir and not is_ignored(e.name)), key=_natural_name)
+        if top == str(archive) and is_problem_folder(files, {e.name for e in dirs}):
+            return [archive]  # a package's own repository: the archive is its one problem folder
         if top != str(archive) and is_problem_folder(files, {e.name for e in dirs}):
             found.append(Path(top))
             continue
