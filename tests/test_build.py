@@ -712,6 +712,8 @@ def test_a_package_s_own_repository_builds_in_place_as_its_one_entry(
     assert "problem_statement/problem.en.tex" in published and "submissions/accepted/b.py" in published
     assert not any(p.startswith(("site", ".cache", ".github", ".gitignore")) for p in published), published
     assert "Jump." in (repo / "site/problems/frog-jumps/index.html").read_text()
+    verdicts = json.loads((repo / "site/verification.json").read_text())
+    assert verdicts["status"] == {".": "Failing: Python 1/1"} and {r["entry"] for r in verdicts["results"]} == {"."}
     monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
     assert main(["check", "--jobs", "1", "--format", "github", "--fail-on", "failing"]) == 1  # b.py fails
     annotations = capsys.readouterr().out

@@ -7,7 +7,7 @@ import html
 import json
 import uuid
 
-from ..model import Site
+from ..model import Entry, Site
 from .outputs import Output, entry_url
 
 
@@ -76,7 +76,7 @@ def render_verification_report(site: Site) -> Output:
     """``verification.json``: every verdict of the build, for machines."""
     rows = [
         {
-            "entry": entry.path,
+            "entry": _folder(entry),
             "solver": run.solver,
             "solver_hash": run.source_hash,
             "sample": verdict.sample,
@@ -88,11 +88,17 @@ def render_verification_report(site: Site) -> Output:
         for verdict in run.verdicts
     ]
     notes = [
-        {"entry": entry.path, "solver": run.solver, "solver_hash": run.source_hash, "note": run.note}
+        {"entry": _folder(entry), "solver": run.solver, "solver_hash": run.source_hash, "note": run.note}
         for entry in site.entries
         for run in entry.runs
         if run.note
     ]
-    statuses = {entry.path: entry.verification[1] for entry in site.entries}
+    statuses = {_folder(entry): entry.verification[1] for entry in site.entries}
     text = json.dumps({"results": rows, "not_run": notes, "status": statuses}, indent=1, sort_keys=True)
     return Output("verification.json", (text + "\n").encode("utf-8"))
+
+
+def _folder(entry: Entry) -> str:
+    """The entry's folder in the archive, as machines read it: "." for the archive itself (a package's
+    own repository)."""
+    return entry.path or "."
