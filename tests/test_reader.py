@@ -150,6 +150,32 @@ def test_every_cell_of_a_track_table_holds_its_own_content(page: Any, site_url: 
             .map(el => el.textContent)"""
     )
     assert outside == []
+    # At 820 px "combinatorics" was cut in two ("combinatori" / "cs"): a chip may break at its hyphens only.
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('table.entries td .tag')].filter(el => {
+              const text = el.firstChild, range = document.createRange();
+              let top = null;
+              for (let i = 0; i < text.length; i++) {
+                range.setStart(text, i); range.setEnd(text, i + 1);
+                const here = range.getClientRects()[0].top;
+                if (top !== null && Math.abs(here - top) > 2 && /\\w/.test(text.data[i - 1])) return true;
+                top = here;
+              }
+              return false;
+            }).map(el => el.textContent)"""
+    )
+    assert broken == []
+
+
+@pytest.mark.parametrize("width", [375, 600, 820, 1280])
+def test_the_search_and_the_theme_switch_share_a_line_in_the_header(page: Any, site_url: str, width: int) -> None:
+    """At 820 px the switch wrapped alone to the start of a second line of the header."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(site_url + "icpc/index.html")
+    search, toggle = (page.locator(f"{s}").bounding_box() for s in (".search input", "#theme-toggle"))
+    assert search is not None and toggle is not None
+    assert abs((search["y"] + search["height"] / 2) - (toggle["y"] + toggle["height"] / 2)) < 2
+    assert search["x"] < toggle["x"] and toggle["x"] + toggle["width"] <= width
 
 
 def test_theme_toggle_is_remembered_across_pages(page: Any, site_url: str) -> None:
