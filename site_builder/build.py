@@ -51,15 +51,25 @@ from .verify.verifier import Progress, Verifier
 log = logging.getLogger(__name__)
 
 
-def listed(entry: Entry) -> str:
+def listed(entry: Entry, summaries: bool = True) -> str:
     """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
     text of its statement and write-up and the line counts and digests of its code, which only its
     page and the search index show, nor the characters its math draws (the font's cut, a file of its
     own), nor its runs, which each caller adds as its pages show them. Equal for an entry whose
-    write-up changed in words only, so the home, track and tag pages are kept then."""
+    write-up changed in words only, so the home, track and tag pages are kept then. Without
+    ``summaries`` (its first paragraph, its documents'), which of the theme's pages only the entry's
+    own and the feed show (``feed_summaries``): an archive's own templates may show them anywhere."""
     card = entry.card() if entry.complete else entry
     solvers, sources = (tuple(replace(c, lines=0, digest="") for c in files) for files in (card.solvers, card.sources))
-    return repr(replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars=""))
+    card = replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars="")
+    if not summaries:
+        documents = {
+            "statement": card.statement and replace(card.statement, summary_html=None),
+            "solution": card.solution and replace(card.solution, summary_html=None),
+            "translations": tuple(replace(d, summary_html=None) for d in card.translations),
+        }
+        card = replace(card, summary_html=None, summary_text=None, **documents)  # type: ignore[arg-type]
+    return repr(card)
 
 
 def build_site(
@@ -400,14 +410,15 @@ class Builder:
         if all(entry_url(e) in keys for e in site.entries):
             # What other pages can show of each entry (``listed``): its card but its runs, a function of
             # its content key, remembered by it (``listed.json``), and its runs.
-            memo = JsonStore(self.options.cache / "listed.json", "listing cache")
+            summaries = self.pages.process is not None  # the archive's templates may list them
+            memo = JsonStore(self.options.cache / f"listed{'-summaries' if summaries else ''}.json", "listing cache")
             seen: dict[str, str] = {}
             rows: dict[str, str] = {}
             for entry in site.entries:
                 content = self.content_keys[entry.path]
                 shown = memo.get(content)
                 if not isinstance(shown, str):
-                    shown = hashlib.sha256(listed(entry).encode()).hexdigest()
+                    shown = hashlib.sha256(listed(entry, summaries).encode()).hexdigest()
                 seen[content] = shown
                 rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
             if seen != memo.data:

@@ -414,6 +414,39 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert whole == ["t/C-ec", "t/D-ed"], (kept, whole)
 
 
+def test_a_new_first_paragraph_renders_the_entry_s_page_and_the_feed_not_its_lists(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry's summary (its write-up's first paragraph) shows on its own page and in the feed, on no
+    list of the theme's: a save of it rendered its track's page (thousands of rows) and its tags' again."""
+    from site_builder.publish.pages import PageRenderer
+
+    pages: list[str] = []
+    original = PageRenderer.page
+
+    def counting(self: PageRenderer, template: str, path: str, *rest: object, **values: object) -> object:
+        pages.append(path)
+        return original(self, template, path, *rest, **values)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PageRenderer, "page", counting)
+    archive = make_archive(
+        {
+            "t/A-ea/problem.yaml": "title: Alpha\ntags: [graphs]\n",
+            "t/A-ea/solution.md": "## Idea\n\nThe first words.\n\nMore.\n",
+            "t/B-eb/problem.yaml": "title: Beta\ntags: [graphs]\n",
+        }
+    )
+    options = _options(_project_copy(tmp_path), archive)
+    build_site(options)
+    assert "The first words." in (options.out / "feed.xml").read_text()
+    pages.clear()
+    (archive / "t/A-ea/solution.md").write_text("## Idea\n\nOther first words.\n\nMore.\n")
+    build_site(options)
+    assert "t/A-ea/index.html" in pages and {p for p in pages if not p.startswith("t/A-ea/")} == set()
+    feed = (options.out / "feed.xml").read_text()
+    assert "Other first words." in feed and "The first words." not in feed
+
+
 def test_a_changed_card_renders_again_only_the_lists_that_show_it(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:

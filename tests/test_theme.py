@@ -77,6 +77,36 @@ def test_with_override_templates_a_changed_card_renders_every_list_page_again(
     assert "T: One, Three" in (tmp_path / "site/t/index.html").read_text()
 
 
+def test_with_override_templates_a_new_first_paragraph_renders_the_lists_again(
+    tmp_path: Path, make_archive: ArchiveMaker
+) -> None:
+    """The theme's lists show no summary, so a new first paragraph keeps them; the archive's own may
+    show it (here its track's page), so there it renders them again, in a build and in the dev server."""
+    from site_builder.serve.updates import LiveBuilder
+
+    archive = make_archive(
+        {
+            "t/A-one/problem.yaml": "title: One\n",
+            "t/A-one/solution.md": "## Idea\n\nFirst words.\n\nMore.\n",
+            "overrides/templates/track.html": (
+                '{% extends "theme/track.html" %}{% block main %}<p>Said: '
+                '{{ track.entries | map(attribute="summary_text") | join(", ") }}</p>{% endblock %}'
+            ),
+        }
+    )
+    options = options_for(archive, tmp_path / "site")
+    build_site(options)
+    assert "Said: First words." in (tmp_path / "site/t/index.html").read_text()
+    (archive / "t/A-one/solution.md").write_text("## Idea\n\nSecond words.\n\nMore.\n")
+    build_site(options)
+    assert "Said: Second words." in (tmp_path / "site/t/index.html").read_text()
+    with LiveBuilder(options) as live:
+        live.build_all()
+        (archive / "t/A-one/solution.md").write_text("## Idea\n\nThird words.\n\nMore.\n")
+        assert live.update_entries(["t/A-one"]).published
+    assert "Said: Third words." in (tmp_path / "site/t/index.html").read_text()
+
+
 def test_site_yaml_names_the_overrides_folder_and_it_must_stay_inside_the_archive(
     tmp_path: Path, make_archive: ArchiveMaker
 ) -> None:

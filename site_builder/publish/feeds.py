@@ -33,11 +33,22 @@ def render_sitemap(site: Site) -> Output:
 FEED_ENTRIES = 50
 
 
+def feed_entries(site: Site) -> list[Entry]:
+    """The entries the feed lists: those most recently added or changed (by the date their folder last
+    changed)."""
+    return sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)[:FEED_ENTRIES]
+
+
+def feed_summaries(site: Site) -> tuple[str | None, ...]:
+    """The summaries the feed shows: the only page of the theme's but an entry's own that shows one."""
+    return tuple(e.summary_text for e in feed_entries(site))
+
+
 def render_feed(site: Site) -> Output:
     """``feed.xml``: an Atom feed of the entries most recently added or changed (by the date their
     folder last changed). Links are relative to the feed, or absolute under ``base_url``."""
     base = site.base_url.rstrip("/") + "/" if site.base_url else ""
-    latest = sorted(site.entries, key=lambda e: (e.updated, e.path), reverse=True)[:FEED_ENTRIES]
+    latest = feed_entries(site)
     items = []
     for entry in latest:
         url = base + entry_url(entry)

@@ -24,7 +24,7 @@ from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_me
 from ..render.document import slugify, transcript_html
 from ..source.images import webp_size
 from .catalog import humanised, neighbours, neighbours_of
-from .feeds import FEED_ENTRIES, render_feed, render_sitemap, render_verification_report
+from .feeds import FEED_ENTRIES, feed_summaries, render_feed, render_sitemap, render_verification_report
 from .outputs import Output, code_page, code_url, entry_url, root_of
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
 
@@ -314,7 +314,7 @@ class PageRenderer:
             "index.html": repr((frame, len(site.entries), counts, listing(tuple(recent[:RECENT])))),
             "tags/index.html": repr((frame, tuple((t.name, t.slug, len(t.entries)) for t in site.tags))),
             "404.html": repr((frame, len(site.entries))),
-            "feed.xml": repr((frame, listing(tuple(recent[:FEED_ENTRIES])))),
+            "feed.xml": repr((frame, listing(tuple(recent[:FEED_ENTRIES])), feed_summaries(site))),
             "verification.json": every,
             "sitemap.xml": every,
         }

@@ -15,7 +15,7 @@ from ..model import Entry, EntrySource, Site
 from ..publish import output
 from ..publish.catalog import link_site, neighbours, relinked
 from ..publish.downloads import sample_archives
-from ..publish.feeds import render_verification_report
+from ..publish.feeds import render_feed, render_verification_report
 from ..publish.mathfont import FONT_PREFIX, site_math_chars
 from ..publish.outputs import Output, entry_url
 from ..publish.pages import code_pages, site_frame
@@ -100,7 +100,8 @@ class LiveBuilder(Builder):
         for path in changed:
             self.flagged.pop(path, None)
         self.flagged.update((e.path, found) for e in rendered if (found := entry_diagnostics(e)))
-        listed = [e for e in rendered if e.path not in old or listing(old[e.path]) != listing(e)]
+        summaries = self.pages is not None and self.pages.process is not None  # the archive's templates list them
+        listed = [e for e in rendered if e.path not in old or listing(old[e.path], summaries) != listing(e, summaries)]
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
         own_pages_only = [e for e in rendered if e.path not in listed_paths]
@@ -120,6 +121,8 @@ class LiveBuilder(Builder):
         outputs = self._math_outputs(self._chars_with(site, entries))
         if any(old[e.path].runs != e.runs for e in entries):
             outputs.append(render_verification_report(site))
+        if any(old[e.path].summary_text != e.summary_text for e in entries):  # its first paragraph: in the feed
+            outputs.append(render_feed(site))
         outputs += self._rendered(plan, set(plan))
         fresh_paths = {o.path for o in outputs}
         gone = {url for e in old.values() for url, _ in code_pages(e)} - set(plan)
@@ -316,11 +319,12 @@ class LiveBuilder(Builder):
         return self._report(diagnostics, True, started, len(outputs), written + files)
 
 
-def listing(entry: Entry) -> tuple[object, ...]:
+def listing(entry: Entry, summaries: bool) -> tuple[object, ...]:
     """What pages other than its own show of an entry (``build.listed``), with its verdicts as the
     badge says them, not each run's time: if this is unchanged, they need no re-render
-    (``verification.json``, which has the runs, is compared apart)."""
-    return listed(entry), entry.verification
+    (``verification.json``, which has the runs, and the feed, which has the summaries, are compared
+    apart)."""
+    return listed(entry, summaries), entry.verification
 
 
 def before_runs(site: Site, entry: Entry) -> object:
