@@ -220,10 +220,16 @@ def test_a_big_object_is_written_in_pieces_as_the_one_string_json_would_make(
     files = {f"t/{n:02}/index.html": (f"d{n}", n, n * 10) for n in (7, 1, 12, 3, 9, 4, 11)}
     data = {"stamp": "s", "files": files, "pages": {"z": "\u00e9", "a": "b"}, "summary": {"bytes": 3}}
     pieces = list(store.json_pieces(data))
-    assert len(pieces) > 8  # the files a few at a time
+    assert len(pieces) == 8  # braces, the files' three pieces in theirs, and the other three items in one
     assert b"".join(pieces) == json.dumps(data, sort_keys=True).encode()
     write_json(tmp_path / "m.json", data)
     assert JsonStore(tmp_path / "m.json", "manifest").data == json.loads(json.dumps(data))
+    # A big object at the top (a page cache: 40,000 keys), its items a few at a time too, with a big
+    # object among them, first, last or beside another, or alone.
+    flat = {f"k{n:02}": [n, "\u00e9\\"] for n in (5, 2, 8, 1, 9, 0, 3)}
+    for mixed in (flat, {**flat, "k04": files}, {**flat, "a": files}, {**flat, "z": files, "y": files}, {"f": files}):
+        assert b"".join(store.json_pieces(mixed)) == json.dumps(mixed, sort_keys=True).encode()
+    assert len(list(store.json_pieces(flat))) == 5  # braces, and three pieces of at most three items
 
 
 def test_a_value_json_cannot_write_leaves_no_file(tmp_path: Path) -> None:
