@@ -414,11 +414,8 @@ def test_a_full_build_renders_only_the_entry_pages_whose_inputs_changed(
     assert whole == ["t/C-ec", "t/D-ed"], (kept, whole)
 
 
-def test_a_new_first_paragraph_renders_the_entry_s_page_and_the_feed_not_its_lists(
-    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An entry's summary (its write-up's first paragraph) shows on its own page and in the feed, on no
-    list of the theme's: a save of it rendered its track's page (thousands of rows) and its tags' again."""
+def _rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the template pages rendered from now on, in order (a list the caller may clear)."""
     from site_builder.publish.pages import PageRenderer
 
     pages: list[str] = []
@@ -429,6 +426,15 @@ def test_a_new_first_paragraph_renders_the_entry_s_page_and_the_feed_not_its_lis
         return original(self, template, path, *rest, **values)  # type: ignore[arg-type]
 
     monkeypatch.setattr(PageRenderer, "page", counting)
+    return pages
+
+
+def test_a_new_first_paragraph_renders_the_entry_s_page_and_the_feed_not_its_lists(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry's summary (its write-up's first paragraph) shows on its own page and in the feed, on no
+    list of the theme's: a save of it rendered its track's page (thousands of rows) and its tags' again."""
+    pages = _rendered_pages(monkeypatch)
     archive = make_archive(
         {
             "t/A-ea/problem.yaml": "title: Alpha\ntags: [graphs]\n",
@@ -454,16 +460,8 @@ def test_a_changed_card_renders_again_only_the_lists_that_show_it(
     pages and the home page, not another track's or tag's. What every page's header shows (the
     tracks, a link to the tags once there are any) renders every page again."""
     from site_builder.publish import pages as pages_module
-    from site_builder.publish.pages import PageRenderer
 
-    pages: list[str] = []
-    original = PageRenderer.page
-
-    def counting(self: PageRenderer, template: str, path: str, *rest: object, **values: object) -> object:
-        pages.append(path)
-        return original(self, template, path, *rest, **values)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(PageRenderer, "page", counting)
+    pages = _rendered_pages(monkeypatch)
     monkeypatch.setattr(pages_module, "RECENT", 1)  # the home page lists the last entry by path alone
     archive = make_archive(
         {
