@@ -120,7 +120,7 @@ def create_entry(archive: Path, relative: str, markdown: bool, shown: str) -> li
 def _problem_folder_above(archive: Path, folder: Path) -> Path | None:
     """The problem folder (the archive itself, in a package's own repository) that would hold ``folder``:
     a build reads nothing below one as an entry."""
-    for above in (archive, *reversed(folder.parents)):
+    for above in reversed(folder.parents):  # from the archive down
         if above.is_relative_to(archive) and is_problem_dir(above):
             return above
     return None

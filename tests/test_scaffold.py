@@ -56,3 +56,14 @@ def test_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "A-x/solution.py: already exists; nothing was created" in capsys.readouterr().err
     assert (archive / "icpc/2024/A-x/solution.py").read_text() == "mine\n"
     assert sorted(p.name for p in (archive / "icpc/2024/A-x").iterdir()) == ["solution.py"]
+
+
+def test_refuses_an_entry_inside_a_problem_folder(tmp_path: Path) -> None:
+    """A folder inside a problem folder is one of its files: no build would read an entry there."""
+    archive = tmp_path / "archive"
+    (archive / "icpc/2024/A-x").mkdir(parents=True)
+    (archive / "icpc/2024/A-x/problem.yaml").write_text("title: X\n")
+    with pytest.raises(SiteError, match="a problem folder: every folder in it is one of its files") as info:
+        create_entry(archive, "icpc/2024/A-x/extra/B-y", markdown=False, shown="archive")
+    assert info.value.path == "archive/icpc/2024/A-x" and not (archive / "icpc/2024/A-x/extra").exists()
+    assert create_entry(archive, "icpc/2024/B-y", markdown=False, shown="archive")  # beside it: an entry

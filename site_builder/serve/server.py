@@ -116,7 +116,7 @@ def new_problem_folders(
     entry is then updated like an edited one, not by a full build. (As when the archive is read, the
     outermost problem folder counts, at the archive's top too; none below a folder of ``skip``.)"""
     found: set[str] = set()
-    if "" in known:  # the archive is one problem folder (a package's repository): every file is its
+    if "" in known:  # the archive is one problem folder (a package's repository): every file is one of its own
         return found
     for area, relative in pending:
         parts = relative.split("/")
