@@ -85,6 +85,8 @@ jobs:
             *OWNER*) echo "::error file=.github/workflows/pages.yml::set SITE_BUILDER (pip's source)"; exit 1;;
           esac
           python -m pip install --quiet "$SITE_BUILDER"
+      - name: Nothing from the checkout where the build keeps its cache and site (a branch could plant them)
+        run: rm -rf .cache site .site.lock
       - name: The verification and render caches of the last run on this branch (or main)
         uses: actions/cache@v4
         with:

@@ -753,3 +753,34 @@ def test_macro_expansion_is_linear_in_the_document_and_has_a_budget() -> None:
         str(info.value)
         == f"t/A/solution.tex:{over + 1}: \\b: macro expansions make over 16 MiB of text in all; refused"
     )
+
+
+def test_links_an_archive_holds_in_place_of_the_site_cache_or_lock_are_never_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An archive's repository is where its builds run (CI builds contributors' branches there): a ``site``
+    link to another folder had the build replace that folder's files, and a ``.site.lock`` link had it
+    truncate the file it names. Each is refused with its name, and nothing behind it changes."""
+    from conftest import write_tree
+
+    from site_builder.cli import main
+
+    repo, victim = tmp_path / "repo", tmp_path / "victim"
+    write_tree(repo, {"t/A-x/solution.md": "## Idea\n\nX.\n"})
+    write_tree(victim, {"keep.txt": "precious\n", "f.txt": "mine\n"})
+    placed = {"site": victim, ".cache": victim, ".site.lock": victim / "f.txt", "public": victim}
+    for name, target in placed.items():
+        (repo / name).symlink_to(target)
+        flags = ["--out", str(repo / "public/site")] if name == "public" else []
+        assert main(["build", "--root", str(repo), "--jobs", "1", "--no-verify", *flags]) == 1
+        said = capsys.readouterr().err
+        assert f"{name}: is a symbolic link" in said, said
+        assert sorted(p.name for p in victim.iterdir()) == ["f.txt", "keep.txt"]
+        assert (victim / "f.txt").read_text() == "mine\n" and (victim / "keep.txt").read_text() == "precious\n"
+        (repo / name).unlink()
+    (repo / ".cache").mkdir(exist_ok=True)
+    (repo / ".cache/.site-builder").unlink(missing_ok=True)
+    (repo / ".cache/.site-builder").symlink_to(victim / "marker")  # a link where the marker goes: replaced
+    assert main(["build", "--root", str(repo), "--jobs", "1", "--no-verify"]) == 0
+    assert not (victim / "marker").exists() and not (repo / ".cache/.site-builder").is_symlink()
+    assert (repo / "site/t/A-x/index.html").is_file()

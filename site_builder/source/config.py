@@ -124,8 +124,9 @@ def make_options(
     root = root.resolve()
     cache = flags.pop("cache", None)
     templates, static = default_theme(root)
-    site = (out or root / "site").resolve()
-    cached = Path(str(cache)).resolve() if cache else root / ".cache"
+    # Absolute, but symbolic links not followed: a link in their place is refused (``lock.linked_folder``).
+    site = Path(os.path.abspath(out)) if out else root / "site"
+    cached = Path(os.path.abspath(str(cache))) if cache else root / ".cache"
     return BuildOptions(
         root=root,
         archive=(archive or find_archive(root, frozenset({str(site), str(cached)}))).resolve(),
