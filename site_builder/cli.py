@@ -323,7 +323,7 @@ def _theme_missing(options: BuildOptions) -> bool:
 
 
 def _publish(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:
-    with build_lock(options, waiting=_say_waiting):
+    with build_lock(options, waiting=_say_waiting, told=_say):
         report, loaded = kept_build(options, reading=early)
         if report is not None:
             return report
@@ -336,7 +336,7 @@ def _check(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter |
     from .build import Builder
     from .freshness import load_inputs
 
-    with build_lock(options, waiting=_say_waiting), Builder(options, progress, early.pool) as builder:
+    with build_lock(options, waiting=_say_waiting, told=_say), Builder(options, progress, early.pool) as builder:
         return builder.check_all(load_inputs(options))  # the caches a build uses: one at a time
 
 
@@ -366,6 +366,10 @@ def _print_failure(args: argparse.Namespace, diagnostic: Diagnostic, failed: str
 
 def _say_waiting(message: str) -> None:
     print(shown(f"{message} ..."), file=sys.stderr, flush=True)
+
+
+def _say(message: str) -> None:
+    print(shown(message), file=sys.stderr, flush=True)
 
 
 def _node_ready(root: Path) -> None:

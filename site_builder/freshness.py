@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -23,16 +24,20 @@ from pathlib import Path
 from .errors import Diagnostic
 from .model import EntrySource
 from .publish import output
+from .publish.lock import CACHE_LOCK
 from .publish.report import BuildReport, report_from_summary
+from .publish.trust import claim
 from .render.math import MathRenderer
 from .source.archive import load_archive
 from .source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
 from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
 from .source.theme import Theme
-from .source.walk import Stamp, load_stamp
+from .source.walk import BUILDER_MARKER, Stamp, load_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
+
+log = logging.getLogger(__name__)
 
 LIBRARIES = ("jinja2", "pagefind-bin", "pyyaml")
 
@@ -83,6 +88,9 @@ SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``
 
 
 def probe_inputs(options: BuildOptions) -> Probe:
+    options.cache.mkdir(parents=True, exist_ok=True)
+    if claim(options.cache, {CACHE_LOCK, BUILDER_MARKER}):  # (a build's lock has claimed it, and said so)
+        log.warning("%s: not a cache of this user's builds; emptied before anything in it was read", options.cache)
     started_ns = time.time_ns()
     config = load_site_config(options)
     stamp = load_stamp(options.archive, options.skipped(config))

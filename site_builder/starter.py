@@ -90,7 +90,9 @@ jobs:
       - name: The verification and render caches of the last run on this branch (or main)
         uses: actions/cache@v4
         with:
-          path: .cache
+          path: |  # the cache, and the tokens that say a build of this job made it (publish/trust.py)
+            .cache
+            ~/.local/state/site-builder
           key: site-cache-${{ github.ref_name }}-${{ github.sha }}
           restore-keys: |
             site-cache-${{ github.ref_name }}-

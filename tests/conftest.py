@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# The tokens of the caches the tests' builds make (publish/trust.py): never in the home folder.
+os.environ["XDG_STATE_HOME"] = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"site-builder-test-state-{os.getuid()}")
+
 from site_builder.model import Entry
 from site_builder.source.config import BuildOptions, make_options
 

@@ -784,3 +784,51 @@ def test_links_an_archive_holds_in_place_of_the_site_cache_or_lock_are_never_wri
     assert main(["build", "--root", str(repo), "--jobs", "1", "--no-verify"]) == 0
     assert not (victim / "marker").exists() and not (repo / ".cache/.site-builder").is_symlink()
     assert (repo / "site/t/A-x/index.html").is_file()
+
+
+class _Planted:
+    """A pickle that, loaded, leaves a file: what a committed cache could do with any code."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Path.write_text, (self.path, "ran\n"))
+
+
+def test_a_cache_folder_that_came_with_the_archive_is_emptied_before_anything_is_loaded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The caches hold pickles, which run code when loaded: a repository's committed .cache (here the YAML
+    memo every build reads) ran its code in the builder. A cache folder whose token no build of this user
+    made is emptied first; one the user's builds made is kept, wherever it was copied."""
+    import pickle
+
+    from conftest import write_tree
+
+    from site_builder.cli import main
+    from site_builder.errors import ConfigError
+    from site_builder.publish.trust import OWNER, claim
+
+    repo, ran = tmp_path / "repo", tmp_path / "ran.txt"
+    planted = pickle.dumps(_Planted(ran))
+    write_tree(repo, {"t/A-x/solution.md": "## Idea\n\nX.\n", ".cache/parsed/ya/yaml-v1.pickle": planted})
+    write_tree(tmp_path / "elsewhere", {"keep.pickle": "mine\n"})
+    (repo / ".cache/render").symlink_to(tmp_path / "elsewhere")  # emptied as a link, not followed
+    build = ["build", "--root", str(repo), "--jobs", "1", "--no-verify"]
+    assert main(build) == 0
+    assert not ran.exists() and ".cache: the cache folder was not made by a build of yours" in capsys.readouterr().err
+    assert (tmp_path / "elsewhere/keep.pickle").read_text() == "mine\n" and not (repo / ".cache/render").is_symlink()
+    assert main(build) == 0 and "Nothing changed" in capsys.readouterr().out  # its own now: kept
+    shutil.copytree(repo / ".cache", tmp_path / "copy")  # a copy of one of the user's caches: still theirs
+    assert main([*build, "--cache", str(tmp_path / "copy")]) == 0
+    assert "was not made by a build" not in capsys.readouterr().err
+    (repo / ".cache" / OWNER).write_text("ab" * 32)  # a token from elsewhere, with a planted pickle beside it
+    write_tree(repo, {".cache/parsed/ya/yaml-v1.pickle": planted})
+    (repo / "t/A-x/solution.md").write_text("## Idea\n\nX, again.\n")
+    assert main(build) == 0 and not ran.exists()
+    assert "was not made by a build" in capsys.readouterr().err
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere")  # what the builder's library is given as its cache
+    with pytest.raises(ConfigError, match="is a symbolic link"):
+        claim(tmp_path / "linked", ())
+    assert (tmp_path / "elsewhere/keep.pickle").is_file()

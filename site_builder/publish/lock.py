@@ -21,8 +21,10 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..source.config import BuildOptions
 from ..source.walk import BUILDER_MARKER, MARKER_TEXT
+from .trust import claim
 
 _HELD: set[int] = set()  # descriptors of the locks this process holds
+CACHE_LOCK = "build.lock"
 
 
 def _forget_in_child() -> None:
@@ -39,12 +41,15 @@ os.register_at_fork(after_in_child=_forget_in_child)
 def lock_files(options: BuildOptions) -> list[Path]:
     """The lock files of a build, in the order every build takes them (so two never deadlock)."""
     out = options.out
-    return sorted({options.cache / "build.lock", out.parent / f".{out.name}.lock"})
+    return sorted({options.cache / CACHE_LOCK, out.parent / f".{out.name}.lock"})
 
 
 @contextlib.contextmanager
-def build_lock(options: BuildOptions, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the build's locks; ``waiting`` hears, once per lock, that another build has it."""
+def build_lock(
+    options: BuildOptions, waiting: Callable[[str], None] | None = None, told: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold the build's locks; ``waiting`` hears, once per lock, that another build has it; ``told``, that
+    the cache folder was not one of this user's builds, and was emptied (``trust.claim``)."""
     for folder in (options.out, options.cache):
         if (link := linked_folder(folder, options.root)) is not None:
             message = (
@@ -76,6 +81,12 @@ def build_lock(options: BuildOptions, waiting: Callable[[str], None] | None = No
                 fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        if claim(options.cache, {CACHE_LOCK, BUILDER_MARKER}) and told is not None:
+            told(
+                f"{_shown(options.cache, options.root)}: the cache folder was not made by a build of yours here"
+                " (it came with the archive, or from elsewhere): emptied before anything in it was read; this"
+                " build starts cold"
+            )
         yield
 
 

@@ -177,7 +177,7 @@ class DevServer:
 
     def start(self) -> str:
         """Build once, start watching and serving; returns the URL."""
-        with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning):
+        with self.hub.rebuilding(), build_lock(self.options, waiting=log.warning, told=log.warning):
             self._finish(self.builder.build_all(reuse_published=True))
         gc.freeze()  # the loaded site lives on: later collections need not walk it (see ``store.lasting``)
         for area in self.collector.areas.values():
@@ -239,7 +239,7 @@ class DevServer:
                 continue
             self.builder.abandon_refresh()  # the index it makes is of the pages about to change
             with self.hub.rebuilding():  # until the pages are told (a test waits for that)
-                with build_lock(self.options, waiting=log.warning):
+                with build_lock(self.options, waiting=log.warning, told=log.warning):
                     report = self.rebuild(changes)
                 gc.freeze()  # the site as updated lives until the next save
                 if report is not None:

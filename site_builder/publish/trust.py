@@ -1,0 +1,83 @@
+"""Whether a cache folder is one this user's builds made, before a build loads anything from it.
+
+The caches hold pickles, and a pickle runs code when it is loaded. An archive's repository may hold
+a ``.cache`` folder where a build keeps its cache (a branch can commit one; an unpacked archive can
+bring one), so a build loads nothing from a cache folder it cannot tell is its own: each cache
+holds a random token (``OWNER``), and the user's state folder, outside every archive, a file for
+each token a build made. A cache whose token is not there (a folder that came with the archive, or
+one copied from another machine) is emptied first, and the build starts cold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+from collections.abc import Container
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..sandbox.descriptors import read_regular
+
+OWNER = ".site-builder-owner"  # in the cache folder: its token
+TOKEN_BYTES = 32
+
+
+def registry() -> Path:
+    """The user's folder of the tokens their builds made (``$XDG_STATE_HOME``, else ``~/.local/state``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "site-builder" / "caches"
+
+
+def claim(cache: Path, keep: Container[str]) -> bool:
+    """Make ``cache`` (an existing folder, the build's lock held) a folder of this user's builds: when its
+    token is not one of theirs, empty it of all but ``keep`` (the lock, the marker) and give it a new one.
+    Whether it was emptied of anything."""
+    if cache.is_symlink():  # (``lock.build_lock`` says so first, with its name)
+        raise ConfigError(str(cache), None, "the cache folder is a symbolic link: never emptied or written through")
+    if _registered(_token(cache)):
+        return False
+    emptied = _empty(cache, keep)
+    token = secrets.token_hex(TOKEN_BYTES)
+    folder = registry()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (folder / _name(token)).write_text(f"{cache}\n", encoding="utf-8")  # where, for people who look
+    tmp = cache / f"{OWNER}.tmp{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as file:
+        file.write(token)
+    os.replace(tmp, cache / OWNER)
+    return emptied
+
+
+def _token(cache: Path) -> str:
+    """The cache's token ("" without a readable one: a link or anything but a short file is none)."""
+    try:
+        text = read_regular(cache / OWNER, 4 * TOKEN_BYTES).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return text if len(text) == 2 * TOKEN_BYTES and all(c in "0123456789abcdef" for c in text) else ""
+
+
+def _registered(token: str) -> bool:
+    return bool(token) and (registry() / _name(token)).is_file()
+
+
+def _name(token: str) -> str:
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+def _empty(folder: Path, keep: Container[str]) -> bool:
+    """Remove everything in ``folder`` but the names in ``keep``, never following a link."""
+    removed = False
+    with os.scandir(folder) as entries:
+        for entry in list(entries):
+            if entry.name in keep:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed = True
+    return removed
