@@ -759,7 +759,7 @@ def test_a_package_s_own_repository_builds_in_place_as_its_one_entry(
 def test_a_package_s_own_repository_without_a_title_is_named_by_its_folder(tmp_path: Path) -> None:
     """Without a title in site.yaml a package's repository is named by its folder, as ``init`` names it,
     and its entry's page does not say that name twice; an archive of packages is still "Problem Archive"."""
-    from site_builder.source.config import load_site_config, make_options
+    from site_builder.source.config import make_options
 
     repo = tmp_path / "doomsday-rule"
     files: dict[str, str | bytes] = {
@@ -767,18 +767,21 @@ def test_a_package_s_own_repository_without_a_title_is_named_by_its_folder(tmp_p
         "problem_statement/problem.en.tex": "\\problemname{Doomsday Rule}\nWhich weekday?\n",
     }
     write_tree(repo, files)
-    options = make_options(repo, jobs=1, verify=False)
-    assert load_site_config(options).title == "Doomsday Rule"
-    build_site(options)
-    assert "<title>Doomsday Rule</title>" in (repo / "site/index.html").read_text()
-    page = (repo / "site/problems/doomsday-rule/index.html").read_text()
-    assert "<title>Some Cup 2017 · Doomsday Rule</title>" in page
+
+    def titles(root: Path, page: str) -> list[str]:
+        build_site(make_options(root, jobs=1, verify=False))
+        return [
+            re.findall(r"<title>(.*?)</title>", (root / "site" / name).read_text())[0] for name in ("index.html", page)
+        ]
+
+    entry = "problems/doomsday-rule/index.html"
+    assert titles(repo, entry) == ["Doomsday Rule", "Some Cup 2017 · Doomsday Rule"]
     (repo / "site.yaml").write_text("description: One problem.\n")
-    assert load_site_config(options).title == "Doomsday Rule"
+    assert titles(repo, entry) == ["Doomsday Rule", "Some Cup 2017 · Doomsday Rule"]
     (repo / "site.yaml").write_text("title: Weekdays\n")
-    assert load_site_config(options).title == "Weekdays"
+    assert titles(repo, entry) == ["Weekdays", "Some Cup 2017 · Doomsday Rule · Weekdays"]
     write_tree(tmp_path / "contest", {f"doomsday-rule/{name}": text for name, text in files.items()})
-    assert load_site_config(make_options(tmp_path / "contest")).title == "Problem Archive"
+    assert titles(tmp_path / "contest", entry) == ["Problem Archive", "Some Cup 2017 · Doomsday Rule · Problem Archive"]
 
 
 def test_no_sitemap_without_base_url_and_one_note_says_what_to_set(

@@ -9,8 +9,8 @@ from functools import lru_cache
 from ..errors import Diagnostic
 from ..model import Entry, Site, Tag, Track
 from ..render.document import slugify
-from ..source.config import SiteConfig
-from ..source.paths import RESERVED_TOP, natural_key, url_slug
+from ..source.config import DEFAULT_TITLE, SiteConfig
+from ..source.paths import RESERVED_TOP, infer_folder_name, natural_key, url_slug
 
 RESERVED_TRACKS = RESERVED_TOP  # a second guard: the walk loads no folder of these (source/archive.py)
 
@@ -49,7 +49,7 @@ def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> 
     ordered = tuple(e for t in tracks for e in t.entries)
     return (
         Site(
-            title=config.title,
+            title=config.title or site_title(ordered),
             description=config.description,
             base_url=config.base_url,
             repo_url=config.repo_url.rstrip("/"),
@@ -62,6 +62,14 @@ def link_site(config: SiteConfig, entries: list[Entry], archive_prefix: str) -> 
         ),
         problems,
     )
+
+
+def site_title(entries: tuple[Entry, ...]) -> str:
+    """The site's title when site.yaml names none: a package's own repository (its one entry's path is
+    "") is about that problem, and named by its folder ("doomsday-rule": "Doomsday Rule", as ``init``
+    would write it); an archive of them is a "Problem Archive"."""
+    own = next((e for e in entries if e.path == ""), None)
+    return infer_folder_name(own.slug.rpartition("/")[2]).title if own is not None else DEFAULT_TITLE
 
 
 def _ordered_tracks(by_track: dict[str, list[Entry]], config: SiteConfig) -> list[tuple[str, list[Entry]]]:

@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 from ..errors import ConfigError
 from ..model import TrackInfo
 from .metadata import time_limit_problem
-from .paths import infer_folder_name
 from .theme import OVERRIDES, Theme, default_theme, load_theme
-from .walk import Skip, find_archive, is_problem_dir
+from .walk import Skip, find_archive
 from .yamlfile import parse_yaml_mapping
 
 SITE_KEYS = (
@@ -45,7 +44,7 @@ PUBLISH_DATA = ("samples", "all", "none")
 # What a judge_url pattern may name: the entry's folder ("A-chair-dance") or its path in the archive.
 JUDGE_PLACES = ("{folder}", "{path}")
 
-DEFAULT_TITLE = "Problem Archive"  # a site's title when site.yaml names none (but see ``default_title``)
+DEFAULT_TITLE = "Problem Archive"  # a site's title when site.yaml names none
 
 FOOTER = "Solutions are run on their samples when the site is built, where they can be: each entry shows its verdicts."
 
@@ -54,7 +53,7 @@ FOOTER = "Solutions are run on their samples when the site is built, where they 
 class SiteConfig:
     """What ``site.yaml`` says about the site."""
 
-    title: str = DEFAULT_TITLE
+    title: str = ""  # "": none given (the site's is then ``DEFAULT_TITLE``, or see ``catalog.site_title``)
     description: str = ""
     base_url: str = ""
     repo_url: str = ""
@@ -140,8 +139,7 @@ def make_options(
     )
 
 
-def parse_site_config(text: str, path: str, title: str = DEFAULT_TITLE) -> SiteConfig:
-    """``site.yaml``'s text; ``title``: the site's when it names none."""
+def parse_site_config(text: str, path: str) -> SiteConfig:
     data, lines = parse_yaml_mapping(text, path, ConfigError)
     for key in data:
         if key not in SITE_KEYS:
@@ -179,7 +177,7 @@ def parse_site_config(text: str, path: str, title: str = DEFAULT_TITLE) -> SiteC
     margin = _time_margin(data.get("time_margin", {}), path, lines.get("time_margin"))
     exclude = _exclude(data.get("exclude", []), path, lines.get("exclude"))
     return SiteConfig(
-        **{"title": title, **values},
+        **values,
         time_limit=float(limit),
         tracks=tracks,
         cpp_standard=standard,
@@ -229,23 +227,16 @@ def load_theme_of(options: BuildOptions, config: SiteConfig) -> Theme:
     )
 
 
-def default_title(archive: Path) -> str:
-    """The site's title when ``site.yaml`` names none: a package's own repository is about that problem,
-    and is named by its folder ("doomsday-rule": "Doomsday Rule", as ``init`` would write it)."""
-    return infer_folder_name(archive.name).title if is_problem_dir(archive) else DEFAULT_TITLE
-
-
 def load_site_config(options: BuildOptions) -> SiteConfig:
     """``site.yaml`` (defaults without one), with ``--base-url`` over its ``base_url``."""
     path = options.archive / "site.yaml"
-    title = default_title(options.archive)
-    config = SiteConfig(title=title)
+    config = SiteConfig()
     if path.exists():
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(options.display(path), None, f"cannot read: {e}") from e
-        config = parse_site_config(text, options.display(path), title)
+        config = parse_site_config(text, options.display(path))
     if options.base_url:
         if problem := url_problem(options.base_url):
             raise ConfigError("--base-url", None, f"{problem}, not {options.base_url!r}")
