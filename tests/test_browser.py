@@ -220,9 +220,12 @@ def test_the_editorial_is_folded_until_opened_and_paper_is_printed_light(browser
     page.click("details.fold > summary")
     assert not page.locator(".prose:has-text('The trick is to sort')").is_visible()
     page.click("details.fold > summary")  # opened by the reader: open on the next entry too
+    remembered = "s => Object.keys(localStorage).some(k => k.startsWith('fold:') && localStorage.getItem(k) === s)"
+    page.wait_for_function(remembered, arg="open")  # the toggle event comes a moment after the click
     page.goto((tmp_path / "site/t/B-y/index.html").as_uri())
     assert page.evaluate("document.querySelector('details.fold').open") is True
     page.click("details.fold > summary")  # folded again: folded on the next page
+    page.wait_for_function(remembered, arg="closed")
     page.goto((tmp_path / "site/t/A-x/index.html").as_uri())
     assert page.evaluate("document.querySelector('details.fold').open") is False
     page.emulate_media(media="print")
