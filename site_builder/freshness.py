@@ -89,8 +89,8 @@ SNAPSHOT = "snapshot-v2"  # the problem folders as last loaded (see ``snapshot``
 
 def probe_inputs(options: BuildOptions) -> Probe:
     options.cache.mkdir(parents=True, exist_ok=True)
-    if claim(options.cache, {CACHE_LOCK, BUILDER_MARKER}):  # (a build's lock has claimed it, and said so)
-        log.warning("%s: not a cache of this user's builds; emptied before anything in it was read", options.cache)
+    if said := claim(options.cache, {CACHE_LOCK, BUILDER_MARKER}):  # (a build's lock has claimed it, and said so)
+        log.warning("%s: %s", options.cache, said)
     started_ns = time.time_ns()
     config = load_site_config(options)
     stamp = load_stamp(options.archive, options.skipped(config))

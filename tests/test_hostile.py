@@ -832,3 +832,24 @@ def test_a_cache_folder_that_came_with_the_archive_is_emptied_before_anything_is
     with pytest.raises(ConfigError, match="is a symbolic link"):
         claim(tmp_path / "linked", ())
     assert (tmp_path / "elsewhere/keep.pickle").is_file()
+
+
+def test_without_a_state_folder_to_write_every_build_starts_cold_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A home folder no one may write (a container's): the cache's token cannot be kept, so the next build
+    cannot trust the cache; each build still runs, empties it, and says why once."""
+    from conftest import write_tree
+
+    from site_builder.cli import main
+    from site_builder.publish import trust
+
+    write_tree(tmp_path, {"repo/t/A-x/solution.md": "## Idea\n\nX.\n", "state": "a file, not a folder\n"})
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    build = ["build", "--root", str(tmp_path / "repo"), "--jobs", "1", "--no-verify"]
+    for _ in range(2):
+        monkeypatch.setattr(trust, "_MADE", set())  # each build a process of its own, as the command runs
+        assert main(build) == 0
+        said = capsys.readouterr().err
+        assert said.count("cannot keep the cache's token in") == 1 and "set XDG_STATE_HOME" in said, said
+    assert (tmp_path / "repo/site/t/A-x/index.html").is_file()

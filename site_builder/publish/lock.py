@@ -49,7 +49,8 @@ def build_lock(
     options: BuildOptions, waiting: Callable[[str], None] | None = None, told: Callable[[str], None] | None = None
 ) -> Iterator[None]:
     """Hold the build's locks; ``waiting`` hears, once per lock, that another build has it; ``told``, that
-    the cache folder was not one of this user's builds, and was emptied (``trust.claim``)."""
+    the cache folder was not one of this user's builds, and was emptied, or why no cache can be kept
+    (``trust.claim``)."""
     for folder in (options.out, options.cache):
         if (link := linked_folder(folder, options.root)) is not None:
             message = (
@@ -81,12 +82,8 @@ def build_lock(
                 fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        if claim(options.cache, {CACHE_LOCK, BUILDER_MARKER}) and told is not None:
-            told(
-                f"{_shown(options.cache, options.root)}: the cache folder was not made by a build of yours here"
-                " (it came with the archive, or from elsewhere): emptied before anything in it was read; this"
-                " build starts cold"
-            )
+        if (said := claim(options.cache, {CACHE_LOCK, BUILDER_MARKER})) and told is not None:
+            told(f"{_shown(options.cache, options.root)}: {said}")
         yield
 
 

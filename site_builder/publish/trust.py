@@ -22,6 +22,7 @@ from ..sandbox.descriptors import read_regular
 
 OWNER = ".site-builder-owner"  # in the cache folder: its token
 TOKEN_BYTES = 32
+_MADE: set[str] = set()  # the tokens this process made (when the state folder cannot keep them: a serve session)
 
 
 def registry() -> Path:
@@ -30,25 +31,38 @@ def registry() -> Path:
     return Path(base) / "site-builder" / "caches"
 
 
-def claim(cache: Path, keep: Container[str]) -> bool:
+EMPTIED = (
+    "the cache folder was not made by a build of yours here (it came with the archive, or from elsewhere):"
+    " emptied before anything in it was read; this build starts cold"
+)
+
+
+def claim(cache: Path, keep: Container[str]) -> str:
     """Make ``cache`` (an existing folder, the build's lock held) a folder of this user's builds: when its
     token is not one of theirs, empty it of all but ``keep`` (the lock, the marker) and give it a new one.
-    Whether it was emptied of anything."""
+    What to tell the user ("" when it was theirs, or held nothing)."""
     if cache.is_symlink():  # (``lock.build_lock`` says so first, with its name)
         raise ConfigError(str(cache), None, "the cache folder is a symbolic link: never emptied or written through")
     if _registered(_token(cache)):
-        return False
-    emptied = _empty(cache, keep)
+        return ""
+    said = EMPTIED if _empty(cache, keep) else ""
     token = secrets.token_hex(TOKEN_BYTES)
+    _MADE.add(token)
     folder = registry()
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    (folder / _name(token)).write_text(f"{cache}\n", encoding="utf-8")  # where, for people who look
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (folder / _name(token)).write_text(f"{cache}\n", encoding="utf-8")  # where, for people who look
+    except OSError as e:  # a home folder no one may write: safe, but every build starts cold
+        said = (
+            f"cannot keep the cache's token in {folder} ({e.strerror or e}), so every build empties the cache"
+            " and starts cold; set XDG_STATE_HOME to a folder you can write"
+        )
     tmp = cache / f"{OWNER}.tmp{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as file:
         file.write(token)
     os.replace(tmp, cache / OWNER)
-    return emptied
+    return said
 
 
 def _token(cache: Path) -> str:
@@ -61,7 +75,7 @@ def _token(cache: Path) -> str:
 
 
 def _registered(token: str) -> bool:
-    return bool(token) and (registry() / _name(token)).is_file()
+    return bool(token) and (token in _MADE or (registry() / _name(token)).is_file())
 
 
 def _name(token: str) -> str:
