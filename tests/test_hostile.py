@@ -851,5 +851,9 @@ def test_without_a_state_folder_to_write_every_build_starts_cold_and_says_why(
         monkeypatch.setattr(trust, "_MADE", set())  # each build a process of its own, as the command runs
         assert main(build) == 0
         said = capsys.readouterr().err
-        assert said.count("cannot keep the cache's token in") == 1 and "set XDG_STATE_HOME" in said, said
+        assert said.count("cannot keep the cache's token (") == 1 and "set XDG_STATE_HOME" in said, said
     assert (tmp_path / "repo/site/t/A-x/index.html").is_file()
+    monkeypatch.delenv("XDG_STATE_HOME")  # and no home folder known at all: the same
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: (_ for _ in ()).throw(RuntimeError("no HOME"))))
+    monkeypatch.setattr(trust, "_MADE", set())
+    assert main(build) == 0 and "cannot keep the cache's token (no home folder is known" in capsys.readouterr().err

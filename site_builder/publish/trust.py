@@ -26,8 +26,14 @@ _MADE: set[str] = set()  # the tokens this process made (when the state folder c
 
 
 def registry() -> Path:
-    """The user's folder of the tokens their builds made (``$XDG_STATE_HOME``, else ``~/.local/state``)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    """The user's folder of the tokens their builds made (``$XDG_STATE_HOME``, else ``~/.local/state``).
+    OSError when there is neither (no home folder is known): then no token can be kept."""
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".local" / "state")
+        except RuntimeError as e:  # a user with no HOME and no entry in the password file
+            raise OSError(f"no home folder is known ({e})") from e
     return Path(base) / "site-builder" / "caches"
 
 
@@ -48,14 +54,14 @@ def claim(cache: Path, keep: Container[str]) -> str:
     said = EMPTIED if _empty(cache, keep) else ""
     token = secrets.token_hex(TOKEN_BYTES)
     _MADE.add(token)
-    folder = registry()
     try:
+        folder = registry()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         (folder / _name(token)).write_text(f"{cache}\n", encoding="utf-8")  # where, for people who look
     except OSError as e:  # a home folder no one may write: safe, but every build starts cold
         said = (
-            f"cannot keep the cache's token in {folder} ({e.strerror or e}), so every build empties the cache"
-            " and starts cold; set XDG_STATE_HOME to a folder you can write"
+            f"cannot keep the cache's token ({e.strerror or e}: {e.filename or 'the state folder'}), so every"
+            " build empties the cache and starts cold; set XDG_STATE_HOME to a folder you can write"
         )
     tmp = cache / f"{OWNER}.tmp{os.getpid()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -75,7 +81,12 @@ def _token(cache: Path) -> str:
 
 
 def _registered(token: str) -> bool:
-    return bool(token) and (token in _MADE or (registry() / _name(token)).is_file())
+    if not token or token in _MADE:
+        return bool(token)
+    try:
+        return (registry() / _name(token)).is_file()
+    except OSError:
+        return False
 
 
 def _name(token: str) -> str:
