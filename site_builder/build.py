@@ -410,7 +410,7 @@ class Builder:
         if all(entry_url(e) in keys for e in site.entries):
             # What other pages can show of each entry (``listed``): its card but its runs, a function of
             # its content key, remembered by it (``listed.json``), and its runs.
-            summaries = self.pages.process is not None  # the archive's templates may list them
+            summaries = self.pages.shows_anything  # the archive's templates may list them
             memo = JsonStore(self.options.cache / f"listed{'-summaries' if summaries else ''}.json", "listing cache")
             seen: dict[str, str] = {}
             rows: dict[str, str] = {}

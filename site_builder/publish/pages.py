@@ -220,6 +220,9 @@ class PageRenderer:
         self.env.globals["human_language"] = human_language
         self.env.globals["files_summary"] = files_summary
         self.process = PageProcess(self._render_bytes) if sandboxed else None
+        # The archive's own templates (rendered in ``process``) may show anything of the site on any page:
+        # every list its whole site, every entry's summary.
+        self.shows_anything = self.process is not None
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
         self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
         self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
@@ -322,7 +325,7 @@ class PageRenderer:
             found[track.url] = repr((frame, track.id, track.title, track.description, listing(track.entries)))
         for tag in site.tags:
             found[f"tags/{tag.slug}/index.html"] = repr((frame, tag.name, listing(tag.entries)))
-        if self.process is not None:
+        if self.shows_anything:
             return dict.fromkeys(found, every)
         return found
 

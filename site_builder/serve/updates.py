@@ -100,7 +100,7 @@ class LiveBuilder(Builder):
         for path in changed:
             self.flagged.pop(path, None)
         self.flagged.update((e.path, found) for e in rendered if (found := entry_diagnostics(e)))
-        summaries = self.pages is not None and self.pages.process is not None  # the archive's templates list them
+        summaries = self.pages is not None and self.pages.shows_anything  # the archive's templates list them
         listed = [e for e in rendered if e.path not in old or listing(old[e.path], summaries) != listing(e, summaries)]
         listed += [e for path, e in old.items() if path not in self.entries]  # removed entries
         listed_paths = {e.path for e in listed}
