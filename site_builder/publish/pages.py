@@ -220,9 +220,7 @@ class PageRenderer:
         self.env.globals["human_language"] = human_language
         self.env.globals["files_summary"] = files_summary
         self.process = PageProcess(self._render_bytes) if sandboxed else None
-        # The archive's own templates (rendered in ``process``) may show anything of the site on any page:
-        # every list its whole site, every entry's summary.
-        self.shows_anything = self.process is not None
+        self.shows_anything = self.process is not None  # the archive's own templates: any of the site, anywhere
         self.shared: tuple[object, ...] = ()  # the site's objects the process has as its own (see ``page``)
         self.figures: dict[str, list[Output]] = {}  # by page path: the figure files it refers to
         self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
