@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -22,10 +23,10 @@ from functools import partial
 from pathlib import Path
 
 from .errors import Diagnostic, SiteError
-from .freshness import Loaded, kept_build, load_inputs
+from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
-from .publish import mathfont, output
-from .publish.catalog import link_site
+from .publish import mathfont, output, resume
+from .publish.catalog import link_site, listed
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
@@ -49,27 +50,6 @@ from .verify.options import VerifyOptions
 from .verify.verifier import Progress, Verifier
 
 log = logging.getLogger(__name__)
-
-
-def listed(entry: Entry, summaries: bool = True) -> str:
-    """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
-    text of its statement and write-up and the line counts and digests of its code, which only its
-    page and the search index show, nor the characters its math draws (the font's cut, a file of its
-    own), nor its runs, which each caller adds as its pages show them. Equal for an entry whose
-    write-up changed in words only, so the home, track and tag pages are kept then. Without
-    ``summaries`` (its first paragraph, its documents'), which of the theme's pages only the entry's
-    own and the feed show (``feed_summaries``): an archive's own templates may show them anywhere."""
-    card = entry.card() if entry.complete else entry
-    solvers, sources = (tuple(replace(c, lines=0, digest="") for c in files) for files in (card.solvers, card.sources))
-    card = replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars="")
-    if not summaries:
-        documents = {
-            "statement": card.statement and replace(card.statement, summary_html=None),
-            "solution": card.solution and replace(card.solution, summary_html=None),
-            "translations": tuple(replace(d, summary_html=None) for d in card.translations),
-        }
-        card = replace(card, summary_html=None, summary_text=None, **documents)  # type: ignore[arg-type]
-    return repr(card)
 
 
 def build_site(
@@ -120,6 +100,7 @@ class Builder:
         self.solver_processes = 0
         self.timings: dict[str, float] = {}
         self.math_assets: mathfont.MathAssets | None = None  # the math font as last cut, and its stylesheet
+        self.shown: dict[str, str] = {}  # entry path -> the digest of what lists show of it (``listed``)
 
     def __enter__(self) -> Builder:
         return self
@@ -185,6 +166,7 @@ class Builder:
                 with self.write_lock:
                     self.published, written, size = writer.finish(record)
                 forget_retired(self.options.cache, self.math.cache_path.name)
+                self._record(loaded, sources, site)
         self._lap("write", mark)
         return replace(self._report(diagnostics, publish, started, pages, written, rows=True), size=size)
 
@@ -266,6 +248,23 @@ class Builder:
         self.published = pages
         self._lap("check published", mark)
         return replace(kept, seconds=time.perf_counter() - started, timings=dict(self.timings))
+
+    def _record(self, loaded: Loaded, sources: list[EntrySource], site: Site) -> None:
+        """Leave the record a quick build starts from (``publish/resume``), or none where one could not
+        start from it (no probe, or entries the lists were not keyed by)."""
+        resume.forget(self.options.cache)
+        if loaded.probe is None or not all(s.path in self.shown for s in sources):
+            return
+        clean = {e.path for e in site.entries if not entry_diagnostics(e)}
+        keys = {s.path: source_key(s) for s in sources}
+        noted = resume.noted_entries(site, self.shown, self.content_keys, keys, clean, [s.path for s in sources])
+        outside = {os.path.join(self.options.archive, os.path.dirname(f.name)) for s in sources for f in s.shared}
+        folders = resume.vouched(loaded.probe.stamp.folders, loaded.probe.settled_before())
+        git, problems, frame = resume.git_digest(loaded.git_dates), repr(loaded.problems), resume.framed(site)
+        made = resume.Resume(
+            loaded.probe.settings, git, str(self.options.out), folders, noted, frozenset(outside), problems, frame
+        )
+        resume.save(self.options.cache, made)
 
     def _keep(self, sources: list[EntrySource], entries: list[Entry], site: Site) -> None:
         """Hold the loaded site for incremental updates."""
@@ -419,7 +418,7 @@ class Builder:
                 shown = memo.get(content)
                 if not isinstance(shown, str):
                     shown = hashlib.sha256(listed(entry, summaries).encode()).hexdigest()
-                seen[content] = shown
+                seen[content] = self.shown[entry.path] = shown
                 rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
             if seen != memo.data:
                 write_json(memo.path, seen)

@@ -11,10 +11,11 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from .errors import Diagnostic, SiteError
-from .freshness import kept_build
+from .freshness import Probe, kept_build
 from .publish.lock import build_lock
 from .publish.report import (
     BuildReport,
@@ -324,12 +325,18 @@ def _theme_missing(options: BuildOptions) -> bool:
 
 def _publish(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:
     with build_lock(options, waiting=_say_waiting, told=_say):
-        report, loaded = kept_build(options, reading=early)
+        report, loaded = kept_build(options, reading=early, quick=partial(_quick, options))
         if report is not None:
             return report
         from .build import build_site  # renderers, Jinja and Pygments: only when there is work to do
 
         return build_site(options, progress, loaded, early.pool)
+
+
+def _quick(options: BuildOptions, probe: Probe) -> BuildReport | None:
+    from .quick import quick_build  # renderers: only when a few entries changed
+
+    return quick_build(options, probe)
 
 
 def _check(options: BuildOptions, early: EarlyStart, progress: ProgressPrinter | None) -> BuildReport:

@@ -54,6 +54,7 @@ class Loaded:
     program: str  # the digest of this program's code, templates, static files and libraries
     theme: Theme
     seconds: float = 0.0  # how long reading took
+    probe: Probe | None = None  # what the build learnt before reading (see ``quick``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,10 @@ class Probe:
         """Equal for two probes when no input can have changed between them."""
         dates = json.dumps(self.git_dates, sort_keys=True)
         return hashlib.sha256(f"{self.stamp.digest}\0{self.settings}\0{dates}".encode()).hexdigest()
+
+    def settled_before(self) -> int:
+        """The time before which a file's stamp vouches for it (see ``settled``)."""
+        return self.started_ns - SETTLED_NS
 
     def settled(self) -> bool:
         """Whether every file is older than the stamp by more than a tick of the file system's clock,
@@ -127,7 +132,7 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
         if JsonStore(options.cache / STAMPS, "archive stamp").data != record:
             write_json(options.cache / STAMPS, record)
     seconds = time.perf_counter() - started
-    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, probe.theme, seconds)
+    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, probe.theme, seconds, probe)
 
 
 def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
@@ -139,11 +144,14 @@ def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:
 
 
 def kept_build(
-    options: BuildOptions, reading: Callable[[Stamp], None] | None = None
+    options: BuildOptions,
+    reading: Callable[[Stamp], None] | None = None,
+    quick: Callable[[Probe], BuildReport | None] | None = None,
 ) -> tuple[BuildReport | None, Loaded | None]:
     """If the published site is current for the inputs as they are, the last build's report again
     (and no ``Loaded``); else no report, and the inputs as read. ``reading`` is called just before
-    the archive is read, if it is.
+    the archive is read, if it is; ``quick`` before that, when the archive changed: its report, if it
+    gives one, is the build's (``quick.quick_build``).
 
     This module imports no renderer, so a build that changes nothing starts quickly. It does not
     even read the archive when its stamp is that of the last full read."""
@@ -155,6 +163,9 @@ def kept_build(
     summary = output.current_summary(options, inputs) if inputs is not None else None
     timings = {"probe": time.perf_counter() - started}
     if summary is None:
+        if quick is not None and (report := quick(probe)) is not None:
+            timings = {**timings, **report.timings}
+            return replace(report, seconds=time.perf_counter() - started, timings=timings), None
         if reading is not None:
             reading(probe.stamp)
         loaded = load_inputs(options, probe)
@@ -183,11 +194,17 @@ def settings_key(options: BuildOptions, config: SiteConfig, math: str, program: 
 
 def inputs_key(settings: str, problems: list[Diagnostic], sources: list[EntrySource]) -> str:
     """The digest of everything a full build reads (``settings``: see ``settings_key``)."""
-    digest = hashlib.sha256(settings.encode())
-    digest.update(repr(problems).encode())
-    for source in sources:
-        digest.update(source.key_text().encode())
-    return digest.hexdigest()
+    return inputs_of(settings, repr(problems), [source_key(source) for source in sources])
+
+
+def source_key(source: EntrySource) -> str:
+    return hashlib.sha1(source.key_text().encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def inputs_of(settings: str, problems: str, keys: list[str]) -> str:
+    """``inputs_key`` from the ``source_key`` of each entry, in order: a build that reloaded a few
+    entries (``quick``) makes it from the others' as the last build kept them."""
+    return hashlib.sha256("\0".join([settings, problems, *keys]).encode()).hexdigest()
 
 
 def same_interpreter(interpreter: str) -> str:

@@ -138,6 +138,9 @@ class PickleStore:
     def has(self, key: str) -> bool:
         return self._path(key).is_file()
 
+    def delete(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
     def put(self, key: str, value: Any) -> None:
         self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 

@@ -21,6 +21,7 @@ STAGES: list[set[str]] = [
     {"verify"},
     {"publish"},
     {"build", "freshness"},
+    {"quick"},
     {"serve"},
     {"cli", "scaffold", "starter"},
 ]

@@ -201,3 +201,24 @@ def neighbours(site: Site) -> dict[str, tuple[Entry | None, Entry | None]]:
 
 def _around(items: tuple[Entry, ...], i: int) -> tuple[Entry | None, Entry | None]:
     return (items[i - 1] if i else None, items[i + 1] if i + 1 < len(items) else None)
+
+
+def listed(entry: Entry, summaries: bool = True) -> str:
+    """What pages other than the entry's own can show of it: its card (``Entry.card``) but the plain
+    text of its statement and write-up and the line counts and digests of its code, which only its
+    page and the search index show, nor the characters its math draws (the font's cut, a file of its
+    own), nor its runs, which each caller adds as its pages show them. Equal for an entry whose
+    write-up changed in words only, so the home, track and tag pages are kept then. Without
+    ``summaries`` (its first paragraph, its documents'), which of the theme's pages only the entry's
+    own and the feed show (``feed_summaries``): an archive's own templates may show them anywhere."""
+    card = entry.card() if entry.complete else entry
+    solvers, sources = (tuple(replace(c, lines=0, digest="") for c in files) for files in (card.solvers, card.sources))
+    card = replace(card, search_text="", solvers=solvers, sources=sources, runs=(), math_chars="")
+    if not summaries:
+        documents = {
+            "statement": card.statement and replace(card.statement, summary_html=None),
+            "solution": card.solution and replace(card.solution, summary_html=None),
+            "translations": tuple(replace(d, summary_html=None) for d in card.translations),
+        }
+        card = replace(card, summary_html=None, summary_text=None, **documents)  # type: ignore[arg-type]
+    return repr(card)

@@ -399,6 +399,47 @@ def _files(files: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
     return {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
 
 
+@dataclass(slots=True)
+class Manifest:
+    """The published site as the last build's manifest describes it (``trusted_manifest``), for a build
+    that writes in place (``quick``): each file's (digest, size, time), and each generated file's digest."""
+
+    out: Path
+    files: dict[str, tuple[str, int, int]]
+    pages: dict[str, str]
+
+    def update(self, folders: list[str], generated: dict[str, str], raw: dict[str, str], gone: set[str]) -> None:
+        """Describe what a build wrote in place: the ``generated`` files and the ``raw`` archive files
+        (their digests, by path), none of those ``gone``, and no file below ``folders`` (paths ending in
+        "/", where the build made its files match the archive) that is no longer there."""
+        for path in gone:
+            self.files.pop(path, None)
+            self.pages.pop(path, None)
+        below = tuple(folders)
+        for path in [p for p in self.files if p.startswith(below) and p not in generated and p not in raw]:
+            if not os.path.isfile(self.out / path):
+                self.files.pop(path)
+                self.pages.pop(path, None)
+        for path, key in (*generated.items(), *raw.items()):
+            info = (self.out / path).stat()
+            self.files[path] = (key, info.st_size, info.st_mtime_ns)
+        self.pages.update(generated)
+
+
+def trusted_manifest(options: BuildOptions) -> Manifest | None:
+    """The manifest of the published site, if it still describes it (see ``SiteWriter``)."""
+    store = JsonStore(options.cache / MANIFEST, "manifest")
+    files, pages = _trusted_manifest(store, options.out, False), store.get("pages")
+    if files is None or not isinstance(pages, dict):
+        return None
+    return Manifest(options.out, files, {str(k): str(v) for k, v in pages.items()})
+
+
+def save_manifest(options: BuildOptions, manifest: Manifest, record: Record) -> int:
+    """Keep ``manifest`` (as ``SiteWriter.finish`` does), with ``record``; returns the site's bytes."""
+    return _save_manifest(options.cache / MANIFEST, options.out, {}, record, manifest.pages, manifest.files)
+
+
 def _save_manifest(
     path: Path,
     out: Path,

@@ -252,7 +252,7 @@ class PageRenderer:
                 self.page, "tag.html", f"tags/{tag.slug}/index.html", site, tag=tag
             )
         for entry in site.entries:
-            self._plan_entry(plan, site, entry, links[entry.path], complete)
+            self.plan_entry(plan, site, entry, links[entry.path], complete)
         return plan
 
     def plan_entries(
@@ -261,10 +261,10 @@ class PageRenderer:
         """``plan`` of these entries' own pages alone: the page of each and of its code files."""
         plan: dict[str, Callable[[], Output]] = {}
         for entry in entries:
-            self._plan_entry(plan, site, entry, neighbours_of(site, entry), complete)
+            self.plan_entry(plan, site, entry, neighbours_of(site, entry), complete)
         return plan
 
-    def _plan_entry(
+    def plan_entry(
         self,
         plan: dict[str, Callable[[], Output]],
         site: Site,

@@ -97,12 +97,17 @@ def listed(entry: Entry, track_title: str, content_key: str | None = None) -> Li
     its own key."""
     record = search_record(entry, track_title) if entry.complete else None
     if content_key is not None:
-        key = hashlib.sha256(f"{record_code()}\0{content_key}\0{track_title}".encode()).hexdigest()
+        key = record_key(content_key, track_title)
     elif record is not None:
         key = hashlib.sha256(repr(tuple(record_fields(record))).encode("utf-8", "surrogateescape")).hexdigest()
     else:
         raise ValueError(f"{entry.path}: a card has no search record without the render key of its content")
     return Listed(entry_url(entry), key, record, None if record is not None else entry, track_title)
+
+
+def record_key(content_key: str, track_title: str) -> str:
+    """The key of the search record of an entry whose content has this render key."""
+    return hashlib.sha256(f"{record_code()}\0{content_key}\0{track_title}".encode()).hexdigest()
 
 
 def search_listing(site: Site, keys: Mapping[str, str]) -> list[Listed]:

@@ -275,14 +275,23 @@ def _joined(shards: list[Shard]) -> SearchIndex:
     (``pagefind/shards.json``), each of them in a folder named by its first record, data only."""
     if not shards:
         return SearchIndex(())
-    outputs = [Output(f"{BUNDLE}/{path}", data) for path, data in shards[0].files]
-    folders = []
-    for shard in shards[1:]:
-        folder = f"{BUNDLE}/part-{hashlib.sha256(shard.first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
-        folders.append(folder + "/")
-        outputs += [Output(f"{folder}/{p}", d) for p, d in shard.files if _is_data(p)]
+    outputs, folders = [], []
+    for number, shard in enumerate(shards):
+        folder, files = shard_outputs(shard, number == 0)
+        outputs += files
+        if number:
+            folders.append(folder)
     outputs.append(Output(f"{BUNDLE}/{SHARDS}", json.dumps(folders).encode()))
     return SearchIndex(tuple(outputs), keys=tuple(k for s in shards for k in (s.key, kept_key(s.first))))
+
+
+def shard_outputs(shard: Shard, first: bool) -> tuple[str, list[Output]]:
+    """A shard's folder in the site (ending in "/") and its files there: the first shard's, all of them
+    in ``pagefind/``; another's, its data alone, in a folder named by its first record."""
+    if first:
+        return f"{BUNDLE}/", [Output(f"{BUNDLE}/{path}", data) for path, data in shard.files]
+    folder = f"{BUNDLE}/part-{hashlib.sha256(shard.first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}/"
+    return folder, [Output(f"{folder}{path}", data) for path, data in shard.files if _is_data(path)]
 
 
 def _is_data(path: str) -> bool:

@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from ..build import Builder, entry_diagnostics, listed
+from ..build import Builder, entry_diagnostics
 from ..errors import Diagnostic
 from ..freshness import Loaded
 from ..model import Entry, EntrySource, Site
 from ..publish import output
-from ..publish.catalog import link_site, neighbours, relinked
+from ..publish.catalog import link_site, listed, neighbours, relinked
 from ..publish.downloads import sample_archives
 from ..publish.feeds import render_feed, render_verification_report
 from ..publish.mathfont import FONT_PREFIX, site_math_chars
@@ -320,7 +320,7 @@ class LiveBuilder(Builder):
 
 
 def listing(entry: Entry, summaries: bool) -> tuple[object, ...]:
-    """What pages other than its own show of an entry (``build.listed``), with its verdicts as the
+    """What pages other than its own show of an entry (``catalog.listed``), with its verdicts as the
     badge says them, not each run's time: if this is unchanged, they need no re-render
     (``verification.json``, which has the runs, and the feed, which has the summaries, are compared
     apart)."""

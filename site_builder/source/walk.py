@@ -311,6 +311,9 @@ class Stamp:
     # The folders as listed for the stamp: loading the archive right after need not list them again.
     listing: Listing = field(default_factory=dict, compare=False, repr=False)
     skip: Container[str] = field(default=frozenset(), compare=False, repr=False)  # the folders it did not enter
+    # Each folder's own part, by its path: the digest of its lines (its files and subfolders), and the
+    # latest time of its files. Two stamps differ in the folders where something changed.
+    folders: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def load_stamp(archive: Path, skip: Container[str] = frozenset()) -> Stamp:
@@ -324,43 +327,49 @@ def load_stamp(archive: Path, skip: Container[str] = frozenset()) -> Stamp:
     add = lines.append
     newest = 0
     listing: Listing = {}
+    folders: dict[str, tuple[str, int]] = {}
     unread: dict[str, bool] = {}  # ``is_unread`` by name: an archive repeats a few names thousands of times
     pending = [str(archive)]
     while pending:
         folder = pending.pop()
+        start, latest = len(lines), 0
         if folder in skip:
             add(f"{folder}\0skipped")
-            continue
-        try:
-            with os.scandir(folder) as scan:
-                found = listing[folder] = sorted(scan, key=_name)
-        except OSError as e:
-            add(f"{folder}\0{e.errno}")
-            continue
-        if any(entry.name == BUILDER_MARKER for entry in found):
-            add(f"{folder}\0{BUILDER_MARKER}")
-            continue
-        for entry in found:
-            name = entry.name
-            hidden = unread.get(name)
-            if hidden is None:
-                hidden = unread[name] = is_unread(name)
-            if hidden:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-                add(entry.path + "/")
-                continue
+        else:
             try:
-                info = entry.stat()
+                with os.scandir(folder) as scan:
+                    found = listing[folder] = sorted(scan, key=_name)
             except OSError as e:
-                add(f"{entry.path}\0{e.errno}")
-                continue
-            changed, moved = info.st_mtime_ns, info.st_ctime_ns  # ``file_signature``, written out: 100,000 files
-            add(f"{entry.path}\0{info.st_size} {changed} {moved} {info.st_ino}")
-            if changed > newest:
-                newest = changed
-            if moved > newest:
-                newest = moved
-    digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
-    return Stamp(digest, newest, listing, skip)
+                add(f"{folder}\0{e.errno}")
+                found = []
+            if any(entry.name == BUILDER_MARKER for entry in found):
+                add(f"{folder}\0{BUILDER_MARKER}")
+                found = []
+            for entry in found:
+                name = entry.name
+                hidden = unread.get(name)
+                if hidden is None:
+                    hidden = unread[name] = is_unread(name)
+                if hidden:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                    add(entry.path + "/")
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError as e:
+                    add(f"{entry.path}\0{e.errno}")
+                    continue
+                changed, moved = info.st_mtime_ns, info.st_ctime_ns  # ``file_signature``, written out: 100,000 files
+                add(f"{entry.path}\0{info.st_size} {changed} {moved} {info.st_ino}")
+                if changed > latest:
+                    latest = changed
+                if moved > latest:
+                    latest = moved
+        own = "\n".join(lines[start:]).encode("utf-8", "surrogateescape")
+        folders[folder] = (hashlib.sha1(own).hexdigest(), latest)
+        newest = max(newest, latest)
+    whole = "\n".join(f"{folder}\0{digest}" for folder, (digest, _) in folders.items())
+    digest = hashlib.sha256(whole.encode("utf-8", "surrogateescape")).hexdigest()
+    return Stamp(digest, newest, listing, skip, folders)

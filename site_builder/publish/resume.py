@@ -1,0 +1,126 @@
+"""The record a published build leaves for the next one to start from (``quick.py``).
+
+For every folder of the archive's stamp, its part of the stamp (``walk.Stamp.folders``); for every
+entry, where its page and search record are and digests of what other pages show of it; the site
+around the pages (``frame``). With it, a build that finds the archive changed in a few problem
+folders can tell which entries those are, and whether any page but theirs could change, without
+reading any other folder. Written by every build that publishes (full or quick), in the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..model import Entry, Site
+from ..store import PickleStore
+from .catalog import neighbours
+from .outputs import entry_url
+
+STORE = "resume"  # the cache's folder of it
+RECORD = "resume-v1"
+
+
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """One entry as the last build left it."""
+
+    url: str  # its page, from the site's root
+    slug: str
+    content_key: str  # the render key of its content (``Builder._render_key``)
+    listing: str  # a digest of what other pages show of it, and its verdicts (``listing``)
+    runs: str  # a digest of its runs (``verification.json`` shows each)
+    summary: str | None  # its first paragraph (the feed shows it)
+    chars: str  # the characters its math draws (the font is cut to every entry's)
+    track: str
+    track_title: str
+    around: tuple[str | None, str | None]  # the paths of its neighbours, whose cards its page shows
+    source_key: str  # ``freshness.source_key``
+    clean: bool  # no problem of its own to report
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    settings: str  # ``freshness.settings_key``: the program, configuration, theme and options
+    git: str  # a digest of the archive's git dates
+    out: str
+    folders: dict[str, str]  # each folder's part of the stamp, "" for one with a file too new to vouch for
+    entries: dict[str, Noted]  # by path, in the order a full build loads them
+    outside: frozenset[str]  # the folders of files that documents input from outside their own folder
+    problems: str  # the archive's own problems, as ``inputs_key`` takes them
+    frame: Site  # the site with no entries in it: what an entry's page shows around the entry
+
+
+def git_digest(git_dates: dict[str, int]) -> str:
+    return hashlib.sha256(json.dumps(git_dates, sort_keys=True).encode()).hexdigest()
+
+
+def framed(site: Site) -> Site:
+    """The site as an entry's page shows it, without its ten thousand cards (``pages.site_frame``)."""
+    return replace(
+        site,
+        entries=(),
+        tracks=tuple(replace(t, entries=()) for t in site.tracks),
+        tags=tuple(replace(t, entries=()) for t in site.tags),
+    )
+
+
+def vouched(folders: dict[str, tuple[str, int]], settled_ns: int) -> dict[str, str]:
+    """Each folder's digest, but "" for one whose files changed within a tick of the file system's clock
+    (see ``snapshot.SETTLED_NS``): a later change could leave its stamp as it is."""
+    return {folder: digest if latest < settled_ns else "" for folder, (digest, latest) in folders.items()}
+
+
+def listing_digest(shown: str, verification: object) -> str:
+    return hashlib.sha256(f"{shown}\0{verification!r}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def runs_digest(entry: Entry) -> str:
+    return hashlib.sha256(repr(entry.runs).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def noted_entries(
+    site: Site, shown: dict[str, str], keys: dict[str, str], sources: dict[str, str], clean: set[str], order: list[str]
+) -> dict[str, Noted]:
+    """Each entry of ``site`` as ``Noted``, in ``order``: ``shown``, what lists show of each (``catalog.listed``);
+    ``keys``, its render key; ``sources``, its ``source_key``; ``clean``, those with no problem."""
+    titles = {t.id: t.title for t in site.tracks}
+    links = neighbours(site)
+    by_path = {e.path: e for e in site.entries}
+    noted = {}
+    for path in order:
+        entry = by_path.get(path)
+        if entry is None:
+            continue
+        prev, nxt = links.get(path, (None, None))
+        noted[path] = Noted(
+            url=entry_url(entry),
+            slug=entry.slug,
+            content_key=keys[path],
+            listing=listing_digest(shown[path], entry.verification),
+            runs=runs_digest(entry),
+            summary=entry.summary_text,
+            chars=entry.math_chars,
+            track=entry.track,
+            track_title=titles.get(entry.track, entry.track),
+            around=(prev.path if prev else None, nxt.path if nxt else None),
+            source_key=sources[path],
+            clean=path in clean,
+        )
+    return noted
+
+
+def load(cache: Path) -> Resume | None:
+    found = PickleStore(cache / STORE).get(RECORD)
+    return found if isinstance(found, Resume) else None
+
+
+def save(cache: Path, resume: Resume) -> None:
+    PickleStore(cache / STORE).put(RECORD, resume)
+
+
+def forget(cache: Path) -> None:
+    """No record: the next build reads the archive (a build that published without making one)."""
+    PickleStore(cache / STORE).delete(RECORD)

@@ -1,0 +1,270 @@
+"""A build of a few edited entries, from the record of the last build (``publish/resume``).
+
+A full build reads every problem folder and goes over every entry a dozen times, though it renders
+and writes only what changed: ten seconds at 10,000 entries for one edited write-up. When the
+archive's stamp differs from the record's in a few problem folders alone, and each of their entries
+is shown by other pages as before (its card, verdicts, first paragraph and math characters) and has
+no problem to report, a build loads, renders and verifies those entries alone, and writes their
+pages, files, ``samples.zip`` and search shard in place, each through a rename (as the dev server
+does), then the manifest and the record. Anything else (a folder that came or went, a new title, an
+error, the archive's own templates, a change outside the problem folders...) is the full build's:
+``quick_build`` then returns None having written nothing.
+
+This is the build's concern as a whole, beside ``build.py``, whose ``Builder`` it extends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from .build import Builder, entry_diagnostics
+from .freshness import STAMPS, Probe, inputs_of, source_key
+from .model import Entry, EntrySource
+from .publish import output, resume
+from .publish.catalog import RESERVED_TRACKS, listed
+from .publish.downloads import sample_archives
+from .publish.mathfont import site_math_chars
+from .publish.outputs import Output
+from .publish.rawfiles import plan_raw_files
+from .publish.records import Listed, Records, record_key
+from .publish.records import listed as search_listed
+from .publish.report import BuildReport, report_from_summary
+from .publish.resume import Noted, Resume
+from .publish.search import BUNDLE, SHARDS, indexed, pagefind_available, shard_outputs, shards_of
+from .render.workers import cards_key
+from .source.archive import load_entry
+from .source.walk import is_problem_dir
+from .store import JsonStore, bucket_keys, bucket_of, write_json
+
+QUICK_MOST = 8  # more changed entries than this: the full build, which renders them in parallel
+
+
+def quick_build(options: Any, probe: Probe, pool: Any = None) -> BuildReport | None:
+    """The build of the archive as ``probe`` found it, if a few entries changed in ways only their own
+    pages show since the recorded build (see the module's text); None, having written nothing, if not."""
+    if options.rerun or options.strict:
+        return None
+    record = resume.load(options.cache)
+    if record is None or record.out != str(options.out) or record.settings != probe.settings:
+        return None
+    if record.git != resume.git_digest(probe.git_dates):
+        return None
+    head = JsonStore(options.cache / output.HEAD, "manifest")
+    summary = head.get("summary")
+    if not isinstance(summary, dict) or head.get("out") != str(options.out):
+        return None
+    if head.get("stamp") != output.site_stamp(options.out):
+        return None  # the published site is not as the record's build left it
+    changed = changed_entries(record, probe.stamp.folders, str(options.archive))
+    if not changed or len(changed) > QUICK_MOST:
+        return None
+    builder = QuickBuilder(options, pool=pool)
+    try:
+        return builder.update(probe, record, summary, changed)
+    finally:
+        builder.close()
+
+
+def changed_entries(record: Resume, folders: dict[str, tuple[str, int]], archive: str) -> list[str] | None:
+    """The entries (paths) whose folders' stamps differ from the record's; None when a folder outside
+    every entry changed (or one that documents input from outside their own folders)."""
+    old = record.folders
+    moved = [f for f, (digest, _) in folders.items() if not old.get(f) or old[f] != digest]
+    moved += [f for f in old if f not in folders]
+    found = set()
+    for folder in moved:
+        if folder in record.outside:
+            return None
+        owner = owning_entry(folder, archive, record.entries)
+        if owner is None:
+            return None
+        found.add(owner)
+    return sorted(found)
+
+
+def owning_entry(folder: str, archive: str, entries: dict[str, Noted]) -> str | None:
+    """The entry whose problem folder holds ``folder`` (an absolute path below ``archive``)."""
+    rel = folder[len(archive) + 1 :] if folder != archive else ""
+    while True:
+        if rel in entries:
+            return rel
+        if not rel:
+            return None
+        rel = rel.rpartition("/")[0]
+
+
+class QuickBuilder(Builder):
+    def update(self, probe: Probe, record: Resume, summary: dict[str, Any], paths: list[str]) -> BuildReport | None:
+        started = time.perf_counter()
+        self.config, self.git_dates, self.theme = probe.config, probe.git_dates, probe.theme
+        self.pages = self._page_renderer()
+        if self.pages.shows_anything:
+            return None  # the archive's own templates: any page may show any of an entry
+        archive, skip = self.options.archive, self.skip
+        if not all(is_problem_dir(archive / path, skip) for path in paths):
+            return None
+        shown = self.options.display(archive)
+        sources = [load_entry(archive / path, archive, shown, self.git_dates, skip=skip) for path in paths]
+        if any(s.slug != record.entries[s.path].slug for s in sources):
+            return None  # a new URL (a folder that took another's)
+        sources = self._screen(sources)
+        # Each entry's card as last built (a changed one's: its code, highlighted then, is not highlighted again)
+        last = {record.entries[s.path].content_key: self._card(record, s.path) for s in sources}
+        bundle = {key: card for key, card in last.items() if card is not None}
+        bundle = {key: card for key, card in bundle.items() if key not in map(self._render_key, sources)}
+        entries = self._verify(sources, self._render(sources, cards=False, bundle=bundle))
+        if not all(self._shown_as_before(record, e) for e in entries):
+            return None
+        chars = {path: noted.chars for path, noted in record.entries.items()}
+        before = site_math_chars(list(chars.values()))
+        chars.update((e.path, e.math_chars) for e in entries)
+        if site_math_chars(list(chars.values())) != before:
+            return None  # the math font is cut again: every page's stylesheet
+        with ThreadPoolExecutor(1) as pool:  # Pagefind indexes the shards meanwhile, in a process of its own
+            indexing = pool.submit(self._search_shards, record, entries)
+            pages = self._entry_pages(record, entries)
+            downloads = sample_archives(sources)
+            made = [*(pages or ()), *(d.path for d in downloads)]
+            raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
+            manifest = output.trusted_manifest(self.options)
+            search = indexing.result()
+        if pages is None or collisions or manifest is None or search is None:
+            return None
+        self._lap("render entries", started)
+        mark = time.perf_counter()
+        written = self._publish(manifest, sources, [*pages.values(), *downloads, *search[0]], raw, search[1])
+        keys = [entry_key(record, path, sources) for path in record.entries]
+        inputs = inputs_of(probe.settings, record.problems, keys)
+        size = output.save_manifest(
+            self.options, manifest, (inputs, {k: v for k, v in summary.items() if k != "bytes"})
+        )
+        if probe.settled():
+            write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
+        resume.save(self.options.cache, self._recorded(probe, record, sources, entries))
+        self._lap("write", mark)
+        report = report_from_summary({**summary, "bytes": size}, self.options.out, 0.0, dict(self.timings))
+        if report is None:
+            return None
+        seconds = time.perf_counter() - started
+        return replace(report, current=False, written=written, seconds=seconds, solver_processes=self.solver_processes)
+
+    def _shown_as_before(self, record: Resume, entry: Entry) -> bool:
+        """Whether other pages show the entry as the record's build did, and it has no problem."""
+        noted = record.entries[entry.path]
+        if not noted.clean or entry_diagnostics(entry):
+            return False
+        shown = hashlib.sha256(listed(entry, False).encode()).hexdigest()  # as ``Builder._write_pages`` keys lists
+        if resume.listing_digest(shown, entry.verification) != noted.listing:
+            return False
+        return resume.runs_digest(entry) == noted.runs and entry.summary_text == noted.summary
+
+    def _entry_pages(self, record: Resume, entries: list[Entry]) -> dict[str, Output] | None:
+        """Each entry's page and code pages, with their figure files, as the full build makes them: in
+        the site's frame, between its neighbours' cards (``PageRenderer.entry_inputs`` names what an
+        entry's page shows)."""
+        assert self.pages is not None
+        plan: dict[str, Any] = {}
+        for entry in entries:
+            paths = record.entries[entry.path].around
+            prev, nxt = (self._card(record, path) for path in paths)
+            if (prev is None and paths[0] is not None) or (nxt is None and paths[1] is not None):
+                return None
+            self.pages.plan_entry(plan, record.frame, entry, (prev, nxt), lambda e: e)
+        made: dict[str, Output] = {}
+        for path, render in plan.items():
+            for item in (render(), *self.pages.figures_of(path)):
+                made.setdefault(item.path, item)
+        return made
+
+    def _card(self, record: Resume, path: str | None) -> Entry | None:
+        """The card of an entry the last full build bundled (``Builder._card_bundle``), from its bucket."""
+        if path is None or path not in record.entries:
+            return None
+        key = record.entries[path].content_key
+        part = self.renders.get(bucket_keys(cards_key())[bucket_of(key)])
+        card = part.get("items", {}).get(key) if isinstance(part, dict) else None
+        return card if isinstance(card, Entry) else None
+
+    def _search_shards(self, record: Resume, entries: list[Entry]) -> tuple[list[Output], set[str]] | None:
+        """The search index's files of the shards that hold these entries, indexed again (as
+        ``SearchFeed`` cuts and indexes them), and those shards' folders in the site; None when a
+        record of another entry of theirs is not kept (``records.Records``)."""
+        if not pagefind_available():
+            return [], set()
+        whole = {e.path: e for e in entries}
+        items: list[Listed] = []
+        for path, noted in record.entries.items():
+            if noted.track in RESERVED_TRACKS:
+                continue
+            if path in whole:
+                items.append(search_listed(whole[path], noted.track_title, self.content_keys[path]))
+            else:
+                items.append(Listed(noted.url, record_key(noted.content_key, noted.track_title)))
+        outputs: list[Output] = []
+        folders: set[str] = set()
+        kept = Records(self.renders)
+        urls = {record.entries[path].url for path in whole}
+        for number, shard in enumerate(shards_of(items)):
+            if urls.isdisjoint(item.url for item in shard):
+                continue
+            records = kept.at_hand(shard)
+            if records is None:
+                return None
+            folder, files = shard_outputs(indexed(shard, records, kept), number == 0)
+            outputs += files
+            folders.add(folder)
+        return outputs, folders
+
+    def _publish(
+        self,
+        manifest: output.Manifest,
+        sources: list[EntrySource],
+        made: list[Output],
+        raw: list[output.RawFile],
+        shards: set[str],
+    ) -> int:
+        """Write the entries' pages, files and samples.zip and the search shards in place, and remove
+        the shards' old files; ``manifest`` (updated) then describes the site as it is."""
+        published = {path: record[0] for path, record in manifest.files.items()}
+        written = output.write_in_place(self.options.out, made, published)
+        folders = sorted({f"{s.slug or s.path}/" for s in sources})
+        generated = {item.path: published[item.path] for item in made}
+        output.sync_raw_files(self.options, [f.rstrip("/") for f in folders], raw, set(generated))
+        stale = {p for p in manifest.files if p not in generated and _in_shards(p, shards)}
+        output.remove_in_place(self.options.out, stale, published)
+        manifest.update(folders, generated, {r.target: r.digest for r in raw}, stale)
+        return written
+
+    def _recorded(self, probe: Probe, record: Resume, sources: list[EntrySource], entries: list[Entry]) -> Resume:
+        noted = dict(record.entries)
+        by_path = {s.path: s for s in sources}
+        for entry in entries:
+            noted[entry.path] = replace(
+                noted[entry.path],
+                content_key=self.content_keys[entry.path],
+                chars=entry.math_chars,
+                source_key=source_key(by_path[entry.path]),
+            )
+        folders = resume.vouched(probe.stamp.folders, probe.settled_before())
+        return replace(record, entries=noted, folders=folders)
+
+
+def entry_key(record: Resume, path: str, sources: list[EntrySource]) -> str:
+    fresh = next((s for s in sources if s.path == path), None)
+    return source_key(fresh) if fresh is not None else record.entries[path].source_key
+
+
+def _in_shards(path: str, folders: set[str]) -> bool:
+    """Whether ``path`` is a file of one of these shards' folders (the first shard's is ``pagefind/``
+    but the other shards' folders and their list)."""
+    first = f"{BUNDLE}/" in folders and path.startswith(f"{BUNDLE}/")
+    if first and not path.startswith(f"{BUNDLE}/part-") and path != f"{BUNDLE}/{SHARDS}":
+        return True
+    return any(path.startswith(folder) for folder in folders if folder != f"{BUNDLE}/")
+
+
+__all__ = ["QuickBuilder", "changed_entries", "quick_build"]

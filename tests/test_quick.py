@@ -1,0 +1,217 @@
+"""The quick build: a few edited entries built from the last build's record, into the very site a full
+build makes, and the full build whenever anything else changed."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import options_for
+
+from site_builder import freshness
+from site_builder.build import build_site
+from site_builder.freshness import kept_build
+from site_builder.publish import resume
+from site_builder.publish.report import BuildReport
+from site_builder.quick import QUICK_MOST, owning_entry, quick_build
+from site_builder.source.archive import load_archive
+from site_builder.source.config import BuildOptions
+
+GENERATE = Path(__file__).parent / "bench" / "generate.py"
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(freshness, "SETTLED_NS", 0)  # as if every file had been written long ago
+
+
+def generated(root: Path, count: int) -> Path:
+    spec = importlib.util.spec_from_file_location("generate", GENERATE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(root, count)
+    return root
+
+
+def publish(options: BuildOptions) -> tuple[BuildReport, bool]:
+    """What ``site-builder build`` does (``cli._publish``); and whether the quick build made the site."""
+    made: list[BuildReport] = []
+
+    def quick(probe: freshness.Probe) -> BuildReport | None:
+        report = quick_build(options, probe)
+        made.extend([report] if report is not None else [])
+        return report
+
+    report, loaded = kept_build(options, quick=quick)
+    if report is None:
+        report = build_site(options, loaded=loaded)
+    return report, bool(made)
+
+
+def same_trees(left: Path, right: Path) -> list[str]:
+    """The files that differ between two folders, or are in one alone."""
+    found: list[str] = []
+
+    def walk(compared: filecmp.dircmp[str], prefix: str) -> None:
+        found.extend(prefix + name for name in (*compared.left_only, *compared.right_only, *compared.funny_files))
+        found.extend(prefix + name for name in compared.diff_files)
+        for name, sub in compared.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    filecmp.clear_cache()
+    walk(filecmp.dircmp(left, right, ignore=[]), "")
+    # dircmp compares by stat: compare contents of the files both have, too
+    for path in left.rglob("*"):
+        twin = right / path.relative_to(left)
+        if path.is_file() and twin.is_file() and path.read_bytes() != twin.read_bytes():
+            found.append(path.relative_to(left).as_posix())
+    return sorted(set(found))
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    return generated(tmp_path / "archive", 10)
+
+
+def built(archive: Path, out: Path) -> BuildOptions:
+    options = options_for(archive, out, verify=False)
+    report, quick = publish(options)
+    assert not quick and report.published and not report.diagnostics
+    return options
+
+
+def full_build_of(archive: Path, out: Path) -> Path:
+    """The site a full build makes of the archive as it is, from nothing."""
+    report, quick = publish(options_for(archive, out, verify=False))
+    assert not quick and report.published
+    return out
+
+
+ENTRY = "codeforces/2005/F-edge-query-5"
+WRITE_UP = f"{ENTRY}/solution.tex"
+
+
+def edit(archive: Path, name: str, old: str, new: str) -> None:
+    path = archive / name
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_an_edited_write_up_is_built_quickly_into_the_site_a_full_build_makes(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    report, quick = publish(options)
+    assert quick and report.published and report.written >= 1 and report.entries == 10
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+    again, quick = publish(options)
+    assert again.current and not quick  # the quick build's record: nothing changed since
+
+
+def test_edited_statements_of_two_entries_and_a_second_quick_build(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    statements = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("statement.md"))[:2]
+    for name in statements:
+        edit(archive, name, "Print", "Output")
+    assert publish(options)[1]
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    assert publish(options)[1]
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        (f"{ENTRY}/problem.yaml", "title: Edge Query 5", "title: Edge Queries"),  # lists
+        (WRITE_UP, "Factor window edge sort", r"Factor window edge sort $\aleph$"),  # a new character: the font
+        (WRITE_UP, r"\section{Idea}", r"\section{Extra} More.\section{Idea}"),
+    ],
+)
+def test_a_change_other_pages_show_is_the_full_builds(
+    archive: Path, tmp_path: Path, name: str, old: str, new: str
+) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, name, old, new)
+    report, quick = publish(options)
+    if "problem.yaml" in name or "aleph" in new:
+        assert not quick
+    assert report.published
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["a file outside every problem folder", "a new problem folder", "a removed problem folder", "no record"],
+)
+def test_changes_outside_the_recorded_entries_are_the_full_builds(archive: Path, tmp_path: Path, change: str) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    if change == "a file outside every problem folder":
+        (archive / "codeforces" / "notes.txt").write_text("kept here\n")
+    elif change == "a new problem folder":
+        shutil.copytree(archive / ENTRY, archive / "codeforces/2005/G-copy")
+    elif change == "a removed problem folder":
+        shutil.rmtree(next(archive.glob("icpc/*/*")))
+    else:
+        resume.forget(options.cache)
+    report, quick = publish(options)
+    assert not quick and report.published
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
+def test_more_edited_entries_than_a_quick_build_takes_are_the_full_builds(tmp_path: Path) -> None:
+    archive = generated(tmp_path / "archive", QUICK_MOST + 2)
+    options = built(archive, tmp_path / "one" / "site")
+    for path in sorted(archive.rglob("statement.md"))[: QUICK_MOST + 1]:
+        path.write_text(path.read_text() + "\nOne more line.\n")
+    assert not publish(options)[1]
+
+
+def test_a_published_site_changed_by_hand_is_the_full_builds(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    (options.out / "extra.html").write_text("by hand")  # the site's stamp: the manifest no longer vouches for it
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    assert not publish(options)[1]
+
+
+def test_a_file_written_within_a_tick_of_the_record_is_reloaded(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder with a file too new to vouch for is no folder the record knows: reloaded next time."""
+    monkeypatch.setattr(freshness, "SETTLED_NS", 3600 * 10**9)
+    options = built(archive, tmp_path / "one" / "site")
+    record = resume.load(options.cache)
+    assert record is not None
+    with_files = {str(p.parent) for p in archive.rglob("*") if p.is_file()}
+    assert {record.folders[folder] for folder in with_files} == {""}
+    assert "" not in {digest for folder, digest in record.folders.items() if folder not in with_files}
+    monkeypatch.setattr(freshness, "SETTLED_NS", 0)
+    assert not publish(options)[1]  # every folder: the root's among them
+
+
+@pytest.mark.parametrize(
+    ("folder", "owner"),
+    [
+        ("/a/icpc/2020/A-x", "icpc/2020/A-x"),
+        ("/a/icpc/2020/A-x/data/sample", "icpc/2020/A-x"),
+        ("/a/icpc/2020", None),
+        ("/a", None),
+        ("/a/icpc/2020/A-xy", None),
+    ],
+)
+def test_the_entry_a_changed_folder_belongs_to(folder: str, owner: str | None) -> None:
+    entries = dict.fromkeys(["icpc/2020/A-x", "icpc/2020/B-y"], None)
+    assert owning_entry(folder, "/a", entries) == owner  # type: ignore[arg-type]
+    assert owning_entry("/a/data/secret", "/a", {"": None}) == ""  # type: ignore[dict-item]  # a package's own repository
+
+
+def test_the_record_names_each_entry_once_in_load_order(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    record = resume.load(options.cache)
+    assert record is not None
+    assert list(record.entries) == [source.path for source in load_archive(archive, "archive", {})[0]]
+    assert record.frame.entries == () and all(not t.entries for t in record.frame.tracks)
