@@ -112,6 +112,7 @@ class QuickBuilder(Builder):
         if any(s.slug != record.entries[s.path].slug for s in sources):
             return None  # a new URL (a folder that took another's)
         sources = self._screen(sources)
+        mark = self._lap("load entries", started)
         # Each entry's card as last built (a changed one's: its code, highlighted then, is not highlighted again)
         last = {record.entries[s.path].content_key: self._card(record, s.path) for s in sources}
         bundle = {key: card for key, card in last.items() if card is not None}
@@ -119,6 +120,7 @@ class QuickBuilder(Builder):
         entries = self._verify(sources, self._render(sources, cards=False, bundle=bundle))
         if not all(self._shown_as_before(record, e) for e in entries):
             return None
+        mark = self._lap("render entries", mark)
         chars = {path: noted.chars for path, noted in record.entries.items()}
         before = site_math_chars(list(chars.values()))
         chars.update((e.path, e.math_chars) for e in entries)
@@ -134,8 +136,7 @@ class QuickBuilder(Builder):
             search = indexing.result()
         if pages is None or collisions or manifest is None or search is None:
             return None
-        self._lap("render entries", started)
-        mark = time.perf_counter()
+        mark = self._lap("pages and search", mark)
         written = self._publish(manifest, sources, [*pages.values(), *downloads, *search[0]], raw, search[1])
         keys = [entry_key(record, path, sources) for path in record.entries]
         inputs = inputs_of(probe.settings, record.problems, keys)
@@ -145,6 +146,12 @@ class QuickBuilder(Builder):
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
         resume.save(self.options.cache, self._recorded(probe, record, sources, entries))
+        # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
+        lasting = [e for e in entries if e.lasting(self.math.available)]
+        cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
+        self.renders.update_buckets(
+            cards_key(), cards, {record.entries[e.path].content_key for e in entries} - set(cards)
+        )
         self._lap("write", mark)
         report = report_from_summary({**summary, "bytes": size}, self.options.out, 0.0, dict(self.timings))
         if report is None:

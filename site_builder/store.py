@@ -169,6 +169,18 @@ class PickleStore:
             if last is None or part.keys() != before.keys() or any(v is not before[k] for k, v in part.items()):
                 self.put(key, {"tag": tag, "items": part})
 
+    def update_buckets(self, name: str, put: dict[str, Any], drop: set[str], tag: object = None) -> None:
+        """Put ``put`` in the dict kept under ``name`` (``put_buckets``) and take ``drop`` out of it,
+        rewriting only the buckets those keys are in (none where the dict is not kept with ``tag``)."""
+        keys = bucket_keys(name)
+        for number in sorted({bucket_of(key) for key in (*put, *drop)}):
+            part = self.get(keys[number])
+            if not isinstance(part, dict) or part.get("tag") != tag or not isinstance(part.get("items"), dict):
+                continue
+            items = {k: v for k, v in part["items"].items() if k not in drop}
+            items.update((k, v) for k, v in put.items() if bucket_of(k) == number)
+            self.put(keys[number], {"tag": tag, "items": items})
+
     def keep_only(self, keys: set[str]) -> None:
         """Delete every value but those of ``keys`` (values written meanwhile by another build may
         go too: a later build makes them again)."""
