@@ -25,7 +25,7 @@ from pathlib import Path
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
-from .publish import mathfont, output, resume
+from .publish import manifest, mathfont, output, resume
 from .publish.catalog import link_site, listed
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
@@ -237,7 +237,7 @@ class Builder:
     def _reuse_published(
         self, loaded: Loaded, sources: list[EntrySource], entries: list[Entry], site: Site, started: float, mark: float
     ) -> BuildReport | None:
-        current = output.current_pages(self.options, loaded.inputs)
+        current = manifest.current_pages(self.options, loaded.inputs)
         if current is None:
             return None
         pages, summary = current

@@ -5,7 +5,7 @@ the archive (file contents, by their digests), the configuration, templates, sta
 program, the libraries and tools whose output ends up in pages, and the build options that matter.
 The manifest of the published site (see ``publish/output``) keeps the digest of the build that
 wrote it, and a kept site is trusted while its stamp is the one the manifest recorded
-(``output.site_stamp``; with ``--rerun``, while every published file has its recorded size and time).
+(``manifest.site_stamp``; with ``--rerun``, while every published file has its recorded size and time).
 This is the build's concern as a whole, so it sits beside ``build.py``, above the stages it reads.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .errors import Diagnostic
 from .model import EntrySource
-from .publish import output
+from .publish import manifest
 from .publish.lock import CACHE_LOCK
 from .publish.report import BuildReport, report_from_summary
 from .publish.trust import claim
@@ -160,7 +160,7 @@ def kept_build(
         return None, load_inputs(options)
     probe = probe_inputs(options)
     inputs = stamped_inputs(options, probe)
-    summary = output.current_summary(options, inputs) if inputs is not None else None
+    summary = manifest.current_summary(options, inputs) if inputs is not None else None
     timings = {"probe": time.perf_counter() - started}
     if summary is None:
         if quick is not None and (report := quick(probe)) is not None:
@@ -170,7 +170,7 @@ def kept_build(
             reading(probe.stamp)
         loaded = load_inputs(options, probe)
         timings["load"] = loaded.seconds
-        summary = output.current_summary(options, loaded.inputs)
+        summary = manifest.current_summary(options, loaded.inputs)
         if summary is None:
             return None, replace(loaded, seconds=time.perf_counter() - started)
     seconds = time.perf_counter() - started

@@ -16,15 +16,17 @@ This is the build's concern as a whole, beside ``build.py``, whose ``Builder`` i
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .build import Builder, entry_diagnostics
 from .freshness import STAMPS, Probe, inputs_of, source_key
 from .model import Entry, EntrySource
-from .publish import output, resume
+from .publish import manifest, output, resume
 from .publish.catalog import RESERVED_TRACKS, listed
 from .publish.downloads import sample_archives
 from .publish.mathfont import site_math_chars
@@ -53,18 +55,17 @@ def quick_build(options: Any, probe: Probe, pool: Any = None) -> BuildReport | N
         return None
     if record.git != resume.git_digest(probe.git_dates):
         return None
-    head = JsonStore(options.cache / output.HEAD, "manifest")
-    summary = head.get("summary")
-    if not isinstance(summary, dict) or head.get("out") != str(options.out):
+    head = JsonStore(options.cache / manifest.HEAD, "manifest").data
+    if not isinstance(head.get("summary"), dict) or head.get("out") != str(options.out):
         return None
-    if head.get("stamp") != output.site_stamp(options.out):
-        return None  # the published site is not as the record's build left it
+    if head.get("stamp") != manifest.site_stamp(options.out):
+        return None  # the published site is not as the manifest says
     changed = changed_entries(record, probe.stamp.folders, str(options.archive))
     if not changed or len(changed) > QUICK_MOST:
         return None
     builder = QuickBuilder(options, pool=pool)
     try:
-        return builder.update(probe, record, summary, changed)
+        return builder.update(probe, record, head, changed)
     finally:
         builder.close()
 
@@ -98,7 +99,9 @@ def owning_entry(folder: str, archive: str, entries: dict[str, Noted]) -> str | 
 
 
 class QuickBuilder(Builder):
-    def update(self, probe: Probe, record: Resume, summary: dict[str, Any], paths: list[str]) -> BuildReport | None:
+    written = 0  # files the update wrote
+
+    def update(self, probe: Probe, record: Resume, head: dict[str, Any], paths: list[str]) -> BuildReport | None:
         started = time.perf_counter()
         self.config, self.git_dates, self.theme = probe.config, probe.git_dates, probe.theme
         self.pages = self._page_renderer()
@@ -132,32 +135,28 @@ class QuickBuilder(Builder):
             downloads = sample_archives(sources)
             made = [*(pages or ()), *(d.path for d in downloads)]
             raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
-            manifest = output.trusted_manifest(self.options)
             search = indexing.result()
-        if pages is None or collisions or manifest is None or search is None:
+        if pages is None or collisions or search is None:
             return None
         mark = self._lap("pages and search", mark)
-        written = self._publish(manifest, sources, [*pages.values(), *downloads, *search[0]], raw, search[1])
+        delta, size = self._publish(sources, [*pages.values(), *downloads, *search[0]], raw, search[1], head)
         keys = [entry_key(record, path, sources) for path in record.entries]
         inputs = inputs_of(probe.settings, record.problems, keys)
-        size = output.save_manifest(
-            self.options, manifest, (inputs, {k: v for k, v in summary.items() if k != "bytes"})
-        )
+        summary = {name: value for name, value in head["summary"].items() if name != "bytes"}
+        manifest.save_delta(self.options.cache, self.options.out, delta, head, (inputs, summary), size)
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
         resume.save(self.options.cache, self._recorded(probe, record, sources, entries))
         # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
-        self.renders.update_buckets(
-            cards_key(), cards, {record.entries[e.path].content_key for e in entries} - set(cards)
-        )
+        old = {record.entries[e.path].content_key for e in entries} - set(cards)
+        self.renders.update_buckets(cards_key(), cards, old)
         self._lap("write", mark)
         report = report_from_summary({**summary, "bytes": size}, self.options.out, 0.0, dict(self.timings))
         if report is None:
             return None
-        seconds = time.perf_counter() - started
-        return replace(report, current=False, written=written, seconds=seconds, solver_processes=self.solver_processes)
+        return replace(report, current=False, written=self.written, solver_processes=self.solver_processes)
 
     def _shown_as_before(self, record: Resume, entry: Entry) -> bool:
         """Whether other pages show the entry as the record's build did, and it has no problem."""
@@ -228,23 +227,34 @@ class QuickBuilder(Builder):
 
     def _publish(
         self,
-        manifest: output.Manifest,
         sources: list[EntrySource],
         made: list[Output],
         raw: list[output.RawFile],
         shards: set[str],
-    ) -> int:
+        head: dict[str, Any],
+    ) -> tuple[manifest.Delta, int]:
         """Write the entries' pages, files and samples.zip and the search shards in place, and remove
-        the shards' old files; ``manifest`` (updated) then describes the site as it is."""
-        published = {path: record[0] for path, record in manifest.files.items()}
-        written = output.write_in_place(self.options.out, made, published)
-        folders = sorted({f"{s.slug or s.path}/" for s in sources})
-        generated = {item.path: published[item.path] for item in made}
-        output.sync_raw_files(self.options, [f.rstrip("/") for f in folders], raw, set(generated))
-        stale = {p for p in manifest.files if p not in generated and _in_shards(p, shards)}
-        output.remove_in_place(self.options.out, stale, published)
-        manifest.update(folders, generated, {r.target: r.digest for r in raw}, stale)
-        return written
+        what they no longer hold; the delta of the manifest that describes their folders now, and the
+        site's bytes."""
+        out = self.options.out
+        below: dict[str, tuple[str, ...]] = {f"{s.slug or s.path}/": () for s in sources}
+        below.update({folder: _others(folder) for folder in shards})
+        before = {folder: manifest.files_below(out, folder, other) for folder, other in below.items()}
+        published = _published(out, made, before)
+        self.written = output.write_in_place(out, made, published)
+        wanted = {item.path for item in made}
+        stale = {path for folder in shards for path in before[folder] if path not in wanted}
+        output.remove_in_place(out, stale, published)
+        entries = [folder.rstrip("/") for folder in below if folder not in shards]
+        output.sync_raw_files(self.options, entries, raw, wanted)
+        digests = {path: (key, True) for path, key in published.items() if path in wanted}
+        digests.update((r.target, (r.digest, False)) for r in raw)
+        delta = manifest.load_delta(self.options.cache, head.get("serial"))
+        size = int(head["summary"].get("bytes", 0))
+        for folder, other in below.items():
+            size -= sum(info.st_size for info in before[folder].values())
+            size += delta.describe(out, folder, other, digests)
+        return delta, size
 
     def _recorded(self, probe: Probe, record: Resume, sources: list[EntrySource], entries: list[Entry]) -> Resume:
         noted = dict(record.entries)
@@ -265,13 +275,17 @@ def entry_key(record: Resume, path: str, sources: list[EntrySource]) -> str:
     return source_key(fresh) if fresh is not None else record.entries[path].source_key
 
 
-def _in_shards(path: str, folders: set[str]) -> bool:
-    """Whether ``path`` is a file of one of these shards' folders (the first shard's is ``pagefind/``
-    but the other shards' folders and their list)."""
-    first = f"{BUNDLE}/" in folders and path.startswith(f"{BUNDLE}/")
-    if first and not path.startswith(f"{BUNDLE}/part-") and path != f"{BUNDLE}/{SHARDS}":
-        return True
-    return any(path.startswith(folder) for folder in folders if folder != f"{BUNDLE}/")
+def _others(folder: str) -> tuple[str, ...]:
+    """The names below a shard's folder that are not its: below the first's, ``pagefind/``, the other
+    shards' folders and their list."""
+    return (f"{BUNDLE}/part-", f"{BUNDLE}/{SHARDS}") if folder == f"{BUNDLE}/" else ()
+
+
+def _published(out: Path, made: list[Output], before: dict[str, dict[str, os.stat_result]]) -> dict[str, str]:
+    """The digest of each file about to be written that the site has already, of the same size: read
+    (a few small files; ``write_in_place`` then leaves those with the same bytes as they are)."""
+    sizes = {path: info.st_size for files in before.values() for path, info in files.items()}
+    return {item.path: manifest.file_digest(out / item.path) for item in made if sizes.get(item.path) == len(item.data)}
 
 
 __all__ = ["QuickBuilder", "changed_entries", "quick_build"]

@@ -13,7 +13,7 @@ from conftest import ROOT, ArchiveMaker, options_for
 
 from site_builder.build import build_site
 from site_builder.errors import SiteError
-from site_builder.publish import output
+from site_builder.publish import manifest, output
 from site_builder.publish.outputs import Output
 from site_builder.render.workers import cards_key
 from site_builder.store import BUCKETS, PickleStore
@@ -109,7 +109,7 @@ def test_a_write_in_place_means_the_site_is_checked_again(tmp_path: Path, make_a
     assert build_site(options).current
     published = {"t/A-one/index.html": "not this"}
     output.write_in_place(options.out, [Output("t/A-one/index.html", b"newer")], published)
-    assert output.site_stamp(options.out) != json.loads((options.cache / output.HEAD).read_text())["stamp"]
+    assert manifest.site_stamp(options.out) != json.loads((options.cache / manifest.HEAD).read_text())["stamp"]
     assert not build_site(options).current
     assert b"newer" not in (options.out / "t/A-one/index.html").read_bytes()
 

@@ -215,3 +215,16 @@ def test_the_record_names_each_entry_once_in_load_order(archive: Path, tmp_path:
     assert record is not None
     assert list(record.entries) == [source.path for source in load_archive(archive, "archive", {})[0]]
     assert record.frame.entries == () and all(not t.entries for t in record.frame.tracks)
+
+
+def test_a_full_build_after_quick_ones_knows_what_they_wrote(archive: Path, tmp_path: Path) -> None:
+    """The manifest's delta: a full build that puts a quick build's page back as it was writes it."""
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    assert publish(options)[1]
+    edit(archive, WRITE_UP, "Factor window edge order", "Factor window edge sort")  # as the base has it
+    edit(archive, "icpc/2000/A-heap-potential-0/problem.yaml", "title: Heap Potential", "title: Heap Potentials")
+    report, quick = publish(options)
+    assert not quick and report.published
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+    assert publish(options)[0].current

@@ -24,13 +24,11 @@ from ..errors import BuildError
 from ..source.config import BuildOptions
 from ..source.theme import Theme
 from ..source.walk import BUILDER_MARKER, MARKER_TEXT
-from ..store import JsonStore, write_atomic, write_json
+from ..store import write_atomic
+from .manifest import Record, file_digest, records, same_file, save_manifest, stored_manifest, trusted_files, unstamp
 
 if TYPE_CHECKING:
     from .outputs import Output
-
-MANIFEST = "published.json"  # in the cache: every published file's digest, size and time
-HEAD = "published-head.json"  # the manifest's few fields a build that changes nothing reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +43,6 @@ class RawFile:
 
 def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
-
-
-def file_digest(path: Path | str) -> str:
-    """``digest`` of a file's bytes, read a piece at a time (a published file may be gigabytes)."""
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha1").hexdigest()
 
 
 _FICLONE = 0x40049409  # Linux's ioctl that shares a file's blocks, copy-on-write (Btrfs, XFS, bcachefs)
@@ -101,9 +93,6 @@ def _clone(source: str, target: Path, devices: tuple[int, int] | None) -> bool:
     return False
 
 
-Record = tuple[str, dict[str, Any]]  # the digest of a build's inputs, and the summary it reported
-
-
 class SiteWriter:
     """Publishes a site, a file at a time as pages are rendered (so a build never holds them all),
     with work proportional to what changed.
@@ -123,9 +112,9 @@ class SiteWriter:
     def __init__(self, options: BuildOptions, theme: Theme) -> None:
         self.options = options
         self.out = options.out
-        self.manifest = options.cache / MANIFEST
+        self.cache = options.cache
         self.every_file = options.rerun  # check each published file, not only the site's stamp
-        self.previous = _trusted_manifest(JsonStore(self.manifest, "manifest"), self.out, self.every_file) or {}
+        self.previous = trusted_files(stored_manifest(options.cache), self.out, self.every_file) or {}
         self.pages: dict[str, str] = {}  # the digest of every generated file, by path
         self.wanted: dict[str, str] = {}  # the digest of every file, by path
         self.staged: dict[str, None] = {}  # written into ``tmp``, new or changed (in order)
@@ -175,19 +164,19 @@ class SiteWriter:
         stale = [path for path in self.previous if path not in self.wanted]
         if not self.staged and not stale:
             self.abandon()
-            size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, self.previous)
+            size = save_manifest(self.cache, self.out, self.wanted, record, self.pages, self.previous)
             return self.pages, 0, size
         if self.previous and not self._conflicts():
             self._guarded(unstamp, self.out)  # from now on, until the manifest is saved, not trusted
             self._guarded(self._move_changed, stale)
             kept = {path: self.previous[path] for path in self.wanted if path not in self.staged}
-            fresh = _records(self.out, {path: self.wanted[path] for path in self.staged})
+            fresh = records(self.out, {path: self.wanted[path] for path in self.staged})
             self.abandon()
-            size = _save_manifest(self.manifest, self.out, self.wanted, record, self.pages, kept | fresh)
+            size = save_manifest(self.cache, self.out, self.wanted, record, self.pages, kept | fresh)
             return self.pages, self.written, size
         self._guarded(self._link_unchanged)
         self._guarded(swap_into_place, self.tmp, self.out)
-        return self.pages, self.written, _save_manifest(self.manifest, self.out, self.wanted, record, self.pages)
+        return self.pages, self.written, save_manifest(self.cache, self.out, self.wanted, record, self.pages)
 
     def abandon(self) -> None:
         """Remove what was placed, if it was not published (the published site stays as it was)."""
@@ -248,7 +237,7 @@ class SiteWriter:
         """Stage the file, unless the published site has it unchanged."""
         self.wanted[path] = key
         old = self.previous.get(path)
-        if old is not None and old[0] == key and (not self.every_file or _same_file(str(self.out / path), old)):
+        if old is not None and old[0] == key and (not self.every_file or same_file(str(self.out / path), old)):
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
@@ -259,15 +248,6 @@ class SiteWriter:
         else:
             target.write_bytes(data or b"")
         self.staged[path] = None
-
-
-def _records(out: Path, files: dict[str, str]) -> dict[str, tuple[str, int, int]]:
-    """The manifest's record of each published file: its digest, size and modification time."""
-    records = {}
-    for name, key in files.items():
-        info = (out / name).stat()
-        records[name] = (key, info.st_size, info.st_mtime_ns)
-    return records
 
 
 def _make_folder(root: Path, made: set[str], path: str) -> None:
@@ -284,70 +264,25 @@ def _ancestors(folder: str) -> list[str]:
     return ["/".join(parts[: n + 1]) for n in range(len(parts))]
 
 
-def current_summary(options: BuildOptions, inputs: str) -> dict[str, Any] | None:
-    """The summary of the published build, if it was built from exactly ``inputs`` and the site is
-    as it left it (see ``site_stamp``); None otherwise. Reads no more than the manifest's head."""
-    head = JsonStore(options.cache / HEAD, "manifest")
-    summary = head.get("summary")
-    if head.get("inputs") != inputs or not isinstance(summary, dict) or head.get("out") != str(options.out):
-        return None
-    if options.rerun:
-        return summary if current_pages(options, inputs) is not None else None
-    return summary if head.get("stamp") == site_stamp(options.out) else None
-
-
-def current_pages(options: BuildOptions, inputs: str) -> tuple[dict[str, str], dict[str, Any]] | None:
-    """Like ``current_summary``, with the digest of every generated file, by path."""
-    store = JsonStore(options.cache / MANIFEST, "manifest")
-    summary, pages = store.get("summary"), store.get("pages")
-    if store.get("inputs") != inputs or not isinstance(summary, dict) or not isinstance(pages, dict):
-        return None
-    if _trusted_manifest(store, options.out, options.rerun) is None:
-        return None
-    return pages, summary
-
-
-def site_stamp(out: Path) -> list[list[Any]] | None:
-    """The output folder's identity and time, and those of each file and folder at its top (None if
-    it cannot be read). A build that swaps in a new site changes it, so does adding or removing
-    anything at the top, and every writer of this module changes it (``unstamp``) before it changes
-    a published file. What it cannot see is a file below the top edited or removed by hand: a build
-    with ``--rerun`` checks every published file's size and time instead."""
-    try:
-        root = os.stat(out)
-        with os.scandir(out) as scan:
-            top = sorted((entry.name, entry.stat(follow_symlinks=False)) for entry in scan)
-    except OSError:
-        return None
-    stamps = [[".", root.st_dev, root.st_ino, root.st_mtime_ns]]
-    return stamps + [[name, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns] for name, info in top]
-
-
-def unstamp(out: Path) -> None:
-    """Change the site's stamp: the manifest no longer vouches for it (until it is saved again)."""
-    with contextlib.suppress(FileNotFoundError):
-        os.utime(out)
-
-
 def record_published(options: BuildOptions) -> None:
     """Describe the output folder as it is now in the manifest (after the dev server wrote in place),
     so the next build can still reuse its files instead of writing everything again."""
     out = options.out
     if not out.is_dir():
         return
-    store = JsonStore(options.cache / MANIFEST, "manifest")
-    known = store.get("files") if store.get("out") == str(out) else None
+    stored = stored_manifest(options.cache)
+    known = stored.get("files") if stored.get("out") == str(out) else None
     known = known if isinstance(known, dict) else {}
     wanted = {}
     for path in sorted(out.rglob("*")):
         if path.is_file() and not path.name.startswith("."):
             name = path.relative_to(out).as_posix()
             recorded = known.get(name)
-            if isinstance(recorded, list) and len(recorded) == 3 and _same_file(str(path), _entry(recorded)):
-                wanted[name] = recorded[0]  # as the manifest says: a published gigabyte is not read again
+            if isinstance(recorded, list | tuple) and len(recorded) == 3 and same_file(str(path), tuple(recorded)):
+                wanted[name] = str(recorded[0])  # as the manifest says: a published gigabyte is not read again
             else:
                 wanted[name] = file_digest(path)
-    _save_manifest(options.cache / MANIFEST, out, wanted)
+    save_manifest(options.cache, out, wanted)
 
 
 def _static_files(options: BuildOptions, theme: Theme) -> dict[str, bytes]:
@@ -362,104 +297,6 @@ def _static_files(options: BuildOptions, theme: Theme) -> dict[str, bytes]:
     if "style.css" in files:  # one stylesheet for pages to wait for: the code colours go at its end
         files["style.css"] += b"\n/* Code highlighting (also alone as pygments.css) */\n" + files["pygments.css"]
     return files
-
-
-def _same_file(path: str, recorded: tuple[str, int, int]) -> bool:
-    """Whether the file still has the size and time recorded when it was written (a plain string
-    path: this runs over every published file)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    return (info.st_size, info.st_mtime_ns) == (recorded[1], recorded[2])
-
-
-def _entry(recorded: list[Any]) -> tuple[str, int, int]:
-    return str(recorded[0]), int(recorded[1]), int(recorded[2])
-
-
-def _trusted_manifest(store: JsonStore, out: Path, every_file: bool) -> dict[str, tuple[str, int, int]] | None:
-    """The last build's manifest, if it describes this output folder: by the site's stamp, or
-    (``every_file``) by the size and time of every published file."""
-    if store.get("out") != str(out) or not out.is_dir():
-        return None
-    files = store.get("files")
-    if not isinstance(files, dict):
-        return None
-    if not every_file:
-        return _files(files) if store.get("stamp") == site_stamp(out) else None
-    manifest = _files(files)
-    base = str(out) + os.sep
-    if not all(_same_file(base + name, recorded) for name, recorded in manifest.items()):
-        return None  # someone changed the published site: write everything again
-    return manifest
-
-
-def _files(files: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
-    return {p: (v[0], v[1], v[2]) for p, v in files.items() if isinstance(v, list) and len(v) == 3}
-
-
-@dataclass(slots=True)
-class Manifest:
-    """The published site as the last build's manifest describes it (``trusted_manifest``), for a build
-    that writes in place (``quick``): each file's (digest, size, time), and each generated file's digest."""
-
-    out: Path
-    files: dict[str, tuple[str, int, int]]
-    pages: dict[str, str]
-
-    def update(self, folders: list[str], generated: dict[str, str], raw: dict[str, str], gone: set[str]) -> None:
-        """Describe what a build wrote in place: the ``generated`` files and the ``raw`` archive files
-        (their digests, by path), none of those ``gone``, and no file below ``folders`` (paths ending in
-        "/", where the build made its files match the archive) that is no longer there."""
-        for path in gone:
-            self.files.pop(path, None)
-            self.pages.pop(path, None)
-        below = tuple(folders)
-        for path in [p for p in self.files if p.startswith(below) and p not in generated and p not in raw]:
-            if not os.path.isfile(self.out / path):
-                self.files.pop(path)
-                self.pages.pop(path, None)
-        for path, key in (*generated.items(), *raw.items()):
-            info = (self.out / path).stat()
-            self.files[path] = (key, info.st_size, info.st_mtime_ns)
-        self.pages.update(generated)
-
-
-def trusted_manifest(options: BuildOptions) -> Manifest | None:
-    """The manifest of the published site, if it still describes it (see ``SiteWriter``)."""
-    store = JsonStore(options.cache / MANIFEST, "manifest")
-    files, pages = _trusted_manifest(store, options.out, False), store.get("pages")
-    if files is None or not isinstance(pages, dict):
-        return None
-    return Manifest(options.out, files, {str(k): str(v) for k, v in pages.items()})
-
-
-def save_manifest(options: BuildOptions, manifest: Manifest, record: Record) -> int:
-    """Keep ``manifest`` (as ``SiteWriter.finish`` does), with ``record``; returns the site's bytes."""
-    return _save_manifest(options.cache / MANIFEST, options.out, {}, record, manifest.pages, manifest.files)
-
-
-def _save_manifest(
-    path: Path,
-    out: Path,
-    wanted: dict[str, str],
-    record: Record | None = None,
-    pages: dict[str, str] | None = None,
-    known: dict[str, tuple[str, int, int]] | None = None,
-) -> int:
-    """Describe the published folder (``known``: a manifest just checked against it, reused); returns
-    the bytes of its files."""
-    if known is None:
-        known = _records(out, wanted)
-    size = sum(value[1] for value in known.values())
-    head: dict[str, Any] = {"out": str(out), "stamp": site_stamp(out)}
-    if record is not None and pages is not None:
-        head.update({"inputs": record[0], "summary": {**record[1], "bytes": size}})
-    # each file's (digest, size, time): a tuple is a JSON array, as ``_files`` reads it back
-    write_json(path, {**head, "files": known, **({"pages": pages} if "inputs" in head else {})})
-    write_json(path.with_name(HEAD), head)  # what a build that changes nothing reads: not 100,000 files
-    return size
 
 
 def write_content(folder: Path, path: str, data: bytes) -> None:
