@@ -36,7 +36,7 @@ from .publish.records import Listed, Records, record_key
 from .publish.records import listed as search_listed
 from .publish.report import BuildReport, report_from_summary
 from .publish.resume import Noted, Resume
-from .publish.search import BUNDLE, SHARDS, indexed, pagefind_available, shard_outputs, shards_of
+from .publish.search import BUNDLE, SHARDS, cached_shard, indexed, pagefind_available, shard_outputs, shards_of
 from .render.workers import cards_key
 from .source.archive import load_entry
 from .source.walk import is_problem_dir
@@ -217,10 +217,13 @@ class QuickBuilder(Builder):
         for number, shard in enumerate(shards_of(items)):
             if urls.isdisjoint(item.url for item in shard):
                 continue
-            records = kept.at_hand(shard)
-            if records is None:
-                return None
-            folder, files = shard_outputs(indexed(shard, records, kept), number == 0)
+            made = cached_shard(shard, self.renders)  # the same records as a shard indexed before
+            if made is None:
+                records = kept.at_hand(shard)
+                if records is None:
+                    return None
+                made = indexed(shard, records, kept)
+            folder, files = shard_outputs(made, number == 0)
             outputs += files
             folders.add(folder)
         return outputs, folders
@@ -260,8 +263,7 @@ class QuickBuilder(Builder):
         noted = dict(record.entries)
         by_path = {s.path: s for s in sources}
         for entry in entries:
-            noted[entry.path] = replace(
-                noted[entry.path],
+            noted[entry.path] = noted[entry.path]._replace(
                 content_key=self.content_keys[entry.path],
                 chars=entry.math_chars,
                 source_key=source_key(by_path[entry.path]),

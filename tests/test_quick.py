@@ -228,3 +228,10 @@ def test_a_full_build_after_quick_ones_knows_what_they_wrote(archive: Path, tmp_
     assert not quick and report.published
     assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
     assert publish(options)[0].current
+
+
+def test_a_file_saved_unchanged_writes_nothing(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    (archive / WRITE_UP).write_text((archive / WRITE_UP).read_text())  # its times, not its bytes
+    report, quick = publish(options)
+    assert quick and report.written == 0  # its pages and its search shard (from the cache) as they are

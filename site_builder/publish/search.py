@@ -132,7 +132,7 @@ class SearchFeed:
         if not pagefind_available():  # the index fails at once: no record to make
             self.shards.append(self._submit(shard, []))
             return
-        cached = _cached(shard, self.cache)
+        cached = cached_shard(shard, self.cache)
         if cached is not None:
             done: Future[Shard] = Future()
             done.set_result(cached)
@@ -200,7 +200,7 @@ def build_search_index(
     try:
         shards = []
         for shard in shards_of(listing):
-            cached = _cached(shard, cache)
+            cached = cached_shard(shard, cache)
             made = cached or indexed(shard, records.made(shard), records, background, background is not None)
             shards.append(made)
         return _joined(shards)
@@ -215,7 +215,8 @@ def shard_key(shard: list[Listed]) -> str:
     return "search-v7-" + hashlib.sha256(f"{versions}\n{payload}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _cached(shard: list[Listed], cache: PickleStore | None) -> Shard | None:
+def cached_shard(shard: list[Listed], cache: PickleStore | None) -> Shard | None:
+    """The shard's bundle as the cache keeps it under its records' keys, if it does."""
     if not pagefind_available():  # ``indexed`` says so
         return None
     key = shard_key(shard)
