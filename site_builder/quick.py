@@ -16,6 +16,7 @@ This is the build's concern as a whole, beside ``build.py``, whose ``Builder`` i
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,13 +40,16 @@ from .publish.resume import Noted, Resume
 from .publish.search import BUNDLE, SHARDS, cached_shard, indexed, pagefind_available, shard_outputs, shards_of
 from .render.workers import cards_key
 from .source.archive import load_entry
+from .source.config import BuildOptions
 from .source.walk import is_problem_dir
 from .store import JsonStore, bucket_keys, bucket_of, write_json
+
+log = logging.getLogger(__name__)
 
 QUICK_MOST = 8  # more changed entries than this: the full build, which renders them in parallel
 
 
-def quick_build(options: Any, probe: Probe, pool: Any = None) -> BuildReport | None:
+def quick_build(options: BuildOptions, probe: Probe) -> BuildReport | None:
     """The build of the archive as ``probe`` found it, if a few entries changed in ways only their own
     pages show since the recorded build (see the module's text); None, having written nothing, if not."""
     if options.rerun or options.strict:
@@ -63,7 +67,7 @@ def quick_build(options: Any, probe: Probe, pool: Any = None) -> BuildReport | N
     changed = changed_entries(record, probe.stamp.folders, str(options.archive))
     if not changed or len(changed) > QUICK_MOST:
         return None
-    builder = QuickBuilder(options, pool=pool)
+    builder = QuickBuilder(options)
     try:
         return builder.update(probe, record, head, changed)
     finally:
@@ -135,7 +139,11 @@ class QuickBuilder(Builder):
             downloads = sample_archives(sources)
             made = [*(pages or ()), *(d.path for d in downloads)]
             raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
-            search = indexing.result()
+            try:
+                search = indexing.result()
+            except Exception:  # Pagefind failed: the full build says so, with a site without search
+                log.debug("quick build: the search index failed", exc_info=True)
+                search = None
         if pages is None or collisions or search is None:
             return None
         mark = self._lap("pages and search", mark)
