@@ -166,7 +166,9 @@ class Builder:
                 with self.write_lock:
                     self.published, written, size = writer.finish(record)
                 forget_retired(self.options.cache, self.math.cache_path.name)
-                self._record(loaded, sources, site)
+        del writer  # its manifest (160,000 files at 10,000 entries) before the record is made
+        if publish:
+            self._record(loaded, sources, site)
         self._lap("write", mark)
         return replace(self._report(diagnostics, publish, started, pages, written, rows=True), size=size)
 
@@ -251,18 +253,17 @@ class Builder:
 
     def _record(self, loaded: Loaded, sources: list[EntrySource], site: Site) -> None:
         """Leave the record a quick build starts from (``publish/resume``), or none where one could not
-        start from it (no probe, or entries the lists were not keyed by)."""
+        start from it (no stamp of its folders, or entries the lists were not keyed by)."""
         resume.forget(self.options.cache)
-        if loaded.probe is None or not all(s.path in self.shown for s in sources):
+        if loaded.folders is None or not all(s.path in self.shown for s in sources):
             return
         clean = {e.path for e in site.entries if not entry_diagnostics(e)}
         keys = {s.path: source_key(s) for s in sources}
         noted = resume.noted_entries(site, self.shown, self.content_keys, keys, clean, [s.path for s in sources])
         outside = {os.path.join(self.options.archive, os.path.dirname(f.name)) for s in sources for f in s.shared}
-        folders = resume.vouched(loaded.probe.stamp.folders, loaded.probe.settled_before())
         git, problems, frame = resume.git_digest(loaded.git_dates), repr(loaded.problems), resume.framed(site)
         made = resume.Resume(
-            loaded.probe.settings, git, str(self.options.out), folders, noted, frozenset(outside), problems, frame
+            loaded.settings, git, str(self.options.out), loaded.folders, noted, frozenset(outside), problems, frame
         )
         resume.save(self.options.cache, made)
 

@@ -54,7 +54,10 @@ class Loaded:
     program: str  # the digest of this program's code, templates, static files and libraries
     theme: Theme
     seconds: float = 0.0  # how long reading took
-    probe: Probe | None = None  # what the build learnt before reading (see ``quick``)
+    settings: str = ""  # ``settings_key``
+    # Each archive folder's part of the stamp it was read after (``Probe.vouched``), for ``publish/resume``;
+    # None when not known. (Not the stamp itself: its listing holds a ``DirEntry`` for every file.)
+    folders: dict[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +78,11 @@ class Probe:
         dates = json.dumps(self.git_dates, sort_keys=True)
         return hashlib.sha256(f"{self.stamp.digest}\0{self.settings}\0{dates}".encode()).hexdigest()
 
-    def settled_before(self) -> int:
-        """The time before which a file's stamp vouches for it (see ``settled``)."""
-        return self.started_ns - SETTLED_NS
+    def vouched(self) -> dict[str, str]:
+        """Each folder's part of the stamp (``Stamp.folders``), but "" for one with a file changed within a
+        tick of the file system's clock (see ``settled``): a later change could leave its part as it is."""
+        settled = self.started_ns - SETTLED_NS
+        return {folder: digest if latest < settled else "" for folder, (digest, latest) in self.stamp.folders.items()}
 
     def settled(self) -> bool:
         """Whether every file is older than the stamp by more than a tick of the file system's clock,
@@ -132,7 +137,8 @@ def load_inputs(options: BuildOptions, probe: Probe | None = None) -> Loaded:
         if JsonStore(options.cache / STAMPS, "archive stamp").data != record:
             write_json(options.cache / STAMPS, record)
     seconds = time.perf_counter() - started
-    return Loaded(probe.config, probe.git_dates, sources, problems, inputs, probe.program, probe.theme, seconds, probe)
+    found = (sources, problems, inputs, probe.program, probe.theme, seconds, probe.settings, probe.vouched())
+    return Loaded(probe.config, probe.git_dates, *found)
 
 
 def stamped_inputs(options: BuildOptions, probe: Probe) -> str | None:

@@ -276,8 +276,7 @@ class QuickBuilder(Builder):
                 chars=entry.math_chars,
                 source_key=source_key(by_path[entry.path]),
             )
-        folders = resume.vouched(probe.stamp.folders, probe.settled_before())
-        return replace(record, entries=noted, folders=folders)
+        return replace(record, entries=noted, folders=probe.vouched())
 
 
 def entry_key(record: Resume, path: str, sources: list[EntrySource]) -> str:

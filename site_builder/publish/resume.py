@@ -68,12 +68,6 @@ def framed(site: Site) -> Site:
     )
 
 
-def vouched(folders: dict[str, tuple[str, int]], settled_ns: int) -> dict[str, str]:
-    """Each folder's digest, but "" for one whose files changed within a tick of the file system's clock
-    (see ``snapshot.SETTLED_NS``): a later change could leave its stamp as it is."""
-    return {folder: digest if latest < settled_ns else "" for folder, (digest, latest) in folders.items()}
-
-
 def listing_digest(shown: str, verification: object) -> str:
     return hashlib.sha256(f"{shown}\0{verification!r}".encode("utf-8", "surrogateescape")).hexdigest()
 
