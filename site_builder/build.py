@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -258,14 +257,11 @@ class Builder:
         if loaded.folders is None or not all(s.path in self.shown for s in sources):
             return
         clean = {e.path for e in site.entries if not entry_diagnostics(e)}
-        keys = {s.path: source_key(s) for s in sources}
-        noted = resume.noted_entries(site, self.shown, self.content_keys, keys, clean, [s.path for s in sources])
-        outside = {os.path.join(self.options.archive, os.path.dirname(f.name)) for s in sources for f in s.shared}
-        git, problems, frame = resume.git_digest(loaded.git_dates), repr(loaded.problems), resume.framed(site)
-        made = resume.Resume(
-            loaded.settings, git, str(self.options.out), loaded.folders, noted, frozenset(outside), problems, frame
-        )
-        resume.save(self.options.cache, made)
+        keys, problems = {s.path: source_key(s) for s in sources}, repr(loaded.problems)
+        made = resume.record_of(site, sources, self.shown, self.content_keys, keys, clean, problems)
+        git = resume.git_digest(loaded.git_dates)
+        record = replace(made, settings=loaded.settings, git=git, out=str(self.options.out), folders=loaded.folders)
+        resume.save(self.options.cache, record)
 
     def _keep(self, sources: list[EntrySource], entries: list[Entry], site: Site) -> None:
         """Hold the loaded site for incremental updates."""

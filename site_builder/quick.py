@@ -3,8 +3,9 @@
 A full build reads every problem folder and goes over every entry a dozen times, though it renders
 and writes only what changed: ten seconds at 10,000 entries for one edited write-up. When the
 archive's stamp differs from the record's in a few problem folders alone, and each of their entries
-is shown by other pages as before (its card, verdicts, first paragraph and math characters) and has
-no problem to report, a build loads, renders and verifies those entries alone, and writes their
+is shown by other pages as before (its card, verdicts, math characters, and its first paragraph if
+the feed lists it) and has no problem to report, a build loads, renders and verifies those entries
+alone, and writes their
 pages, files, ``samples.zip`` and search shard in place, each through a rename (as the dev server
 does), then the manifest and the record. Anything else (a folder that came or went, a new title, an
 error, the archive's own templates, a change outside the problem folders...) is the full build's:
@@ -82,7 +83,7 @@ def changed_entries(record: Resume, folders: dict[str, tuple[str, int]], archive
     moved += [f for f in old if f not in folders]
     found = set()
     for folder in moved:
-        if folder in record.outside:
+        if (folder[len(archive) + 1 :] if folder != archive else "") in record.outside:
             return None
         owner = owning_entry(folder, archive, record.entries)
         if owner is None:
@@ -174,7 +175,9 @@ class QuickBuilder(Builder):
         shown = hashlib.sha256(listed(entry, False).encode()).hexdigest()  # as ``Builder._write_pages`` keys lists
         if resume.listing_digest(shown, entry.verification) != noted.listing:
             return False
-        return resume.runs_digest(entry) == noted.runs and entry.summary_text == noted.summary
+        # Its first paragraph: its own pages and the feed's, when the feed lists it
+        summary = entry.summary_text == noted.summary or entry.path not in record.feed
+        return resume.runs_digest(entry) == noted.runs and summary
 
     def _entry_pages(self, record: Resume, entries: list[Entry]) -> dict[str, Output] | None:
         """Each entry's page and code pages, with their figure files, as the full build makes them: in
@@ -274,6 +277,7 @@ class QuickBuilder(Builder):
             noted[entry.path] = noted[entry.path]._replace(
                 content_key=self.content_keys[entry.path],
                 chars=entry.math_chars,
+                summary=entry.summary_text,
                 source_key=source_key(by_path[entry.path]),
             )
         return replace(record, entries=noted, folders=probe.vouched())

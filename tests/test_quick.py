@@ -14,7 +14,7 @@ from conftest import options_for
 from site_builder import freshness
 from site_builder.build import build_site
 from site_builder.freshness import kept_build
-from site_builder.publish import resume
+from site_builder.publish import feeds, resume
 from site_builder.publish.report import BuildReport
 from site_builder.quick import QUICK_MOST, owning_entry, quick_build
 from site_builder.source.archive import load_archive
@@ -235,3 +235,16 @@ def test_a_file_saved_unchanged_writes_nothing(archive: Path, tmp_path: Path) ->
     (archive / WRITE_UP).write_text((archive / WRITE_UP).read_text())  # its times, not its bytes
     report, quick = publish(options)
     assert quick and report.written == 0  # its pages and its search shard (from the cache) as they are
+
+
+@pytest.mark.parametrize(("folder", "quick"), [(ENTRY, True), ("icpc/2008/I-path-queue-8", False)])
+def test_a_new_first_paragraph_is_quick_unless_the_feed_lists_the_entry(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, quick: bool
+) -> None:
+    """The feed shows the first paragraph of the entries it lists, and no other list does."""
+    monkeypatch.setattr(feeds, "FEED_ENTRIES", 3)  # the three last paths (all are as new): icpc's
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, f"{folder}/solution.tex", "\\section{Idea}\n", "\\section{Idea}\nFirst of all, ")
+    report, made_quickly = publish(options)
+    assert made_quickly == quick and report.published
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..model import Entry, Site
+from ..model import Entry, EntrySource, Site
 from ..store import PickleStore
 from .catalog import neighbours
+from .feeds import feed_entries
 from .outputs import entry_url
 
 STORE = "resume"  # the cache's folder of it
-RECORD = "resume-v1"
+RECORD = "resume-v2"
 
 
 class Noted(NamedTuple):
@@ -49,9 +51,10 @@ class Resume:
     out: str
     folders: dict[str, str]  # each folder's part of the stamp, "" for one with a file too new to vouch for
     entries: dict[str, Noted]  # by path, in the order a full build loads them
-    outside: frozenset[str]  # the folders of files that documents input from outside their own folder
+    outside: frozenset[str]  # the folders (from the archive's top) of files documents input from outside their own
     problems: str  # the archive's own problems, as ``inputs_key`` takes them
     frame: Site  # the site with no entries in it: what an entry's page shows around the entry
+    feed: frozenset[str]  # the entries the feed lists (``feeds.feed_entries``): the only list showing a first paragraph
 
 
 def git_digest(git_dates: dict[str, int]) -> str:
@@ -105,6 +108,23 @@ def noted_entries(
             clean=path in clean,
         )
     return noted
+
+
+def record_of(
+    site: Site,
+    sources: list[EntrySource],
+    shown: dict[str, str],
+    content_keys: dict[str, str],
+    source_keys: dict[str, str],
+    clean: set[str],
+    problems: str,
+) -> Resume:
+    """The record of a build of ``site`` from ``sources`` (see ``noted_entries``), but its settings, git
+    dates, output folder and folders' stamps, which the caller gives it (``dataclasses.replace``)."""
+    noted = noted_entries(site, shown, content_keys, source_keys, clean, [s.path for s in sources])
+    outside = frozenset(os.path.dirname(os.path.join("/", f.name))[1:] for s in sources for f in s.shared)
+    feed = frozenset(e.path for e in feed_entries(site))
+    return Resume("", "", "", {}, noted, outside, problems, framed(site), feed)
 
 
 def load(cache: Path) -> Resume | None:
