@@ -593,3 +593,14 @@ def test_a_renewal_asked_of_a_renewer_gone_or_silent_is_not_waited_for() -> None
 
     why = "sandbox: the run's folders cannot be renewed:"
     assert _in_a_child(unanswered) == f"b'renew' [70, 70]\n{why} timed out\n{why} the renewer has gone\n"
+
+
+def test_a_message_sent_before_credentials_were_asked_for_names_no_sender() -> None:
+    """The kernel gives pid 0 for a message queued before SO_PASSCRED was set (the renewer's socket is
+    set before the sandbox starts: a renewal asked at once failed, rarely, with "No such file")."""
+    from site_builder.sandbox import launcher
+
+    early = [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, launcher.CREDENTIALS.pack(0, 65534, 65534))]
+    with pytest.raises(OSError, match="before its credentials were asked for"):
+        launcher._sender(early)
+    assert launcher._sender([(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, launcher.CREDENTIALS.pack(7, 0, 0))]) == 7

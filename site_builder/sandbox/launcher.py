@@ -227,8 +227,7 @@ CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 def _start_renewer(renew: dict[str, Any], fd: int, sandbox: int, me: int) -> None:
     """Outside: fork the renewer of the sandbox whose bubblewrap is ``sandbox`` (see the top)."""
-    with socket.socket(fileno=os.dup(fd)) as sock:  # SCM_CREDENTIALS on every message it will get
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    _pass_credentials(fd)  # (``_start`` did so already, before the sandbox could speak)
     with contextlib.suppress(OSError):  # no renewer: the sandbox's first renewal fails, and it says so
         if os.fork() == 0:
             try:
@@ -273,11 +272,19 @@ def _fresh(path: bytes, options: bytes) -> None:
     _call(libc.mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV, options))
 
 
+def _pass_credentials(fd: int) -> None:
+    """SCM_CREDENTIALS on every message the socket gets from now on."""
+    with socket.socket(fileno=os.dup(fd)) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+
+
 def _sender(extra: list[tuple[int, int, bytes]]) -> int:
     """The process that sent a message, as the kernel gave it (SCM_CREDENTIALS), in our PID namespace."""
     for level, kind, data in extra:
         if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(data) >= CREDENTIALS.size:
-            return int(CREDENTIALS.unpack_from(data)[0])
+            if pid := int(CREDENTIALS.unpack_from(data)[0]):
+                return pid
+            raise OSError(0, "the sandbox's launcher spoke before its credentials were asked for")
     raise OSError(0, "the sandbox's launcher sent no credentials")
 
 
@@ -334,6 +341,9 @@ def _start(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
         _send(sock, {"error": "a run needs standard input, output and error"})
         return 0
     me = os.getpid()
+    renewing = "renew" in request and len(fds) > request["streams"]
+    if renewing:  # before the sandbox can speak: a message sent earlier carries no sender (pid 0)
+        _pass_credentials(fds[request["streams"]])
     try:
         child = os.fork()
     except OSError as error:
@@ -342,7 +352,7 @@ def _start(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
     if child == 0:
         sock.close()
         _child(request, fds, me)
-    if "renew" in request and len(fds) > request["streams"]:
+    if renewing:
         _start_renewer(request["renew"], fds[request["streams"]], child, me)
     _send(sock, {"pid": child})
     return child
