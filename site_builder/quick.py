@@ -43,7 +43,7 @@ from .render.workers import cards_key
 from .source.archive import load_entry
 from .source.config import BuildOptions
 from .source.walk import is_problem_dir
-from .store import JsonStore, bucket_keys, bucket_of, write_json
+from .store import JsonStore, bucket_of, write_json
 
 log = logging.getLogger(__name__)
 
@@ -202,8 +202,7 @@ class QuickBuilder(Builder):
         if path is None or path not in record.entries:
             return None
         key = record.entries[path].content_key
-        part = self.renders.get(bucket_keys(cards_key())[bucket_of(key)])
-        card = part.get("items", {}).get(key) if isinstance(part, dict) else None
+        card = (self.renders.bucket(cards_key(), bucket_of(key)) or {}).get(key)
         return card if isinstance(card, Entry) else None
 
     def _search_shards(self, record: Resume, entries: list[Entry]) -> tuple[list[Output], set[str]] | None:

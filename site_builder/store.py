@@ -153,11 +153,20 @@ class PickleStore:
         is there with it (a dict is whole or not used: its buckets are written together)."""
         items: dict[str, Any] = {}
         with lasting():
-            for key in bucket_keys(name):
-                part = self.get(key)
-                if not isinstance(part, dict) or part.get("tag") != tag or not isinstance(part.get("items"), dict):
+            for number in range(BUCKETS):
+                part = self.bucket(name, number, tag)
+                if part is None:
                     return None
-                items.update(part["items"])
+                items.update(part)
+        return items
+
+    def bucket(self, name: str, number: int, tag: object = None) -> dict[str, Any] | None:
+        """The items of one bucket of the dict kept under ``name`` (the one a key is in: ``bucket_of``),
+        None unless it is there with ``tag``."""
+        part = self.get(bucket_keys(name)[number])
+        if not isinstance(part, dict) or part.get("tag") != tag or not isinstance(part.get("items"), dict):
+            return None
+        items: dict[str, Any] = part["items"]
         return items
 
     def put_buckets(self, name: str, items: dict[str, Any], last: dict[str, Any] | None, tag: object = None) -> None:
@@ -172,14 +181,13 @@ class PickleStore:
     def update_buckets(self, name: str, put: dict[str, Any], drop: set[str], tag: object = None) -> None:
         """Put ``put`` in the dict kept under ``name`` (``put_buckets``) and take ``drop`` out of it,
         rewriting only the buckets those keys are in (none where the dict is not kept with ``tag``)."""
-        keys = bucket_keys(name)
         for number in sorted({bucket_of(key) for key in (*put, *drop)}):
-            part = self.get(keys[number])
-            if not isinstance(part, dict) or part.get("tag") != tag or not isinstance(part.get("items"), dict):
+            part = self.bucket(name, number, tag)
+            if part is None:
                 continue
-            items = {k: v for k, v in part["items"].items() if k not in drop}
+            items = {k: v for k, v in part.items() if k not in drop}
             items.update((k, v) for k, v in put.items() if bucket_of(k) == number)
-            self.put(keys[number], {"tag": tag, "items": items})
+            self.put(bucket_keys(name)[number], {"tag": tag, "items": items})
 
     def keep_only(self, keys: set[str]) -> None:
         """Delete every value but those of ``keys`` (values written meanwhile by another build may
