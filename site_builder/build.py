@@ -25,7 +25,7 @@ from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
 from .publish import manifest, mathfont, output, resume
-from .publish.catalog import link_site, listed
+from .publish.catalog import link_site, listed_digest
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
@@ -414,7 +414,7 @@ class Builder:
                 content = self.content_keys[entry.path]
                 shown = memo.get(content)
                 if not isinstance(shown, str):
-                    shown = hashlib.sha256(listed(entry, summaries).encode()).hexdigest()
+                    shown = listed_digest(entry, summaries)
                 seen[content] = self.shown[entry.path] = shown
                 rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
             if seen != memo.data:

@@ -16,7 +16,6 @@ This is the build's concern as a whole, beside ``build.py``, whose ``Builder`` i
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -29,7 +28,7 @@ from .build import Builder, entry_diagnostics
 from .freshness import STAMPS, Probe, inputs_of, source_key
 from .model import Entry, EntrySource
 from .publish import manifest, output, resume
-from .publish.catalog import RESERVED_TRACKS, listed
+from .publish.catalog import RESERVED_TRACKS, listed_digest
 from .publish.downloads import sample_archives
 from .publish.mathfont import site_math_chars
 from .publish.outputs import Output
@@ -172,8 +171,7 @@ class QuickBuilder(Builder):
         noted = record.entries[entry.path]
         if not noted.clean or entry_diagnostics(entry):
             return False
-        shown = hashlib.sha256(listed(entry, False).encode()).hexdigest()  # as ``Builder._write_pages`` keys lists
-        if resume.listing_digest(shown, entry.verification) != noted.listing:
+        if resume.listing_digest(listed_digest(entry, False), entry.verification) != noted.listing:
             return False
         # Its first paragraph: its own pages and the feed's, when the feed lists it
         summary = entry.summary_text == noted.summary or entry.path not in record.feed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import replace
 from functools import lru_cache
@@ -222,3 +223,8 @@ def listed(entry: Entry, summaries: bool = True) -> str:
         }
         card = replace(card, summary_html=None, summary_text=None, **documents)  # type: ignore[arg-type]
     return repr(card)
+
+
+def listed_digest(entry: Entry, summaries: bool = True) -> str:
+    """The digest of ``listed``, as lists are keyed by it (``Builder._write_pages``, ``quick``)."""
+    return hashlib.sha256(listed(entry, summaries).encode()).hexdigest()
