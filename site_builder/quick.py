@@ -123,7 +123,8 @@ class QuickBuilder(Builder):
         # Each entry's card as last built (a changed one's: its code, highlighted then, is not highlighted again)
         last = {record.entries[s.path].content_key: self._card(record, s.path) for s in sources}
         bundle = {key: card for key, card in last.items() if card is not None}
-        bundle = {key: card for key, card in bundle.items() if key not in map(self._render_key, sources)}
+        fresh = {self._render_key(s) for s in sources}
+        bundle = {key: card for key, card in bundle.items() if key not in fresh}
         entries = self._verify(sources, self._render(sources, cards=False, bundle=bundle))
         if not all(self._shown_as_before(record, e) for e in entries):
             return None
@@ -148,13 +149,14 @@ class QuickBuilder(Builder):
             return None
         mark = self._lap("pages and search", mark)
         delta, size = self._publish(sources, [*pages.values(), *downloads, *search[0]], raw, search[1], head)
-        keys = [entry_key(record, path, sources) for path in record.entries]
+        source_keys = {s.path: source_key(s) for s in sources}
+        keys = [source_keys.get(path) or noted.source_key for path, noted in record.entries.items()]
         inputs = inputs_of(probe.settings, record.problems, keys)
         summary = {name: value for name, value in head["summary"].items() if name != "bytes"}
         manifest.save_delta(self.options.cache, self.options.out, delta, head, (inputs, summary), size)
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
-        resume.save(self.options.cache, self._recorded(probe, record, sources, entries))
+        resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries))
         # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
@@ -267,22 +269,17 @@ class QuickBuilder(Builder):
             size += delta.describe(out, folder, other, digests)
         return delta, size
 
-    def _recorded(self, probe: Probe, record: Resume, sources: list[EntrySource], entries: list[Entry]) -> Resume:
+    def _recorded(self, probe: Probe, record: Resume, keys: dict[str, str], entries: list[Entry]) -> Resume:
+        """The record with these entries as built now (``keys``: their ``source_key``)."""
         noted = dict(record.entries)
-        by_path = {s.path: s for s in sources}
         for entry in entries:
             noted[entry.path] = noted[entry.path]._replace(
                 content_key=self.content_keys[entry.path],
                 chars=entry.math_chars,
                 summary=entry.summary_text,
-                source_key=source_key(by_path[entry.path]),
+                source_key=keys[entry.path],
             )
         return replace(record, entries=noted, folders=probe.vouched())
-
-
-def entry_key(record: Resume, path: str, sources: list[EntrySource]) -> str:
-    fresh = next((s for s in sources if s.path == path), None)
-    return source_key(fresh) if fresh is not None else record.entries[path].source_key
 
 
 def _others(folder: str) -> tuple[str, ...]:
