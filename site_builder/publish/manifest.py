@@ -14,6 +14,7 @@ changes the stamp (``unstamp``) before it changes a published file, and the head
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -235,7 +236,5 @@ def save_delta(cache: Path, out: Path, delta: Delta, head: dict[str, Any], recor
 
 def file_digest(path: Path | str) -> str:
     """``output.digest`` of a file's bytes, read a piece at a time (a published file may be gigabytes)."""
-    import hashlib
-
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha1").hexdigest()
