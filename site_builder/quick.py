@@ -6,8 +6,10 @@ archive's stamp differs from the record's in a few problem folders alone, and ea
 is shown by other pages as before (its card, verdicts, math characters, and its first paragraph if
 the feed lists it) and has no problem to report, a build loads, renders and verifies those entries
 alone, and writes their
-pages, files, ``samples.zip`` and search shard in place, each through a rename (as the dev server
-does), then the manifest and the record. Anything else (a folder that came or went, a new title, an
+pages, files and ``samples.zip`` in place, each through a rename (as the dev server does), with the
+search index's fresh part: the entries quick builds changed since the full build, indexed apart
+(``_fresh_index``), whose records the browser takes over theirs in the shards. Then the manifest and
+the record. Anything else (a folder that came or went, a new title, an
 error, the archive's own templates, a change outside the problem folders...) is the full build's:
 ``quick_build`` then returns None having written nothing.
 
@@ -37,7 +39,19 @@ from .publish.records import Listed, Records, record_key
 from .publish.records import listed as search_listed
 from .publish.report import BuildReport, report_from_summary
 from .publish.resume import Noted, Resume
-from .publish.search import BUNDLE, SHARDS, cached_shard, indexed, pagefind_available, shard_outputs, shards_of
+from .publish.search import (
+    BUNDLE,
+    FRESH,
+    FRESH_NAME,
+    SHARDS,
+    cached_shard,
+    indexed,
+    pagefind_available,
+    shard_folder,
+    shard_outputs,
+    shards_file,
+    shards_of,
+)
 from .render.workers import cards_key
 from .source.archive import load_entry
 from .source.config import BuildOptions
@@ -47,6 +61,9 @@ from .store import JsonStore, bucket_of, write_json
 log = logging.getLogger(__name__)
 
 QUICK_MOST = 8  # more changed entries than this: the full build, which renders them in parallel
+# More entries in the search index's fresh part than this (each indexed again by every quick build, 4-5
+# ms apiece): the full build, which indexes their shards again.
+FRESH_MOST = 32
 
 
 def quick_build(options: BuildOptions, probe: Probe) -> BuildReport | None:
@@ -135,7 +152,7 @@ class QuickBuilder(Builder):
         if site_math_chars(list(chars.values())) != before:
             return None  # the math font is cut again: every page's stylesheet
         with ThreadPoolExecutor(1) as pool:  # Pagefind indexes the shards meanwhile, in a process of its own
-            indexing = pool.submit(self._search_shards, record, entries)
+            indexing = pool.submit(self._fresh_index, record, entries)
             pages = self._entry_pages(record, entries)
             downloads = sample_archives(sources)
             made = [*(pages or ()), *(d.path for d in downloads)]
@@ -148,7 +165,7 @@ class QuickBuilder(Builder):
         if pages is None or collisions or search is None:
             return None
         mark = self._lap("pages and search", mark)
-        delta, size = self._publish(sources, [*pages.values(), *downloads, *search[0]], raw, search[1], head)
+        delta, size = self._publish(sources, [*pages.values(), *downloads, *search[0]], raw, head)
         source_keys = {s.path: source_key(s) for s in sources}
         keys = [source_keys.get(path) or noted.source_key for path, noted in record.entries.items()]
         inputs = inputs_of(probe.settings, record.problems, keys)
@@ -156,7 +173,7 @@ class QuickBuilder(Builder):
         manifest.save_delta(self.options.cache, self.options.out, delta, head, (inputs, summary), size)
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
-        resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries))
+        resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries, search[1]))
         # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
@@ -205,53 +222,54 @@ class QuickBuilder(Builder):
         card = (self.renders.bucket(cards_key(), bucket_of(key)) or {}).get(key)
         return card if isinstance(card, Entry) else None
 
-    def _search_shards(self, record: Resume, entries: list[Entry]) -> tuple[list[Output], set[str]] | None:
-        """The search index's files of the shards that hold these entries, indexed again (as
-        ``SearchFeed`` cuts and indexes them), and those shards' folders in the site; None when a
-        record of another entry of theirs is not kept (``records.Records``)."""
+    def _fresh_index(self, record: Resume, entries: list[Entry]) -> tuple[list[Output], tuple[str, ...]] | None:
+        """The search index's fresh part (``search.FRESH``): the entries quick builds changed since the
+        full build, these among them, indexed apart, and the list of shards naming their stale records
+        in the others; with those entries' paths. None when it would hold more than FRESH_MOST entries
+        or a record of an earlier one is not kept."""
         if not pagefind_available():
-            return [], set()
+            return [], ()
         whole = {e.path: e for e in entries}
+        changed = {p for p in whole if self.content_keys[p] != record.entries[p].content_key}  # a save alone: not
+        fresh = sorted({*record.fresh, *changed} - {p for p, n in record.entries.items() if n.track in RESERVED_TRACKS})
+        if len(fresh) > FRESH_MOST:
+            return None
         items: list[Listed] = []
-        for path, noted in record.entries.items():
-            if noted.track in RESERVED_TRACKS:
-                continue
+        for path in fresh:
+            noted = record.entries[path]
             if path in whole:
                 items.append(search_listed(whole[path], noted.track_title, self.content_keys[path]))
             else:
                 items.append(Listed(noted.url, record_key(noted.content_key, noted.track_title)))
         outputs: list[Output] = []
-        folders: set[str] = set()
-        kept = Records(self.renders)
-        urls = {record.entries[path].url for path in whole}
-        for number, shard in enumerate(shards_of(items)):
-            if urls.isdisjoint(item.url for item in shard):
-                continue
-            made = cached_shard(shard, self.renders)  # the same records as a shard indexed before
+        if items:
+            made = cached_shard(items, self.renders, fresh=True)  # the same records as a quick build indexed before
             if made is None:
-                records = kept.at_hand(shard)
+                kept = Records(self.renders)
+                records = kept.at_hand(items, FRESH_NAME)
                 if records is None:
                     return None
-                made = indexed(shard, records, kept)
-            folder, files = shard_outputs(made, number == 0)
-            outputs += files
-            folders.add(folder)
-        return outputs, folders
+                made = indexed(items, records, kept, fresh=True)
+            outputs = shard_outputs(made, False)[1]
+        listing = [Listed(n.url, "") for _, n in sorted(record.entries.items()) if n.track not in RESERVED_TRACKS]
+        folders = [shard_folder(shard[0].url) for shard in shards_of(listing)[1:]]  # in the order of paths, as cut
+        outputs.append(shards_file([*folders, FRESH] if items else folders, [item.url for item in items]))
+        return outputs, tuple(fresh)
 
     def _publish(
         self,
         sources: list[EntrySource],
         made: list[Output],
         raw: list[output.RawFile],
-        shards: set[str],
         head: dict[str, Any],
     ) -> tuple[manifest.Delta, int]:
-        """Write the entries' pages, files and samples.zip and the search shards in place, and remove
-        what they no longer hold; the delta of the manifest that describes their folders now, and the
-        site's bytes."""
+        """Write the entries' pages, files and samples.zip and the search index's fresh part in place,
+        and remove what they no longer hold; the delta of the manifest that describes their folders
+        now, and the site's bytes."""
         out = self.options.out
         below: dict[str, tuple[str, ...]] = {f"{s.slug or s.path}/": () for s in sources}
-        below.update({folder: _others(folder) for folder in shards})
+        shards = {FRESH, f"{BUNDLE}/{SHARDS}"} if pagefind_available() else set()
+        below.update({folder: () for folder in shards})
         before = {folder: manifest.files_below(out, folder, other) for folder, other in below.items()}
         published = _published(out, made, before)
         self.written = output.write_in_place(out, made, published)
@@ -269,8 +287,11 @@ class QuickBuilder(Builder):
             size += delta.describe(out, folder, other, digests)
         return delta, size
 
-    def _recorded(self, probe: Probe, record: Resume, keys: dict[str, str], entries: list[Entry]) -> Resume:
-        """The record with these entries as built now (``keys``: their ``source_key``)."""
+    def _recorded(
+        self, probe: Probe, record: Resume, keys: dict[str, str], entries: list[Entry], fresh: tuple[str, ...]
+    ) -> Resume:
+        """The record with these entries as built now (``keys``: their ``source_key``; ``fresh``: the
+        entries of the search index's fresh part)."""
         noted = dict(record.entries)
         for entry in entries:
             noted[entry.path] = noted[entry.path]._replace(
@@ -279,13 +300,7 @@ class QuickBuilder(Builder):
                 summary=entry.summary_text,
                 source_key=keys[entry.path],
             )
-        return replace(record, entries=noted, folders=probe.vouched())
-
-
-def _others(folder: str) -> tuple[str, ...]:
-    """The names below a shard's folder that are not its: below the first's, ``pagefind/``, the other
-    shards' folders and their list."""
-    return (f"{BUNDLE}/part-", f"{BUNDLE}/{SHARDS}") if folder == f"{BUNDLE}/" else ()
+        return replace(record, entries=noted, folders=probe.vouched(), fresh=fresh)
 
 
 def _published(out: Path, made: list[Output], before: dict[str, dict[str, os.stat_result]]) -> dict[str, str]:

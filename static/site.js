@@ -97,19 +97,23 @@
   var panel = document.getElementById("search-results");
   var PAGE = 10;
   var pagefind = null;
+  var stale = Object.create(null);  // URLs whose records in the shards are stale: only the fresh index's count
   var searchId = 0;
   var state = { pending: [], matches: null, query: "", shown: 0, active: -1 };
 
   function loadPagefind() {
     if (!pagefind) {
       // The index comes in shards (pagefind/shards.json lists all but the first): one search runs on all.
+      // After a quick build, the last is the fresh index of the entries it changed, whose records in
+      // the other shards are stale (listed there too): a result counts only from the fresh one.
       pagefind = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (module) {
         return module.options({ excerptLength: 24 }).then(function () {
           return fetch(new URL("pagefind/shards.json", siteRoot).href).then(function (response) {
-            return response.ok ? response.json() : [];
-          }).catch(function () { return []; });
-        }).then(function (shards) {
-          return Promise.all(shards.map(function (folder) {
+            return response.ok ? response.json() : {};
+          }).catch(function () { return {}; });
+        }).then(function (listed) {
+          (listed.stale || []).forEach(function (url) { stale[url] = true; });
+          return Promise.all((listed.shards || []).map(function (folder) {
             return module.mergeIndex(new URL(folder, siteRoot).href, { excerptLength: 24 });
           }));
         }).then(function () { return module; });
@@ -251,6 +255,7 @@
     return Promise.all(batch.map(function (r) { return r.data(); })).then(function (loaded) {
       if (id !== searchId) return;
       loaded.forEach(function (data) {
+        if (stale[data.url] && !(data.meta && data.meta.fresh)) return;
         var text = (((data.meta && data.meta.title) || "") + " " + (data.content || "")).toLowerCase();
         if (words.every(function (w) { return text.indexOf(w) >= 0; })) state.matches.push(data);
       });

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import http.server
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -210,3 +213,21 @@ def cpu_burners(cpu: int, count: int = 3) -> Iterator[None]:
         for burner in burners:
             burner.kill()
             burner.wait()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """The folder over HTTP on localhost, at the URL given."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

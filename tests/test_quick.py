@@ -4,12 +4,15 @@ build makes, and the full build whenever anything else changed."""
 from __future__ import annotations
 
 import filecmp
+import gzip
 import importlib.util
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import options_for
+from conftest import options_for, serving
 
 from site_builder import freshness
 from site_builder.build import build_site
@@ -53,7 +56,8 @@ def publish(options: BuildOptions) -> tuple[BuildReport, bool]:
 
 
 def same_trees(left: Path, right: Path) -> list[str]:
-    """The files that differ between two folders, or are in one alone."""
+    """The files that differ between two sites, or are in one alone; and "search" if a search finds
+    other records in them (the search index may differ: a quick build indexes its entries apart)."""
     found: list[str] = []
 
     def walk(compared: filecmp.dircmp[str], prefix: str) -> None:
@@ -69,7 +73,26 @@ def same_trees(left: Path, right: Path) -> list[str]:
         twin = right / path.relative_to(left)
         if path.is_file() and twin.is_file() and path.read_bytes() != twin.read_bytes():
             found.append(path.relative_to(left).as_posix())
-    return sorted(set(found))
+    found = [path for path in found if not path.startswith("pagefind/")]
+    return sorted({*found, *(["search"] if searched(left) != searched(right) else [])})
+
+
+def searched(site: Path) -> dict[str, dict[str, object]]:
+    """What a search of the site can find: each URL's record, as ``static/site.js`` takes them from
+    every shard (``pagefind/shards.json``), a stale one only from the fresh index (its "fresh" aside)."""
+    listed = json.loads((site / "pagefind" / "shards.json").read_text())
+    stale = set(listed["stale"])
+    found: dict[str, dict[str, object]] = {}
+    for folder in ["pagefind/", *listed["shards"]]:
+        for path in sorted((site / folder / "fragment").glob("*.pf_fragment")):
+            record = json.loads(gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd"))
+            fresh = record["meta"].pop("fresh", None)
+            if record["url"] in stale and not fresh:
+                continue
+            assert record["url"] not in found, record["url"]
+            found[record["url"]] = record
+    assert set(stale) <= set(found)
+    return found
 
 
 @pytest.fixture
@@ -120,6 +143,22 @@ def test_edited_statements_of_two_entries_and_a_second_quick_build(archive: Path
     assert publish(options)[1]
     edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
     assert publish(options)[1]
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
+def test_more_entries_than_the_fresh_index_holds_are_the_full_builds(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each quick build indexes again every entry quick builds changed since the full build: past
+    FRESH_MOST of them, the full build indexes their shards instead, and the fresh index is gone."""
+    monkeypatch.setattr("site_builder.quick.FRESH_MOST", 2)
+    options = built(archive, tmp_path / "one" / "site")
+    statements = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("statement.md"))[:3]
+    for name, expected in zip(statements, (True, True, False), strict=True):
+        edit(archive, name, "Print", "Output")
+        assert publish(options)[1] == expected
+    assert json.loads((options.out / "pagefind" / "shards.json").read_text())["stale"] == []
+    assert not (options.out / "pagefind" / "part-fresh").exists()
     assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
 
 
@@ -248,3 +287,34 @@ def test_a_new_first_paragraph_is_quick_unless_the_feed_lists_the_entry(
     report, made_quickly = publish(options)
     assert made_quickly == quick and report.published
     assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
+def test_a_search_after_a_quick_build_finds_its_words_once_and_not_the_words_it_removed(
+    browser: Any, archive: Path, tmp_path: Path
+) -> None:
+    """The quick build indexes its entries apart (the fresh index), and the browser takes their
+    records from there, not from their shards as the full build left them."""
+    edit(archive, WRITE_UP, "\\section{Algorithm}", "A zanzibarian remark.\n\n\\section{Algorithm}")
+    options = built(archive, tmp_path / "site")
+    edit(archive, WRITE_UP, "zanzibarian", "quokkaworthy")
+    assert publish(options)[1]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    with serving(options.out) as url:
+        page.goto(url + "index.html")
+
+        def results(query: str) -> list[str]:
+            page.fill("#search-input", "")  # the list closes: the next to open is this query's
+            page.wait_for_selector(".search-results", state="hidden")
+            page.fill("#search-input", query)
+            page.wait_for_selector(".search-results .search-note", timeout=15_000)
+            return page.eval_on_selector_all(".search-results [role=option]", "items => items.map(i => i.dataset.href)")
+
+        entry = f"{url}{ENTRY}/index.html"
+        assert results("quokkaworthy") == [entry]
+        assert results("zanzibarian") == []
+        assert results("Edge Query 5").count(entry) == 1  # its title: in its stale record and its fresh one
+    context.close()
+    assert errors == []

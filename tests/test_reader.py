@@ -7,20 +7,16 @@ to tests/artifacts/ for people to look at.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import html
-import http.server
 import json
 import re
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, options_for
+from conftest import ROOT, options_for, serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 playwright = pytest.importorskip("playwright.sync_api")
@@ -36,24 +32,6 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ENTRY = "icpc/2024/B-flood-season/index.html"
 PAGES = {"home": "index.html", "track": "icpc/index.html", "entry": ENTRY}
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    """The folder over HTTP on localhost, at the URL given."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -451,7 +429,7 @@ def test_one_search_finds_entries_in_every_shard_of_the_index(
     monkeypatch.setattr(search, "SHARD_ENTRIES", 3)
     out = tmp_path / "site"
     assert build_site(options_for(ROOT / "archive", out, cache=built.parent / ".cache")).published
-    shards = json.loads((out / "pagefind" / "shards.json").read_text())
+    shards = json.loads((out / "pagefind" / "shards.json").read_text())["shards"]
     assert len(shards) >= 2 and all((out / folder / "pagefind-entry.json").is_file() for folder in shards)
     titles = {}  # of every entry page, by URL
     for path in sorted(out.rglob("index.html")):

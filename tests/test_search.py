@@ -31,7 +31,7 @@ class _Session:
         self.texts: list[str] = []
         self.closed = False
 
-    def add(self, record: Record) -> None:
+    def add(self, record: Record, fresh: bool = False) -> None:
         self.added.append(record.url)
         self.texts.append(record.text)
 
@@ -119,7 +119,7 @@ def test_each_shard_goes_to_pagefind_in_path_order_once_all_its_entries_have_com
             "pagefind/shards.json",
         ]
     )
-    assert json.loads(outputs["pagefind/shards.json"]) == [f"pagefind/{part}/"]
+    assert json.loads(outputs["pagefind/shards.json"]) == {"shards": [f"pagefind/{part}/"], "stale": []}
     assert outputs[f"pagefind/{part}/pagefind-entry.json"] == b"t/c/index.html\nt/d/index.html"
 
 

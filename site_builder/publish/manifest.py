@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,9 @@ def save_manifest(
 
 @dataclass(slots=True)
 class Delta:
-    """Folders of the site described whole again since the base: by folder (a path ending in "/"), the
-    names below it that are another's (``except``) and every file of it, as ``[digest, size, time,
-    generated]`` (generated: a page, not an archive file)."""
+    """Folders of the site described whole again since the base: by folder (a path ending in "/"; or a
+    file's path, for that file alone), the names below it that are another's (``except``) and every
+    file of it, as ``[digest, size, time, generated]`` (generated: a page, not an archive file)."""
 
     folders: dict[str, Any] = field(default_factory=dict)
 
@@ -176,6 +177,8 @@ class Delta:
                     pages[path] = key
 
     def _claimed(self, path: str) -> bool:
+        if path in self.folders:  # a file described alone
+            return True
         end = path.find("/")
         while end != -1:
             spec = self.folders.get(path[: end + 1])
@@ -200,8 +203,14 @@ class Delta:
 
 def files_below(out: Path, folder: str, other: tuple[str, ...] = ()) -> dict[str, os.stat_result]:
     """Every file of the site below ``folder`` (a path ending in "/"), by path, but those whose paths
-    start with one of ``other``."""
+    start with one of ``other``; or the file ``folder`` names, if it is one."""
     found = {}
+    if not folder.endswith("/"):
+        with contextlib.suppress(FileNotFoundError):
+            info = (out / folder).lstat()
+            if stat.S_ISREG(info.st_mode):
+                found[folder] = info
+        return found
     pending = [out / folder]
     while pending:
         try:

@@ -146,29 +146,30 @@ class Records:
     def __init__(self, cache: PickleStore | None, whole: Callable[[Entry], Entry] | None = None) -> None:
         self.cache, self.whole = cache, whole
 
-    def at_hand(self, shard: list[Listed]) -> list[Record] | None:
-        """The shard's records if none needs a whole entry (None if one does)."""
-        found = self._found(shard)
+    def at_hand(self, shard: list[Listed], name: str | None = None) -> list[Record] | None:
+        """The shard's records if none needs a whole entry (None if one does). ``name``: the shard's
+        in the cache, if not its first URL (``kept_key``)."""
+        found = self._found(shard, name)
         return None if any(r is None for r in found) else [r for r in found if r is not None]
 
     def made(self, shard: list[Listed]) -> list[Record]:
         return [r or self._from_whole(item) for item, r in zip(shard, self._found(shard), strict=True)]
 
-    def _found(self, shard: list[Listed]) -> list[Record | None]:
+    def _found(self, shard: list[Listed], name: str | None = None) -> list[Record | None]:
         """Each record made at once or kept (None where neither)."""
-        kept = self._kept(shard)
+        kept = self._kept(shard, name)
         return [item.record or kept.get((item.url, item.key)) for item in shard]
 
-    def keep(self, shard: list[Listed], records: list[Record]) -> None:
+    def keep(self, shard: list[Listed], records: list[Record], name: str | None = None) -> None:
         """Keep the records of a shard just indexed, by URL and key (plain strings: no class of ours)."""
         if self.cache is not None and shard:
             rows = [[item.url, item.key, *record_fields(r)] for item, r in zip(shard, records, strict=True)]
-            self.cache.put(kept_key(shard[0].url), rows)
+            self.cache.put(kept_key(name or shard[0].url), rows)
 
-    def _kept(self, shard: list[Listed]) -> dict[tuple[str, str], Record]:
+    def _kept(self, shard: list[Listed], name: str | None) -> dict[tuple[str, str], Record]:
         if self.cache is None or not shard or all(item.record is not None for item in shard):
             return {}
-        kept = self.cache.get(kept_key(shard[0].url))
+        kept = self.cache.get(kept_key(name or shard[0].url))
         if not isinstance(kept, list):
             return {}
         return {(row[0], row[1]): Record(*row[2:]) for row in kept if isinstance(row, list) and len(row) == 6}

@@ -23,7 +23,7 @@ from .feeds import feed_entries
 from .outputs import entry_url
 
 STORE = "resume"  # the cache's folder of it
-RECORD = "resume-v2"
+RECORD = "resume-v3"
 
 
 class Noted(NamedTuple):
@@ -55,6 +55,9 @@ class Resume:
     problems: str  # the archive's own problems, as ``inputs_key`` takes them
     frame: Site  # the site with no entries in it: what an entry's page shows around the entry
     feed: frozenset[str]  # the entries the feed lists (``feeds.feed_entries``): the only list showing a first paragraph
+    # the entries quick builds changed since the full build, whose search records are in the fresh
+    # index (``search.FRESH``), sorted
+    fresh: tuple[str, ...] = ()
 
 
 def git_digest(git_dates: dict[str, int]) -> str:

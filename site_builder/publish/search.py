@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +51,10 @@ class SearchIndex:
 # costs its shard's indexing, not the site's.
 SHARD_ENTRIES = 300
 SHARDS = "shards.json"  # in the first shard's folder: the folders of the others, for ``mergeIndex``
+# The quick builds' index (``quick.py``): the entries they changed since the full build, whose records
+# in their shards are stale (``shards_file``). Indexing it costs its few entries, not a shard's hundreds.
+FRESH = f"{BUNDLE}/part-fresh/"
+FRESH_NAME = "\0fresh"  # its name in the cache, where no URL can be
 # What a shard other than the first needs besides its entry file and metadata (``_is_data``): the
 # browser searches it with the first shard's program.
 SHARD_FOLDERS = ("index/", "fragment/", "filter/")
@@ -208,21 +212,23 @@ def build_search_index(
         return _failed(e)
 
 
-def shard_key(shard: list[Listed]) -> str:
-    """The cache's name of a shard's bundle: its entries' URLs and records' keys, and Pagefind's version."""
+def shard_key(shard: list[Listed], fresh: bool = False) -> str:
+    """The cache's name of a shard's bundle (``fresh``: of the fresh index): its entries' URLs and
+    records' keys, and Pagefind's version."""
     payload = "\n".join(f"{item.url}\0{item.key}" for item in shard)
     versions = library_versions(("pagefind-bin",))
-    return "search-v7-" + hashlib.sha256(f"{versions}\n{payload}".encode("utf-8", "surrogateescape")).hexdigest()
+    digest = hashlib.sha256(f"{versions}\n{payload}".encode("utf-8", "surrogateescape")).hexdigest()
+    return ("search-fresh-v1-" if fresh else "search-v7-") + digest
 
 
-def cached_shard(shard: list[Listed], cache: PickleStore | None) -> Shard | None:
+def cached_shard(shard: list[Listed], cache: PickleStore | None, fresh: bool = False) -> Shard | None:
     """The shard's bundle as the cache keeps it under its records' keys, if it does."""
     if not pagefind_available():  # ``indexed`` says so
         return None
-    key = shard_key(shard)
+    key = shard_key(shard, fresh)
     cached = cache.get(key) if cache is not None else None
     if isinstance(cached, list):  # plain (path, bytes) pairs: no class of ours in the cache
-        return Shard(shard[0].url, tuple(cached), key)
+        return Shard(FRESH_NAME if fresh else shard[0].url, tuple(cached), key)
     return None
 
 
@@ -232,9 +238,11 @@ def indexed(
     kept: Records,
     started: Callable[[PagefindSession], None] | None = None,
     background: bool = False,
+    fresh: bool = False,
 ) -> Shard:
     """One shard's bundle, made by Pagefind from its records (``started`` is given its session first;
-    ``background``: at the lowest CPU priority), and cached with the records (``kept``)."""
+    ``background``: at the lowest CPU priority; ``fresh``: the fresh index), and cached with the
+    records (``kept``)."""
     if not pagefind_available():
         raise _Missing()
     session = PagefindSession(background)
@@ -242,15 +250,16 @@ def indexed(
         started(session)
     try:
         for record in records:
-            session.add(record)
+            session.add(record, fresh)
         files = session.files()
     finally:
         session.close()
-    key = shard_key(shard)
+    key = shard_key(shard, fresh)
+    first = FRESH_NAME if fresh else shard[0].url
     if kept.cache is not None:
         kept.cache.put(key, files)
-        kept.keep(shard, records)
-    return Shard(shard[0].url, tuple(files), key)
+        kept.keep(shard, records, first)
+    return Shard(first, tuple(files), key)
 
 
 class _Missing(Exception):
@@ -282,17 +291,32 @@ def _joined(shards: list[Shard]) -> SearchIndex:
         outputs += files
         if number:
             folders.append(folder)
-    outputs.append(Output(f"{BUNDLE}/{SHARDS}", json.dumps(folders).encode()))
+    outputs.append(shards_file(folders))
     return SearchIndex(tuple(outputs), keys=tuple(k for s in shards for k in (s.key, kept_key(s.first))))
 
 
 def shard_outputs(shard: Shard, first: bool) -> tuple[str, list[Output]]:
     """A shard's folder in the site (ending in "/") and its files there: the first shard's, all of them
-    in ``pagefind/``; another's, its data alone, in a folder named by its first record."""
+    in ``pagefind/``; another's, its data alone, in a folder named by its first record (the fresh
+    index's, ``FRESH``)."""
     if first:
         return f"{BUNDLE}/", [Output(f"{BUNDLE}/{path}", data) for path, data in shard.files]
-    folder = f"{BUNDLE}/part-{hashlib.sha256(shard.first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}/"
+    folder = FRESH if shard.first == FRESH_NAME else shard_folder(shard.first)
     return folder, [Output(f"{folder}{path}", data) for path, data in shard.files if _is_data(path)]
+
+
+def shard_folder(first: str) -> str:
+    """The folder in the site of the shard (not the first) whose first record has this URL."""
+    return f"{BUNDLE}/part-{hashlib.sha256(first.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}/"
+
+
+def shards_file(folders: list[str], stale: Sequence[str] = ()) -> Output:
+    """``pagefind/shards.json``: the folders of the shards the browser merges into the first, and the
+    URLs of the records there that are stale, the entries of the fresh index (``FRESH``, the last
+    folder then): a result with one of these URLs counts only from the fresh index, whose records
+    say ``fresh`` (``static/site.js``)."""
+    shards = {"shards": folders, "stale": ["/" + url for url in stale]}
+    return Output(f"{BUNDLE}/{SHARDS}", json.dumps(shards).encode())
 
 
 def _is_data(path: str) -> bool:
@@ -328,7 +352,9 @@ class PagefindSession:
         config = {"keep_index_url": True, "force_language": "en"}
         self.index = int(self._wait(self._send({"type": "NewIndex", "config": config}))["index_id"])
 
-    def add(self, record: Record) -> None:
+    def add(self, record: Record, fresh: bool = False) -> None:
+        """Index the record (``fresh``: in the fresh index, whose records say so in their metadata)."""
+        meta = {"title": record.title, "editorial": str(len(_content(record)) + 1)}  # where the write-up starts
         self._send(
             {
                 "type": "AddRecord",
@@ -336,8 +362,7 @@ class PagefindSession:
                 "url": "/" + record.url,
                 "content": _content(record) + _editorial(record),
                 "language": "en",
-                # where the write-up starts in the content: a result matched only there says so
-                "meta": {"title": record.title, "editorial": str(len(_content(record)) + 1)},
+                "meta": {**meta, "fresh": "1"} if fresh else meta,
             }
         )
 
