@@ -575,11 +575,11 @@ def test_a_rebuild_abandons_a_search_refresh_and_the_next_refresh_catches_up(
         add = search.PagefindSession.add
         fed: list[search.PagefindSession] = []
 
-        def add_as_a_save_comes(session: search.PagefindSession, record: Record) -> None:
+        def add_as_a_save_comes(session: search.PagefindSession, record: Record, fresh: bool = False) -> None:
             if not fed:
                 builder.abandon_refresh()  # what the dev server does before it rebuilds
             fed.append(session)
-            add(session, record)
+            add(session, record, fresh)
 
         monkeypatch.setattr(search.PagefindSession, "add", add_as_a_save_comes)
         assert builder.refresh_search() is False
