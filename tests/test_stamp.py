@@ -15,6 +15,17 @@ from site_builder.source.archive import load_archive
 from site_builder.source.walk import BUILDER_MARKER, load_stamp
 
 
+@pytest.fixture(autouse=True, params=["one process", "two processes"])
+def processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test with the walk in one process, and shared with a second from the archive's top."""
+    if request.param == "two processes":
+        monkeypatch.setattr(walk, "_SHARED_FROM", 2)
+        monkeypatch.setattr(walk, "_may_fork", lambda: True)
+    else:
+        monkeypatch.setattr(walk, "_may_fork", lambda: False)
+    return str(request.param)
+
+
 def changes_with(archive: Path, name: str, skip: frozenset[str] = frozenset()) -> bool:
     """Whether rewriting ``name`` (with as many bytes) changes the stamp."""
     before = load_stamp(archive, skip).digest
@@ -108,3 +119,39 @@ def test_the_folders_a_build_skips_or_wrote_are_not_stamped_and_the_others_still
     (archive / "site/A-y/solution.md").write_text("# Y\n")
     sources, _ = load_archive(archive, "archive", {}, None, None, stamp.listing, stamp.skip)
     assert sorted(s.path for s in sources) == ["a/A-x", "z/Z-x"]
+
+
+ENTRIES = {f"{track}/{year}/{label}-x/solution.md": label for track in "abc" for year in (2020, 2021) for label in "AB"}
+
+
+def test_two_processes_stamp_as_one_does_and_the_archive_loads_whole(
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, processes: str
+) -> None:
+    archive = make_archive(ENTRIES)
+    monkeypatch.setattr(walk, "_may_fork", lambda: False)
+    alone = load_stamp(archive)
+    monkeypatch.setattr(walk, "_may_fork", lambda: True)
+    monkeypatch.setattr(walk, "_SHARED_FROM", 2)
+    shared = load_stamp(archive)
+    assert (shared.digest, shared.newest_ns, shared.folders) == (alone.digest, alone.newest_ns, alone.folders)
+    assert len(shared.listing) < len(alone.listing) == len(alone.folders)  # the second process's are listed again
+    sources, _ = load_archive(archive, "archive", {}, None, None, shared.listing, shared.skip)
+    assert len(sources) == len(ENTRIES)
+
+
+def test_when_the_second_process_fails_the_first_stamps_its_folders(
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, processes: str
+) -> None:
+    archive = make_archive(ENTRIES)
+    whole = load_stamp(archive).digest
+    monkeypatch.setattr(walk, "_SHARED_FROM", 2)
+    monkeypatch.setattr(walk, "_may_fork", lambda: True)
+    parent, below_all = os.getpid(), walk._StampWalk.below_all
+
+    def failing(self: walk._StampWalk, tops: list[str]) -> dict[str, tuple[str, int]]:
+        if os.getpid() != parent:
+            raise RuntimeError("the forked copy fails: it ends with status 1")
+        return below_all(self, tops)
+
+    monkeypatch.setattr(walk._StampWalk, "below_all", failing)
+    assert load_stamp(archive).digest == whole
