@@ -173,7 +173,7 @@ class QuickBuilder(Builder):
         manifest.save_delta(self.options.cache, self.options.out, delta, head, (inputs, summary), size)
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
-        resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries, search[1]))
+        resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries, search[1]), record)
         # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
         lasting = [e for e in entries if e.lasting(self.math.available)]
         cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}

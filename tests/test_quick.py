@@ -22,6 +22,7 @@ from site_builder.publish.report import BuildReport
 from site_builder.quick import QUICK_MOST, owning_entry, quick_build
 from site_builder.source.archive import load_archive
 from site_builder.source.config import BuildOptions
+from site_builder.store import BUCKETS
 
 GENERATE = Path(__file__).parent / "bench" / "generate.py"
 
@@ -254,6 +255,27 @@ def test_the_record_names_each_entry_once_in_load_order(archive: Path, tmp_path:
     assert record is not None
     assert list(record.entries) == [source.path for source in load_archive(archive, "archive", {})[0]]
     assert record.frame.entries == () and all(not t.entries for t in record.frame.tracks)
+
+
+def test_a_quick_build_rewrites_the_record_s_head_and_its_changed_buckets_alone(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    store = options.cache / resume.STORE
+
+    def files() -> dict[str, tuple[int, int]]:
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in store.rglob("*.pickle")}
+
+    before, record = files(), resume.load(options.cache)
+    assert record is not None and len(before) == 1 + 2 * BUCKETS
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    assert publish(options)[1]
+    after, again = files(), resume.load(options.cache)
+    assert again is not None and again.token == record.token
+    rewritten = sorted(name for name, time in after.items() if before.get(name) != time)
+    assert len(rewritten) == 3 and f"{resume.RECORD}.pickle" in rewritten  # the head, one entry, one folder
+    assert [path for path in record.entries if again.entries[path] != record.entries[path]] == [ENTRY]
+    assert list(again.entries) == list(record.entries)
+    changed = [folder for folder in record.folders if again.folders[folder] != record.folders[folder]]
+    assert changed == [str(archive / ENTRY)] and again.folders.keys() == record.folders.keys()
 
 
 def test_a_full_build_after_quick_ones_knows_what_they_wrote(archive: Path, tmp_path: Path) -> None:
