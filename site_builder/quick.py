@@ -230,7 +230,7 @@ class QuickBuilder(Builder):
         if not pagefind_available():
             return [], ()
         whole = {e.path: e for e in entries}
-        changed = {p for p in whole if self.content_keys[p] != record.entries[p].content_key}  # a save alone: not
+        changed = {p for p in whole if self.content_keys[p] != record.entries[p].content_key}  # not a bare save
         fresh = sorted({*record.fresh, *changed} - {p for p, n in record.entries.items() if n.track in RESERVED_TRACKS})
         if len(fresh) > FRESH_MOST:
             return None

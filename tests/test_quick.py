@@ -22,7 +22,7 @@ from site_builder.publish.report import BuildReport
 from site_builder.quick import QUICK_MOST, owning_entry, quick_build
 from site_builder.source.archive import load_archive
 from site_builder.source.config import BuildOptions
-from site_builder.store import BUCKETS
+from site_builder.store import BUCKETS, PickleStore
 
 GENERATE = Path(__file__).parent / "bench" / "generate.py"
 
@@ -276,6 +276,39 @@ def test_a_quick_build_rewrites_the_record_s_head_and_its_changed_buckets_alone(
     assert list(again.entries) == list(record.entries)
     changed = [folder for folder in record.folders if again.folders[folder] != record.folders[folder]]
     assert changed == [str(archive / ENTRY)] and again.folders.keys() == record.folders.keys()
+
+
+@pytest.mark.parametrize("stop", ["head", "folders"])
+def test_a_quick_build_stopped_as_it_saves_its_record_is_made_again_by_the_next(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: str
+) -> None:
+    """Stopped as the record's head or its folders are saved (the manifest is): the site is current, and
+    the next quick build finds the entry's folder changed too and builds it again, into the site a full
+    build makes, search included (the head, saved before the entries, names it among the fresh ones)."""
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+    put, update_buckets = PickleStore.put, PickleStore.update_buckets
+
+    def stopping_put(self: PickleStore, key: str, value: Any) -> None:
+        if stop == "head" and key == resume.RECORD:
+            raise KeyboardInterrupt
+        put(self, key, value)
+
+    def stopping_update(self: PickleStore, name: str, *args: Any) -> None:
+        if stop == "folders" and name == resume.FOLDERS:
+            raise KeyboardInterrupt
+        update_buckets(self, name, *args)
+
+    monkeypatch.setattr(PickleStore, "put", stopping_put)
+    monkeypatch.setattr(PickleStore, "update_buckets", stopping_update)
+    with pytest.raises(KeyboardInterrupt):
+        publish(options)
+    monkeypatch.undo()
+    assert publish(options)[0].current
+    statements = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("statement.md"))
+    edit(archive, next(name for name in statements if not name.startswith(ENTRY)), "Print", "Output")
+    assert publish(options)[1]
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
 
 
 def test_a_full_build_after_quick_ones_knows_what_they_wrote(archive: Path, tmp_path: Path) -> None:

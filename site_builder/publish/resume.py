@@ -150,30 +150,29 @@ def load(cache: Path) -> Resume | None:
     record: Resume = head["record"]
     entries = store.get_buckets(ENTRIES, record.token)
     folders = store.get_buckets(FOLDERS, record.token)
-    if entries is None or folders is None or len(entries) != len(head["order"]):
+    if entries is None or folders is None or entries.keys() != set(head["order"]):
         return None
     return replace(record, entries={path: entries[path] for path in head["order"]}, folders=folders)
 
 
 def save(cache: Path, record: Resume, before: Resume | None = None) -> None:
-    """Save the record: all of it, under a new token; or, after ``before`` (as ``load`` gave it), the
-    buckets of the entries and folders that changed since. The entries first, then the head, then the
-    folders: a build stopped in between leaves folders that differ from the archive's, whose entries
-    the next build makes again."""
+    """Save the record: all of it, under a new token, its head last; or, after ``before`` (as ``load``
+    gave it), its head and the buckets of the entries and folders that changed since, the folders last:
+    a build stopped in between leaves folders that differ from the archive's, whose entries the next
+    build makes again (and its head names them among the search index's fresh entries)."""
     store = PickleStore(cache / STORE)
+    record = replace(record, token=before.token if before is not None else secrets.token_hex(8))
+    head = {"record": replace(record, entries={}, folders={}), "order": list(record.entries)}
     if before is None:
-        record = replace(record, token=secrets.token_hex(8))
         store.put_buckets(ENTRIES, record.entries, None, record.token)
         store.put_buckets(FOLDERS, record.folders, None, record.token)
-    else:
-        record = replace(record, token=before.token)
-        entries = {path: noted for path, noted in record.entries.items() if before.entries.get(path) != noted}
-        store.update_buckets(ENTRIES, entries, set(before.entries) - set(record.entries), record.token)
-    head = {"record": replace(record, entries={}, folders={}), "order": list(record.entries)}
+        store.put(RECORD, head)
+        return
     store.put(RECORD, head)
-    if before is not None:
-        folders = {folder: part for folder, part in record.folders.items() if before.folders.get(folder) != part}
-        store.update_buckets(FOLDERS, folders, set(before.folders) - set(record.folders), record.token)
+    entries = {path: noted for path, noted in record.entries.items() if before.entries.get(path) != noted}
+    store.update_buckets(ENTRIES, entries, set(before.entries) - set(record.entries), record.token)
+    folders = {folder: part for folder, part in record.folders.items() if before.folders.get(folder) != part}
+    store.update_buckets(FOLDERS, folders, set(before.folders) - set(record.folders), record.token)
 
 
 def forget(cache: Path) -> None:
