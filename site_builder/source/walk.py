@@ -417,7 +417,9 @@ class _StampWalk:
 def _may_fork() -> bool:
     """Whether a second process may stamp folders: a CPU for it, and no other thread in this one
     (a forked copy of a process with threads may find a lock held forever)."""
-    return hasattr(os, "fork") and len(os.sched_getaffinity(0)) > 1 and threading.active_count() == 1
+    affinity = getattr(os, "sched_getaffinity", None)  # (Linux's; elsewhere, every CPU the machine has)
+    cpus = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    return hasattr(os, "fork") and cpus > 1 and threading.active_count() == 1
 
 
 class _Apart:
