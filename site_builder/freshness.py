@@ -32,8 +32,9 @@ from .source.archive import load_archive
 from .source.config import BuildOptions, SiteConfig, load_site_config, load_theme_of
 from .source.gitdates import load_git_dates
 from .source.snapshot import SETTLED_NS, Snapshot
+from .source.stamp import Stamp, load_stamp
 from .source.theme import Theme
-from .source.walk import BUILDER_MARKER, Stamp, load_stamp
+from .source.walk import BUILDER_MARKER
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
 

@@ -408,7 +408,8 @@ def test_the_archive_is_root_archive_else_root_itself_when_it_holds_one(tmp_path
 
 
 def test_the_builder_s_folders_are_neither_walked_nor_stamped(make_archive: ArchiveMaker) -> None:
-    from site_builder.source.walk import find_problem_folders, load_stamp
+    from site_builder.source.stamp import load_stamp
+    from site_builder.source.walk import find_problem_folders
 
     archive = make_archive(
         {
@@ -436,7 +437,8 @@ def test_the_builder_s_folders_are_neither_walked_nor_stamped(make_archive: Arch
 def test_the_folders_site_yaml_excludes_are_neither_walked_nor_stamped(make_archive: ArchiveMaker) -> None:
     """A name excludes every folder of that name; a path (with a ``/``) only that one, from the archive's
     folder; the shell's wildcards in either."""
-    from site_builder.source.walk import Skip, is_problem_dir, load_stamp
+    from site_builder.source.stamp import load_stamp
+    from site_builder.source.walk import Skip, is_problem_dir
 
     archive = make_archive(
         {

@@ -19,8 +19,8 @@ from site_builder.model import EntrySource, Metadata
 from site_builder.render.math import MathRenderer
 from site_builder.source.config import SiteConfig, make_options
 from site_builder.source.snapshot import SETTLED_NS
+from site_builder.source.stamp import Stamp
 from site_builder.source.theme import Theme
-from site_builder.source.walk import Stamp
 from site_builder.store import PickleStore, write_json
 
 NOW = 10**18
@@ -213,7 +213,7 @@ def test_a_kept_build_says_how_long_it_took_and_a_read_one_hands_on_its_inputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from site_builder.build import build_site
-    from site_builder.source.walk import load_stamp
+    from site_builder.source.stamp import load_stamp
 
     archive = tmp_path / "archive"
     (archive / "t" / "A-x").mkdir(parents=True)

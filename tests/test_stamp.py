@@ -1,4 +1,4 @@
-"""The archive's stamp (source/walk.py ``load_stamp``): what ``stat`` says of every file the build reads, as
+"""The archive's stamp (source/stamping.py ``load_stamp``): what ``stat`` says of every file the build reads, as
 one digest, and the newest time of any of them. A build that finds the stamp it recorded reads nothing: so
 no file the build reads may change without changing the stamp, whatever lies beside it."""
 
@@ -10,19 +10,20 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker
 
-from site_builder.source import walk
+from site_builder.source import stamp as stamping
 from site_builder.source.archive import load_archive
-from site_builder.source.walk import BUILDER_MARKER, load_stamp
+from site_builder.source.stamp import load_stamp
+from site_builder.source.walk import BUILDER_MARKER
 
 
 @pytest.fixture(autouse=True, params=["one process", "two processes"])
 def processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every test with the walk in one process, and shared with a second from the archive's top."""
     if request.param == "two processes":
-        monkeypatch.setattr(walk, "_SHARED_FROM", 2)
-        monkeypatch.setattr(walk, "_may_fork", lambda: True)
+        monkeypatch.setattr(stamping, "_SHARED_FROM", 2)
+        monkeypatch.setattr(stamping, "_may_fork", lambda: True)
     else:
-        monkeypatch.setattr(walk, "_may_fork", lambda: False)
+        monkeypatch.setattr(stamping, "_may_fork", lambda: False)
     return str(request.param)
 
 
@@ -68,12 +69,12 @@ def test_a_folder_that_cannot_be_listed_is_stamped_and_the_others_still_count(
             raise PermissionError(13, "Permission denied", path)
         return scandir(path)
 
-    monkeypatch.setattr(walk.os, "scandir", refusing)
+    monkeypatch.setattr(stamping.os, "scandir", refusing)
     first = load_stamp(archive)
     assert str(archive / "b") not in first.listing
     assert changes_with(archive, "a/x.md") and changes_with(archive, "c/z.md")
     refused = load_stamp(archive).digest
-    monkeypatch.setattr(walk.os, "scandir", scandir)
+    monkeypatch.setattr(stamping.os, "scandir", scandir)
     assert load_stamp(archive).digest != refused  # listed again: its files count again
 
 
@@ -128,10 +129,10 @@ def test_two_processes_stamp_as_one_does_and_the_archive_loads_whole(
     make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, processes: str
 ) -> None:
     archive = make_archive(ENTRIES)
-    monkeypatch.setattr(walk, "_may_fork", lambda: False)
+    monkeypatch.setattr(stamping, "_may_fork", lambda: False)
     alone = load_stamp(archive)
-    monkeypatch.setattr(walk, "_may_fork", lambda: True)
-    monkeypatch.setattr(walk, "_SHARED_FROM", 2)
+    monkeypatch.setattr(stamping, "_may_fork", lambda: True)
+    monkeypatch.setattr(stamping, "_SHARED_FROM", 2)
     shared = load_stamp(archive)
     assert (shared.digest, shared.newest_ns, shared.folders) == (alone.digest, alone.newest_ns, alone.folders)
     assert len(shared.listing) < len(alone.listing) == len(alone.folders)  # the second process's are listed again
@@ -144,14 +145,14 @@ def test_when_the_second_process_fails_the_first_stamps_its_folders(
 ) -> None:
     archive = make_archive(ENTRIES)
     whole = load_stamp(archive).digest
-    monkeypatch.setattr(walk, "_SHARED_FROM", 2)
-    monkeypatch.setattr(walk, "_may_fork", lambda: True)
-    parent, below_all = os.getpid(), walk._StampWalk.below_all
+    monkeypatch.setattr(stamping, "_SHARED_FROM", 2)
+    monkeypatch.setattr(stamping, "_may_fork", lambda: True)
+    parent, below_all = os.getpid(), stamping._StampWalk.below_all
 
-    def failing(self: walk._StampWalk, tops: list[str]) -> dict[str, tuple[str, int]]:
+    def failing(self: stamping._StampWalk, tops: list[str]) -> dict[str, tuple[str, int]]:
         if os.getpid() != parent:
             raise RuntimeError("the forked copy fails: it ends with status 1")
         return below_all(self, tops)
 
-    monkeypatch.setattr(walk._StampWalk, "below_all", failing)
+    monkeypatch.setattr(stamping._StampWalk, "below_all", failing)
     assert load_stamp(archive).digest == whole

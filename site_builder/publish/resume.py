@@ -1,6 +1,6 @@
 """The record a published build leaves for the next one to start from (``quick.py``).
 
-For every folder of the archive's stamp, its part of the stamp (``walk.Stamp.folders``); for every
+For every folder of the archive's stamp, its part of the stamp (``stamp.Stamp.folders``); for every
 entry, where its page and search record are and digests of what other pages show of it; the site
 around the pages (``frame``). With it, a build that finds the archive changed in a few problem
 folders can tell which entries those are, and whether any page but theirs could change, without

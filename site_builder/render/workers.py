@@ -32,7 +32,7 @@ from .pictures import PictureRenderer
 
 if TYPE_CHECKING:
     from ..source.config import BuildOptions
-    from ..source.walk import Stamp
+    from ..source.stamp import Stamp
 
 PARALLEL_THRESHOLD = 16  # below this many entries, worker start-up costs more than it saves
 # The files every entry shows, whose lexers a worker prepares before its first entry.

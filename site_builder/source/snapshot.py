@@ -19,7 +19,7 @@ Signature = tuple[object, ...]
 
 
 def file_signature(info: os.stat_result) -> tuple[int, int, int, int]:
-    """What ``stat`` says of a file that a rewrite always changes (the archive's stamp, ``walk.load_stamp``, writes
+    """What ``stat`` says of a file that a rewrite always changes (the archive's stamp, ``stamp.load_stamp``, writes
     out the same four numbers)."""
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 

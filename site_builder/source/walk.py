@@ -1,19 +1,15 @@
 """The walk of the archive: where the archive is, which folders are problem folders (and which look
 like a problem of a format the builder does not read), which names are never part of it, how deep it
-may go, the builder's own folders it never enters, and its stamp (what ``stat`` says of every file)."""
+may go, and the builder's own folders it never enters. (Its stamp, what ``stat`` says of every file,
+is ``stamp.py``'s.)"""
 
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 import os
 import re
-import threading
 from collections.abc import Callable, Container, Iterator
-from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar
 
@@ -216,7 +212,6 @@ def work_tree(path: Path) -> Path | None:
 
 
 Listing = dict[str, list[os.DirEntry[str]]]  # folders as listed: every entry, in order of name
-_name = attrgetter("name")
 
 
 # How deep and how long a path in the archive may be (components, and UTF-8 bytes): deeper ones
@@ -302,171 +297,3 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
-
-
-@dataclass(frozen=True, slots=True)
-class Stamp:
-    """What ``stat`` says about every file of an archive (path, size, times, inode), as one digest."""
-
-    digest: str
-    newest_ns: int  # the latest modification or status-change time of any file
-    # The folders as listed for the stamp: loading the archive right after need not list them again.
-    listing: Listing = field(default_factory=dict, compare=False, repr=False)
-    skip: Container[str] = field(default=frozenset(), compare=False, repr=False)  # the folders it did not enter
-    # Each folder's own part, by its path: the digest of its lines (its files and subfolders), and the
-    # latest time of its files. Two stamps differ in the folders where something changed.
-    folders: dict[str, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
-
-
-def load_stamp(archive: Path, skip: Container[str] = frozenset()) -> Stamp:
-    """The archive's stamp, from its folders and ``stat`` alone: no file is read.
-
-    A file cannot change without changing its stamp (a rewrite sets the change time, which no
-    program can set back), except within one tick of the file system's clock: a stamp only vouches
-    for files whose times are older than that (see ``newest_ns``). The folders ``find_problem_folders``
-    does not enter (``skip``, and those with the ``BUILDER_MARKER``) are not stamped either.
-
-    One ``stat`` per file is most of the time (120,000 files: 1.2 s here), and the system's share of it
-    runs on one CPU per process: below the first folders, a second process stamps every other one
-    (``_stamped_apart``), where there is a CPU for it. Its folders are not in ``listing``."""
-    walk = _StampWalk(skip)
-    pending = [str(archive)]
-    while pending and len(pending) < _SHARED_FROM:  # breadth first: the folders to share
-        pending += walk.folder(pending.pop(0))
-    apart = _stamped_apart(pending[1::2], skip) if len(pending) > 1 and _may_fork() else None
-    for top in pending[0::2] if apart is not None else pending:
-        walk.below(top)
-    if apart is not None:
-        walk.folders.update(apart.result() or _StampWalk(skip).below_all(pending[1::2]))
-    folders = dict(sorted(walk.folders.items()))
-    whole = "\n".join(f"{folder}\0{digest}" for folder, (digest, _) in folders.items())
-    digest = hashlib.sha256(whole.encode("utf-8", "surrogateescape")).hexdigest()
-    newest = max((latest for _, latest in folders.values()), default=0)
-    return Stamp(digest, newest, walk.listing, skip, folders)
-
-
-_SHARED_FROM = 256  # folders found before the walk is shared between two processes
-
-
-class _StampWalk:
-    """The stamp's walk of some folders: each folder's part of the stamp, and the folders as listed."""
-
-    def __init__(self, skip: Container[str]) -> None:
-        self.skip = skip
-        self.listing: Listing = {}
-        self.folders: dict[str, tuple[str, int]] = {}
-        self.unread: dict[str, bool] = {}  # ``is_unread`` by name: an archive repeats a few names thousands of times
-
-    def below(self, top: str) -> None:
-        pending = [top]
-        while pending:
-            pending += self.folder(pending.pop())
-
-    def below_all(self, tops: list[str]) -> dict[str, tuple[str, int]]:
-        for top in tops:
-            self.below(top)
-        return self.folders
-
-    def folder(self, folder: str) -> list[str]:
-        """Stamp one folder (its files and the names of its subfolders); its subfolders to stamp."""
-        lines: list[str] = []
-        add = lines.append
-        latest = 0
-        subfolders: list[str] = []
-        if folder in self.skip:
-            add(f"{folder}\0skipped")
-            found = []
-        else:
-            try:
-                with os.scandir(folder) as scan:
-                    found = self.listing[folder] = sorted(scan, key=_name)
-            except OSError as e:
-                add(f"{folder}\0{e.errno}")
-                found = []
-        if any(entry.name == BUILDER_MARKER for entry in found):
-            add(f"{folder}\0{BUILDER_MARKER}")
-            found = []
-        unread = self.unread
-        for entry in found:
-            name = entry.name
-            hidden = unread.get(name)
-            if hidden is None:
-                hidden = unread[name] = is_unread(name)
-            if hidden:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                subfolders.append(entry.path)
-                add(entry.path + "/")
-                continue
-            try:
-                info = entry.stat()
-            except OSError as e:
-                add(f"{entry.path}\0{e.errno}")
-                continue
-            changed, moved = info.st_mtime_ns, info.st_ctime_ns  # ``file_signature``, written out: 100,000 files
-            add(f"{entry.path}\0{info.st_size} {changed} {moved} {info.st_ino}")
-            if changed > latest:
-                latest = changed
-            if moved > latest:
-                latest = moved
-        own = "\n".join(lines).encode("utf-8", "surrogateescape")
-        self.folders[folder] = (hashlib.sha1(own).hexdigest(), latest)
-        return subfolders[::-1]  # popped last first: in order of name
-
-
-def _may_fork() -> bool:
-    """Whether a second process may stamp folders: a CPU for it, and no other thread in this one
-    (a forked copy of a process with threads may find a lock held forever)."""
-    affinity = getattr(os, "sched_getaffinity", None)  # (Linux's; elsewhere, every CPU the machine has)
-    cpus = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-    return hasattr(os, "fork") and cpus > 1 and threading.active_count() == 1
-
-
-class _Apart:
-    """The stamp's parts of some folders, taken by a forked copy of this process."""
-
-    def __init__(self, pid: int, reader: int) -> None:
-        self.pid, self.reader = pid, reader
-
-    def result(self) -> dict[str, tuple[str, int]] | None:
-        """Its folders' parts, or None if it failed (the caller stamps them itself)."""
-        chunks = []
-        with os.fdopen(self.reader, "rb") as reader:
-            while chunk := reader.read(1 << 20):
-                chunks.append(chunk)
-        _, status = os.waitpid(self.pid, 0)
-        if status != 0:
-            return None
-        try:
-            found = json.loads(b"".join(chunks))
-        except ValueError:
-            return None
-        return {folder: (digest, latest) for folder, digest, latest in found}
-
-
-def _stamped_apart(tops: list[str], skip: Container[str]) -> _Apart | None:
-    """Start stamping the folders below ``tops`` in a forked copy of this process (None if it cannot
-    start). The copy lists and stats, and writes back each folder's part as JSON, then ends at once."""
-    try:
-        reader, writer = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(reader)
-        os.close(writer)
-        return None
-    if pid == 0:  # pragma: no cover - the copy, measured by its parent's result
-        code = 1
-        try:
-            os.close(reader)
-            walk = _StampWalk(skip)
-            data = json.dumps([[f, d, t] for f, (d, t) in walk.below_all(tops).items()]).encode()
-            with os.fdopen(writer, "wb") as out:
-                out.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    return _Apart(pid, reader)

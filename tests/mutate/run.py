@@ -83,7 +83,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     # what the freshness probe stands on: the archive's stamp and walk, and the folder snapshot
     "source/snapshot.py": ("tests/test_snapshot.py", "tests/test_freshness.py"),
-    "source/walk.py": ("tests/test_stamp.py", "tests/test_freshness.py"),  # its stamp only: see ONLY
+    "source/stamp.py": ("tests/test_stamp.py", "tests/test_freshness.py"),
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
@@ -125,8 +125,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "sandbox/interactive.py": ("tests/test_run.py",),
 }
 # Modules of which only these functions are mutated when none are named: the rest of the module is not the
-# safety or freshness code the list is for (the stamp of walk.py is; finding problem folders is not).
-ONLY: dict[str, tuple[str, ...]] = {"source/walk.py": ("load_stamp",)}
+# safety or freshness code the list is for (none since the stamp left walk.py for stamp.py).
+ONLY: dict[str, tuple[str, ...]] = {}
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
 # inside the sandbox): mutmut's trampolines import mutmut there, and its tracing of the test process never
 # sees them called. Each of their mutants is planted in a copy of the whole file instead (see
