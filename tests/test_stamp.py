@@ -15,13 +15,23 @@ from site_builder.source.archive import load_archive
 from site_builder.source.stamp import load_stamp
 from site_builder.source.walk import BUILDER_MARKER
 
+MAY_FORK, RESULT = stamping._may_fork, stamping._Apart.result  # (the fixture below decides, in every test)
+
 
 @pytest.fixture(autouse=True, params=["one process", "two processes"])
 def processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test with the walk in one process, and shared with a second from the archive's top."""
+    """Every test with the walk in one process, and shared with a second from the archive's top, whose
+    parts must come back (the first process stamping them itself would hide a second that fails)."""
     if request.param == "two processes":
         monkeypatch.setattr(stamping, "_SHARED_FROM", 2)
         monkeypatch.setattr(stamping, "_may_fork", lambda: True)
+
+        def returned(apart: stamping._Apart) -> dict[str, tuple[str, int]] | None:
+            found = RESULT(apart)
+            assert found is not None, "the second process failed"
+            return found
+
+        monkeypatch.setattr(stamping._Apart, "result", returned)
     else:
         monkeypatch.setattr(stamping, "_may_fork", lambda: False)
     return str(request.param)
@@ -90,7 +100,8 @@ def test_the_newest_time_is_the_latest_of_every_file_s_times(make_archive: Archi
 
 
 def test_a_name_that_is_not_utf8_is_stamped(make_archive: ArchiveMaker) -> None:
-    archive = make_archive({"t/A-x/a.md": "ab"})
+    archive = make_archive({"t/A-x/a.md": "ab", "u/B-y/b.md": "ab"})
+    os.mkdir(os.fsencode(str(archive / "t")) + b"/caf\xe9")  # a folder's name: in the digest of every folder's part
     odd = os.fsencode(str(archive / "t/A-x")) + b"/caf\xe9.in"
     with open(odd, "wb") as file:
         file.write(b"ab")
@@ -122,7 +133,9 @@ def test_the_folders_a_build_skips_or_wrote_are_not_stamped_and_the_others_still
     assert sorted(s.path for s in sources) == ["a/A-x", "z/Z-x"]
 
 
-ENTRIES = {f"{track}/{year}/{label}-x/solution.md": label for track in "abc" for year in (2020, 2021) for label in "AB"}
+ENTRIES = {
+    f"{track}/{year}/{label}-x/solution.md": label for track in "abcde" for year in (2020, 2021) for label in "AB"
+}
 
 
 def test_two_processes_stamp_as_one_does_and_the_archive_loads_whole(
@@ -155,4 +168,41 @@ def test_when_the_second_process_fails_the_first_stamps_its_folders(
         return below_all(self, tops)
 
     monkeypatch.setattr(stamping._StampWalk, "below_all", failing)
+    monkeypatch.setattr(stamping._Apart, "result", RESULT)  # its failure is the point here
+    assert load_stamp(archive).digest == whole
+
+
+def test_a_second_process_stamps_where_there_is_a_second_cpu_and_no_other_thread(
+    monkeypatch: pytest.MonkeyPatch, processes: str
+) -> None:
+    threads = 1
+    monkeypatch.setattr(stamping.threading, "active_count", lambda: threads)
+    monkeypatch.setattr(stamping.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert MAY_FORK()
+    monkeypatch.setattr(stamping.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert not MAY_FORK()
+    monkeypatch.delattr(stamping.os, "sched_getaffinity", raising=False)  # macOS: every CPU the machine has
+    for cpus, expected in ((2, True), (1, False), (None, False)):
+        monkeypatch.setattr(stamping.os, "cpu_count", lambda cpus=cpus: cpus)
+        assert MAY_FORK() is expected
+    threads = 2
+    assert not MAY_FORK()  # a forked copy of a process with threads may find a lock held forever
+    monkeypatch.delattr(stamping.os, "fork")
+    threads = 1
+    assert not MAY_FORK()
+
+
+@pytest.mark.parametrize("failing", ["pipe", "fork"])
+def test_when_no_second_process_starts_the_first_stamps_every_folder(
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch, processes: str, failing: str
+) -> None:
+    archive = make_archive(ENTRIES)
+    whole = load_stamp(archive).digest
+    monkeypatch.setattr(stamping, "_SHARED_FROM", 2)
+    monkeypatch.setattr(stamping, "_may_fork", lambda: True)
+
+    def refused() -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(stamping.os, failing, refused)
     assert load_stamp(archive).digest == whole
