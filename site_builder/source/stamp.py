@@ -145,15 +145,13 @@ class _Apart:
 
     def result(self) -> dict[str, tuple[str, int]] | None:
         """Its folders' parts, or None if it failed (the caller stamps them itself)."""
-        chunks = []
         with os.fdopen(self.reader, "rb") as reader:
-            while chunk := reader.read(1 << 20):
-                chunks.append(chunk)
+            data = reader.read()  # until the copy closes the pipe
         _, status = os.waitpid(self.pid, 0)
         if status != 0:
             return None
         try:
-            found = json.loads(b"".join(chunks))
+            found = json.loads(data)
         except ValueError:
             return None
         return {folder: (digest, latest) for folder, digest, latest in found}
