@@ -140,8 +140,8 @@ class QuickBuilder(Builder):
         # Each entry's card as last built (a changed one's: its code, highlighted then, is not highlighted again)
         last = {record.entries[s.path].content_key: self._card(record, s.path) for s in sources}
         bundle = {key: card for key, card in last.items() if card is not None}
-        fresh = {self._render_key(s) for s in sources}
-        bundle = {key: card for key, card in bundle.items() if key not in fresh}
+        new_keys = {self._render_key(s) for s in sources}
+        bundle = {key: card for key, card in bundle.items() if key not in new_keys}
         entries = self._verify(sources, self._render(sources, cards=False, bundle=bundle))
         if not all(self._shown_as_before(record, e) for e in entries):
             return None
@@ -151,7 +151,7 @@ class QuickBuilder(Builder):
         chars.update((e.path, e.math_chars) for e in entries)
         if site_math_chars(list(chars.values())) != before:
             return None  # the math font is cut again: every page's stylesheet
-        with ThreadPoolExecutor(1) as pool:  # Pagefind indexes the shards meanwhile, in a process of its own
+        with ThreadPoolExecutor(1) as pool:  # Pagefind indexes the fresh part meanwhile, in a process of its own
             indexing = pool.submit(self._fresh_index, record, entries)
             pages = self._entry_pages(record, entries)
             downloads = sample_archives(sources)
