@@ -264,6 +264,7 @@ def _build(args: argparse.Namespace) -> int:
         rerun=args.rerun,
         interpreter=args.python,
         base_url=args.base_url,
+        watch=_watching(),
     )
     chatty = args.format == "text" and not args.quiet
     if _theme_missing(options):
@@ -293,6 +294,18 @@ def _build(args: argparse.Namespace) -> int:
         report = relocated(report, _repository_path(options))
     _print_report(report, options.display(options.out), args)
     return 1 if _fails(report, args.fail_on) or (options.strict and report.diagnostics) else 0
+
+
+def _watching() -> str:
+    """Whether a build uses the archive's watcher (see ``source/watched.py``): ``SITE_BUILDER_WATCH=0``
+    never, ``=1`` always, starting one if none runs; else a running one, and one is started only for a
+    build in a terminal outside CI (a process a script's build leaves behind would surprise it)."""
+    said = os.environ.get("SITE_BUILDER_WATCH", "").strip().lower()
+    if said in ("0", "no", "off", "false"):
+        return ""
+    if said in ("1", "yes", "on", "true"):
+        return "start"
+    return "start" if sys.stderr.isatty() and not os.environ.get("CI") else "ask"
 
 
 def _no_archive(options: BuildOptions) -> Diagnostic:

@@ -35,6 +35,7 @@ from .source.snapshot import SETTLED_NS, Snapshot
 from .source.stamp import Stamp, load_stamp
 from .source.theme import Theme
 from .source.walk import BUILDER_MARKER
+from .source.watched import watched_stamp
 from .store import LIBRARIES as RENDERER_LIBRARIES
 from .store import JsonStore, PickleStore, bucket_keys, lasting, library_versions, write_json
 
@@ -104,7 +105,11 @@ def probe_inputs(options: BuildOptions) -> Probe:
         log.warning("%s: %s", options.cache, said)
     started_ns = time.time_ns()
     config = load_site_config(options)
-    stamp = load_stamp(options.archive, options.skipped(config))
+    skip = options.skipped(config)
+    if options.watch:
+        stamp = watched_stamp(options.archive, skip, options.cache, options.own_folders, options.watch == "start")
+    else:
+        stamp = load_stamp(options.archive, skip)
     theme = load_theme_of(options, config)
     program = program_fingerprint(theme)
     settings = settings_key(options, config, MathRenderer.cache_name(options.root), program)

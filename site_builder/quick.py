@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -91,7 +92,7 @@ def quick_build(options: BuildOptions, probe: Probe) -> BuildReport | None:
         builder.close()
 
 
-def changed_entries(record: Resume, folders: dict[str, tuple[str, int]], archive: str) -> list[str] | None:
+def changed_entries(record: Resume, folders: Mapping[str, tuple[str, int]], archive: str) -> list[str] | None:
     """The entries (paths) whose folders' stamps differ from the record's; None when a folder outside
     every entry changed (or one that documents input from outside their own folders)."""
     old = record.folders

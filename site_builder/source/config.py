@@ -86,6 +86,8 @@ class BuildOptions:
     rerun: bool = False
     interpreter: str = sys.executable
     base_url: str = ""  # --base-url: the site's address, over site.yaml's base_url ("": as site.yaml says)
+    # The archive's watcher (``watched.py``): "" none, "ask" a running one, "start" one where none runs.
+    watch: str = ""
 
     @property
     def workers(self) -> int:

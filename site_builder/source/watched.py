@@ -1,0 +1,158 @@
+"""The archive's stamp with a watcher (``watcher.py``): the build asks the watcher which folders changed
+since its last stamp and stamps only those again (``stamp.restamp``), from each folder's part kept in
+the cache; it starts a watcher when there is none and it may (``start``). Without an answer it takes
+the whole stamp, as a build without a watcher does: a watcher only ever saves time."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import socket
+import sys
+from collections.abc import Callable, Container, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..store import PickleStore
+from .stamp import Part, Stamp, load_stamp, restamp, walk_stamp
+from .walk import Skip
+
+SOCKET = "watcher.sock"  # in the cache folder
+# What the last stamp taken with a watcher left: its digest, the watcher's ``[token, seq]`` it was taken
+# after, and the name of the record of each folder's ``stamp.Part`` (written first, under a new name).
+HEAD = "stamp-head-v1"
+PARTS = "stamp-parts-v1-"
+ANSWER_SECONDS = 2.0  # a watcher slower than this to answer is not waited for
+ANSWER_MOST = 1 << 26
+
+
+def watched_stamp(archive: Path, skip: Container[str], cache: Path, own: frozenset[str], start: bool) -> Stamp:
+    """The archive's stamp (``stamp.load_stamp``), from the watcher's answer where it has one. When no
+    folder changed, it is the kept stamp, whose folders are read only if they are asked for."""
+    root = str(archive)
+    store = PickleStore(cache / "stamp")
+    head = store.get(HEAD)
+    key = _parts_key(root, skip)
+    head = head if isinstance(head, dict) and head.get("key") == key else {}
+    since = head.get("since")
+    answer = ask(cache, {"since": since})
+    if answer is not None and (answer.get("archive") != root or answer.get("own") != sorted(own)):
+        ask(cache, {"stop": True})  # another archive's, or its output and cache folders were elsewhere
+        answer = None
+    if answer is None:
+        if start:
+            start_watcher(cache, root, own)
+        return load_stamp(archive, skip)
+    now = [answer.get("token"), answer.get("seq")]
+    changed = answer.get("changed")
+    if since is None or not isinstance(changed, list):  # (a new watcher, or one that lost events)
+        stamp, parts = walk_stamp(archive, skip, parts=True)
+    elif not changed and not head.get("volatile"):
+        kept = _KeptFolders(lambda: _folders(store.get(head.get("parts", "")), archive, skip))
+        return Stamp(head["digest"], head["newest"], {}, skip, kept)
+    else:
+        last = store.get(head.get("parts", ""))
+        stamp, parts = restamp(archive, skip, last if isinstance(last, dict) else {}, _absolute(root, changed))
+        if now == since and parts == last:
+            return stamp
+    _save(store, key, now, stamp, parts, head.get("parts"))
+    return stamp
+
+
+def _save(store: PickleStore, key: str, since: list[Any], stamp: Stamp, parts: dict[str, Part], old: Any) -> None:
+    name = PARTS + secrets.token_hex(8)
+    store.put(name, parts)
+    volatile = [folder for folder, part in parts.items() if part[3]]
+    head = {"key": key, "since": since, "digest": stamp.digest, "newest": stamp.newest_ns, "parts": name}
+    store.put(HEAD, {**head, "volatile": volatile})
+    if isinstance(old, str) and old.startswith(PARTS):
+        store.delete(old)
+
+
+def _absolute(root: str, changed: list[Any]) -> set[str]:
+    return {root + "/" + f if f else root for f in changed if isinstance(f, str)}
+
+
+def _folders(parts: Any, archive: Path, skip: Container[str]) -> dict[str, tuple[str, int]]:
+    """``Stamp.folders`` from kept parts; if they are gone (a build since has replaced them), from a
+    stamp taken now."""
+    if not isinstance(parts, dict):
+        return dict(load_stamp(archive, skip).folders)
+    return {folder: (part[0], part[1]) for folder, part in sorted(parts.items())}
+
+
+class _KeptFolders(Mapping[str, tuple[str, int]]):
+    """``Stamp.folders``, read when first asked for."""
+
+    def __init__(self, load: Callable[[], dict[str, tuple[str, int]]]) -> None:
+        self._load: Callable[[], dict[str, tuple[str, int]]] | None = load
+        self._folders: dict[str, tuple[str, int]] = {}
+
+    def _all(self) -> dict[str, tuple[str, int]]:
+        if self._load is not None:
+            self._folders, self._load = self._load(), None
+        return self._folders
+
+    def __getitem__(self, folder: str) -> tuple[str, int]:
+        return self._all()[folder]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _parts_key(root: str, skip: Container[str]) -> str:
+    """What kept parts are good for: the archive, the folders it skips, and the code that stamps."""
+    if isinstance(skip, Skip):
+        skipped = repr((sorted(skip.folders), skip.archive, skip.exclude, sorted(skip.site)))
+    else:
+        skipped = repr(sorted(skip)) if isinstance(skip, (set, frozenset)) else repr(skip)
+    code = Path(__file__).parent
+    digest = hashlib.sha256(f"{root}\0{skipped}".encode("utf-8", "surrogateescape"))
+    for name in ("stamp.py", "walk.py", "watched.py"):
+        digest.update((code / name).read_bytes())
+    return digest.hexdigest()
+
+
+def ask(cache: Path, question: dict[str, Any]) -> dict[str, Any] | None:
+    """The watcher's answer (see ``watcher.py``); None when there is no watcher, or it does not answer."""
+    path = str(cache / SOCKET)
+    if len(os.fsencode(path)) > 100:  # longer than a socket's address may be
+        return None
+    from .watcher import peer_uid
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(ANSWER_SECONDS)
+            conn.connect(path)
+            if peer_uid(conn) != os.getuid():
+                return None
+            conn.sendall(json.dumps(question).encode() + b"\n")
+            data = b""
+            while len(data) < ANSWER_MOST and (piece := conn.recv(1 << 20)):
+                data += piece
+    except OSError:
+        return None
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) and isinstance(answer.get("seq"), int) else None
+
+
+def start_watcher(cache: Path, root: str, own: frozenset[str]) -> None:
+    """Start a watcher for ``root`` that answers on ``cache``'s socket, in a session of its own (a
+    terminal's Ctrl-C does not reach it); it ends by itself (see ``watcher.py``)."""
+    if not sys.platform.startswith("linux"):
+        return
+    package = str(Path(__file__).resolve().parents[2])
+    code = f"import sys; sys.path.insert(0, {package!r}); from {__package__}.watcher import main; main(sys.argv[1:])"
+    null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    args = [sys.executable, "-c", code, root, str(cache / SOCKET), *sorted(own)]
+    with contextlib.suppress(OSError):  # (no watcher: the next build stamps every file again, as this one)
+        os.posix_spawn(sys.executable, args, os.environ, file_actions=null, setsid=True)

@@ -1,0 +1,276 @@
+"""The archive's watcher (source/watcher.py, inotify.py) and the stamp taken with it (source/watched.py).
+
+What matters: a build that stamps again only the folders the watcher names gets the stamp a build
+that stats every file gets (``restamp`` equals ``load_stamp``), whatever happened in between; a build
+without an answer from a watcher stamps every file; a watcher goes away by itself."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ArchiveMaker
+
+from site_builder.source import watched
+from site_builder.source.inotify import OVERFLOW, Event, Inotify
+from site_builder.source.stamp import load_stamp, restamp, walk_stamp
+from site_builder.source.watcher import Tree
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+class Watched:
+    """An archive, a watcher's tree of it in this process, and the stamp a build took after its answer."""
+
+    def __init__(self, archive: Path, own: frozenset[str] = frozenset()) -> None:
+        self.archive, self.root, self.skip = archive, str(archive), own
+        self.notify = Inotify()
+        self.tree = Tree(self.notify, self.root, own, 100_000)
+        self.tree.start()
+        self.since = self.asked([None, None])  # (lost: a new watcher) before the first stamp, as a build does
+        self.stamp, self.parts = walk_stamp(archive, own, parts=True)
+
+    def asked(self, since: list[object]) -> list[object]:
+        self.tree.take(self.notify.read())
+        answer = self.tree.answer(since)
+        self.answer = answer
+        return [answer["token"], answer["seq"]]
+
+    def changed(self) -> list[str]:
+        """The folders the watcher names, as a build asks (and the next question starts after them)."""
+        self.since = self.asked(self.since)
+        assert "lost" not in self.answer, self.answer
+        return list(self.answer["changed"])
+
+    def check(self) -> list[str]:
+        """Restamp what the watcher names; it must equal a stamp of every file. The folders named."""
+        changed = self.changed()
+        stamp, self.parts = restamp(self.archive, self.skip, self.parts, watched._absolute(self.root, changed))
+        whole = load_stamp(self.archive, self.skip)
+        assert stamp.digest == whole.digest, changed
+        assert dict(stamp.folders) == dict(whole.folders) and stamp.newest_ns == whole.newest_ns
+        self.stamp = stamp
+        return changed
+
+    def close(self) -> None:
+        self.notify.close()
+
+
+@pytest.fixture
+def archive(make_archive: ArchiveMaker) -> Path:
+    return make_archive(
+        {
+            "site.yaml": "title: T\n",
+            "icpc/2020/A-x/solution.md": "ab",
+            "icpc/2020/A-x/data/sample/1.in": "1\n",
+            "icpc/2020/B-y/solution.md": "cd",
+            "icpc/2021/C-z/solution.md": "ef",
+        }
+    )
+
+
+def test_each_kind_of_change_is_named_and_restamped_as_a_stamp_of_every_file(archive: Path, tmp_path: Path) -> None:
+    w = Watched(archive)
+    try:
+        assert w.check() == []
+        with open(archive / "icpc/2020/A-x/solution.md", "r+b") as f:  # in place: no new file, no rename
+            f.write(b"XY")
+        assert w.check() == ["icpc/2020/A-x"]
+        os.chmod(archive / "icpc/2020/B-y/solution.md", 0o600)
+        assert w.check() == ["icpc/2020/B-y"]
+        os.utime(archive / "icpc/2021/C-z/solution.md", ns=(1, 1))
+        assert w.check() == ["icpc/2021/C-z"]
+        (archive / "icpc/2020/A-x/data/sample/2.in").write_text("2\n")
+        (archive / "icpc/2020/A-x/data/sample/1.in").unlink()
+        (archive / "icpc/2020/B-y/solution.md").rename(archive / "icpc/2021/C-z/moved.md")
+        w.check()
+        (archive / "icpc/2022/D-w/data/secret").mkdir(parents=True)
+        (archive / "icpc/2022/D-w/data/secret/1.in").write_text("1\n")
+        assert "icpc/2022/D-w/data/secret" in w.check()
+        (archive / "icpc/2022/D-w/data/secret/1.in").write_text("12\n")  # in a folder watched since it was made
+        assert w.check() == ["icpc/2022/D-w/data/secret"]
+    finally:
+        w.close()
+
+
+def test_a_renamed_folder_s_watches_follow_it(archive: Path, tmp_path: Path) -> None:
+    """inotify's watches stay on the folders, not the paths: after a rename, what changes below the new
+    name is named by it (and the old name's changes are no longer reported for it)."""
+    w = Watched(archive)
+    try:
+        (archive / "icpc/2020").rename(archive / "icpc/2019")
+        w.check()
+        (archive / "icpc/2019/A-x/data/sample/1.in").write_text("changed\n")
+        assert w.check() == ["icpc/2019/A-x/data/sample"]
+        outside = tmp_path / "outside"
+        (archive / "icpc/2021").rename(outside)  # out of the archive: what happens there no longer counts
+        w.check()
+        (outside / "C-z/solution.md").write_text("gone")
+        assert w.check() == []
+        outside.rename(archive / "icpc/2021")  # and back, with the change made outside
+        w.check()
+        (archive / "icpc/2021/C-z/solution.md").write_text("back")
+        assert w.check() == ["icpc/2021/C-z"]
+    finally:
+        w.close()
+
+
+def test_folders_deleted_replaced_and_unhidden_are_restamped_as_a_whole(archive: Path) -> None:
+    w = Watched(archive)
+    try:
+        shutil.rmtree(archive / "icpc/2020/A-x")
+        w.check()
+        (archive / "icpc/2020/A-x").write_text("a file where a folder was")
+        w.check()
+        (archive / "icpc/2020/A-x").unlink()
+        assert w.check() == ["icpc/2020"]
+        (archive / ".hidden/E-v").mkdir(parents=True)
+        (archive / ".hidden/E-v/solution.md").write_text("x")
+        assert w.check() == [""]  # the archive's folder lists it, but nothing below it is watched
+        (archive / ".hidden/E-v/solution.md").write_text("xy")
+        assert w.check() == []
+        (archive / ".hidden").rename(archive / "visible")
+        w.check()
+        (archive / "visible/E-v/solution.md").write_text("xyz")
+        assert w.check() == ["visible/E-v"]
+    finally:
+        w.close()
+
+
+def test_a_folder_with_a_link_is_stamped_every_time_for_its_target_s_changes(archive: Path) -> None:
+    """A link's stamp is its target's, which changes in another folder (or outside the archive)."""
+    (archive / "icpc/2021/C-z/shared.md").symlink_to(archive / "icpc/2020/B-y/solution.md")
+    w = Watched(archive)
+    try:
+        (archive / "icpc/2020/B-y/solution.md").write_text("longer than before")
+        assert w.check() == ["icpc/2020/B-y"]  # the link's folder is not named: it is stamped anyway
+    finally:
+        w.close()
+
+
+def test_the_output_and_cache_folders_are_not_watched(archive: Path) -> None:
+    own = archive / "site"
+    own.mkdir()
+    w = Watched(archive, frozenset({str(own)}))
+    try:
+        (own / "sub").mkdir()
+        (own / "sub/index.html").write_text("x")
+        assert w.check() == []
+        (archive / ".cache").mkdir()
+        (archive / ".cache/x.json").write_text("{}")
+        assert w.check() == [""]  # the folder's list of names changed; nothing in it is watched
+        (archive / ".cache/x.json").write_text("{1}")
+        assert w.check() == []
+    finally:
+        w.close()
+
+
+def test_lost_events_or_another_watcher_s_token_mean_every_file_is_stamped(archive: Path) -> None:
+    w = Watched(archive)
+    try:
+        since = w.since
+        w.tree.take([Event(-1, OVERFLOW, "")])
+        w.asked(since)
+        assert w.answer.get("lost") is True
+        w.asked(["another", 0])
+        assert w.answer.get("lost") is True
+        later = w.asked(w.asked([None, None]))  # from a token and seq after the loss, changes are named again
+        (archive / "icpc/2021/C-z/solution.md").write_text("new")
+        w.asked(later)
+        assert w.answer.get("changed") == ["icpc/2021/C-z"]
+    finally:
+        w.close()
+
+
+def wait_for(check: object, seconds: float = 10.0) -> None:
+    ends = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < ends, "timed out"
+        time.sleep(0.05)
+
+
+def watcher_running(cache: Path) -> bool:
+    """Whether a watcher process for ``cache`` runs (not a zombie its parent, this test, has not reaped)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            continue
+        if os.fsencode(cache / watched.SOCKET) in args and state != "Z":
+            return True
+    return False
+
+
+def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(archive: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    socket = cache / watched.SOCKET
+
+    def stamp() -> str:
+        found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), True)
+        whole = load_stamp(archive)
+        assert found.digest == whole.digest and dict(found.folders) == dict(whole.folders)
+        return found.digest
+
+    try:
+        stamp()  # no watcher yet: every file stamped, one started
+        wait_for(socket.exists)
+        first = stamp()  # a new watcher: every file stamped, and each folder's part kept
+        assert stamp() == first  # nothing changed: the kept stamp, its folders read when asked for
+        (archive / "icpc/2020/A-x/solution.md").write_text("changed")
+        assert stamp() != first
+        (archive / "icpc/2020/A-x/solution.md").write_text("again")
+        stamp()
+    finally:
+        assert watched.ask(cache, {"stop": True}) is not None
+    wait_for(lambda: not socket.exists())
+    stamp()  # no watcher: every file
+
+
+def test_a_watcher_for_other_folders_is_stopped_and_not_believed(archive: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    watched.start_watcher(cache, str(archive), frozenset({str(tmp_path / "elsewhere")}))
+    wait_for((cache / watched.SOCKET).exists)
+    found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), False)
+    assert found.digest == load_stamp(archive).digest
+    wait_for(lambda: not (cache / watched.SOCKET).exists())  # told to stop
+
+
+def test_a_watcher_ends_when_its_socket_is_removed(archive: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    watched.start_watcher(cache, str(archive), frozenset())
+    wait_for((cache / watched.SOCKET).exists)
+    answer = watched.ask(cache, {"since": None})
+    assert answer is not None and answer["lost"] is True
+    (cache / watched.SOCKET).unlink()
+    assert watcher_running(cache)
+    wait_for(lambda: not watcher_running(cache), 15)
+
+
+@pytest.mark.parametrize(
+    ("said", "terminal", "ci", "expected"),
+    [
+        ("0", True, "", ""),
+        ("off", True, "", ""),
+        ("1", False, "true", "start"),
+        ("", True, "", "start"),
+        ("", True, "true", "ask"),
+        ("", False, "", "ask"),
+    ],
+)
+def test_a_watcher_is_started_by_a_build_in_a_terminal_outside_ci_or_when_asked(
+    said: str, terminal: bool, ci: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder import cli
+
+    monkeypatch.setenv("SITE_BUILDER_WATCH", said)
+    monkeypatch.setenv("CI", ci)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    assert cli._watching() == expected
