@@ -206,13 +206,17 @@ def watcher_running(cache: Path) -> bool:
     return False
 
 
-def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(archive: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("rebase_from", [0.0, 1.0])  # each stamp kept whole, or as differences from the first
+def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(
+    archive: Path, tmp_path: Path, rebase_from: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watched, "REBASE_FROM", rebase_from)
     cache = tmp_path / "cache"
     cache.mkdir()
     socket = cache / watched.SOCKET
 
-    def stamp() -> str:
-        found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), True)
+    def stamp(start: bool = True) -> str:
+        found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), start)
         whole = load_stamp(archive)
         assert found.digest == whole.digest and dict(found.folders) == dict(whole.folders)
         return found.digest
@@ -226,10 +230,17 @@ def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(archive: Pa
         assert stamp() != first
         (archive / "icpc/2020/A-x/solution.md").write_text("again")
         stamp()
+        shutil.rmtree(archive / "icpc/2021")
+        stamp()
+        (archive / "icpc/2021/C-z").mkdir(parents=True)
+        (archive / "icpc/2021/C-z/solution.md").write_text("back")
+        stamp()
+        assert len(list((cache / "stamp").rglob("*.pickle"))) == (3 if rebase_from else 2)  # no record left behind
     finally:
         assert watched.ask(cache, {"stop": True}) is not None
     wait_for(lambda: not socket.exists())
-    stamp()  # no watcher: every file
+    stamp(start=False)  # no watcher: every file
+    wait_for(lambda: not watcher_running(cache))
 
 
 def test_a_watcher_for_other_folders_is_stopped_and_not_believed(archive: Path, tmp_path: Path) -> None:

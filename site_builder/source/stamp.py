@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Container, Mapping
+from collections.abc import Collection, Container, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -75,19 +75,34 @@ def walk_stamp(archive: Path, skip: Container[str] = frozenset(), parts: bool = 
 
 
 def restamp(
-    archive: Path, skip: Container[str], last: dict[str, Part], changed: Container[str]
+    archive: Path, skip: Container[str], last: dict[str, Part], changed: Collection[str]
 ) -> tuple[Stamp, dict[str, Part]]:
     """The stamp from the ``last`` parts, each folder in ``changed`` (or new, or to be stamped every time)
     stamped again: the stamp ``walk_stamp`` would give, if ``changed`` holds every folder in which a
-    file, or the list of files, changed since ``last`` was taken. Each folder's part, as then."""
+    file, or the list of files, changed since ``last`` was taken. Each folder's part, as then.
+
+    Where no folder stamped again has other subfolders than before, the others are as they were;
+    else the archive's tree is followed from its top, to drop the folders gone and stamp those new."""
     walk = _StampWalk(skip, True)
-    parts: dict[str, Part] = {}
+    parts = dict(last)
+    again = [folder for folder in changed if folder in last]
+    again += [folder for folder, part in last.items() if part[3] and folder not in changed]
+    for folder in again:
+        walk.folder(folder)
+        (digest, latest), (below, volatile) = walk.folders[folder], walk.tree[folder]
+        if below != last[folder][2]:
+            break
+        parts[folder] = (digest, latest, below, volatile)
+    else:  # (a folder in ``changed`` but not in ``last`` is new only if its parent's subfolders changed)
+        return _stamp_of({f: (p[0], p[1]) for f, p in parts.items()}, walk.listing, skip), parts
+    parts = {}
     pending = [str(archive)]
     while pending:
         folder = pending.pop()
         part = last.get(folder)
         if part is None or part[3] or folder in changed:
-            walk.folder(folder)
+            if folder not in walk.folders:
+                walk.folder(folder)
             (digest, latest), (below, volatile) = walk.folders[folder], walk.tree[folder]
             part = (digest, latest, below, volatile)
         parts[folder] = part

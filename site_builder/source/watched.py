@@ -22,9 +22,12 @@ from .walk import Skip
 
 SOCKET = "watcher.sock"  # in the cache folder
 # What the last stamp taken with a watcher left: its digest, the watcher's ``[token, seq]`` it was taken
-# after, and the name of the record of each folder's ``stamp.Part`` (written first, under a new name).
-HEAD = "stamp-head-v1"
-PARTS = "stamp-parts-v1-"
+# after, and the names of the records of each folder's ``stamp.Part``: a base, and the parts that
+# differ from it (so that one edit writes a few parts, not 20,000). Each record is written first,
+# under a new name, then the head that names it.
+HEAD = "stamp-head-v2"
+PARTS = "stamp-parts-v2-"
+REBASE_FROM = 0.1  # a share of the folders in the differences: written as a new base
 ANSWER_SECONDS = 2.0  # a watcher slower than this to answer is not waited for
 ANSWER_MOST = 1 << 26
 
@@ -48,37 +51,72 @@ def watched_stamp(archive: Path, skip: Container[str], cache: Path, own: frozens
         return load_stamp(archive, skip)
     now = [answer.get("token"), answer.get("seq")]
     changed = answer.get("changed")
+    kept = _Kept(store, head)
     if since is None or not isinstance(changed, list):  # (a new watcher, or one that lost events)
         stamp, parts = walk_stamp(archive, skip, parts=True)
     elif not changed and not head.get("volatile"):
-        kept = _KeptFolders(lambda: _folders(store.get(head.get("parts", "")), archive, skip))
-        return Stamp(head["digest"], head["newest"], {}, skip, kept)
+        folders = _KeptFolders(lambda: _folders(kept.parts(), archive, skip))
+        return Stamp(head["digest"], head["newest"], {}, skip, folders)
     else:
-        last = store.get(head.get("parts", ""))
-        stamp, parts = restamp(archive, skip, last if isinstance(last, dict) else {}, _absolute(root, changed))
+        last = kept.parts()
+        stamp, parts = restamp(archive, skip, last or {}, _absolute(root, changed))
         if now == since and parts == last:
             return stamp
-    _save(store, key, now, stamp, parts, head.get("parts"))
+    kept.save({"key": key, "since": now, "digest": stamp.digest, "newest": stamp.newest_ns}, parts)
     return stamp
 
 
-def _save(store: PickleStore, key: str, since: list[Any], stamp: Stamp, parts: dict[str, Part], old: Any) -> None:
-    name = PARTS + secrets.token_hex(8)
-    store.put(name, parts)
-    volatile = [folder for folder, part in parts.items() if part[3]]
-    head = {"key": key, "since": since, "digest": stamp.digest, "newest": stamp.newest_ns, "parts": name}
-    store.put(HEAD, {**head, "volatile": volatile})
-    if isinstance(old, str) and old.startswith(PARTS):
-        store.delete(old)
+class _Kept:
+    """The parts kept by the last stamp taken with a watcher (see ``HEAD``)."""
+
+    def __init__(self, store: PickleStore, head: dict[str, Any]) -> None:
+        self.store, self.head = store, head
+        self.base: dict[str, Part] | None = None
+
+    def parts(self) -> dict[str, Part] | None:
+        """Each folder's part, as last kept; None if they are gone (a build since has replaced them)."""
+        base = self.store.get(self.head.get("base", ""))
+        changes = self.store.get(self.head["changes"]) if self.head.get("changes") else {}
+        if not isinstance(base, dict) or not isinstance(changes, dict):
+            return None
+        self.base = base
+        parts = dict(base)
+        for folder, part in changes.items():
+            if part is None:
+                parts.pop(folder, None)
+            else:
+                parts[folder] = part
+        return parts
+
+    def save(self, head: dict[str, Any], parts: dict[str, Part]) -> None:
+        base = self.base
+        changes: dict[str, Part | None] = {}
+        if base is not None:
+            changes = {folder: part for folder, part in parts.items() if base.get(folder) != part}
+            changes.update((folder, None) for folder in base.keys() - parts.keys())
+        old = [self.head.get("base"), self.head.get("changes")]
+        if base is None or len(changes) > REBASE_FROM * len(parts):
+            head["base"] = self._put(parts)
+        else:
+            head["base"], head["changes"] = old[0], self._put(changes)
+            old = old[1:]
+        self.store.put(HEAD, {**head, "volatile": [folder for folder, part in parts.items() if part[3]]})
+        for name in old:
+            if isinstance(name, str) and name.startswith(PARTS):
+                self.store.delete(name)
+
+    def _put(self, parts: dict[str, Any]) -> str:
+        name = PARTS + secrets.token_hex(8)
+        self.store.put(name, parts)
+        return name
 
 
 def _absolute(root: str, changed: list[Any]) -> set[str]:
     return {root + "/" + f if f else root for f in changed if isinstance(f, str)}
 
 
-def _folders(parts: Any, archive: Path, skip: Container[str]) -> dict[str, tuple[str, int]]:
-    """``Stamp.folders`` from kept parts; if they are gone (a build since has replaced them), from a
-    stamp taken now."""
+def _folders(parts: dict[str, Part] | None, archive: Path, skip: Container[str]) -> dict[str, tuple[str, int]]:
+    """``Stamp.folders`` from kept parts; if they are gone, from a stamp taken now."""
     if not isinstance(parts, dict):
         return dict(load_stamp(archive, skip).folders)
     return {folder: (part[0], part[1]) for folder, part in sorted(parts.items())}
