@@ -29,6 +29,11 @@ rebuild, one ``solution.tex`` with a sentence added, peak RSS, cache and site by
 reload event through the dev server (as in ``sizes``, with verification off as in the builds).
 Goals: peak RSS < 1 GB, no-op < 0.5 s, one write-up < 1 s, save -> reload < 100 ms.
 
+In ``data`` and ``many``, the builds are a maintainer's at a terminal, with the archive's watcher
+(``SITE_BUILDER_WATCH=1``, see ``source/watched.py``), which the cold build starts; the first no-op and
+the first edit after the full build are given apart, and the same no-op and edited builds without a
+watcher (as in CI, ``SITE_BUILDER_WATCH=0``) beside them.
+
 Peak RSS is the largest ``ru_maxrss`` among the build's processes, as ``build`` measures it. Builds
 of the new scenarios are stopped when the machine has under 1.5 GiB available, and say so.
 
@@ -75,10 +80,14 @@ from site_builder.source.config import make_options  # noqa: E402
 PYTHON = sys.executable
 
 
-def build(archive: Path, out: Path, cache: Path, *extra: str, guard: bool = False) -> tuple[float, float]:
+def build(
+    archive: Path, out: Path, cache: Path, *extra: str, guard: bool = False, watch: bool = False
+) -> tuple[float, float]:
     """One build in a child process: (wall seconds, peak RSS in MiB of the build and its workers).
 
-    ``guard``: stop the build (its whole process group) when the machine is about to run out of memory."""
+    ``guard``: stop the build (its whole process group) when the machine is about to run out of memory.
+    ``watch``: with the archive's watcher (``SITE_BUILDER_WATCH=1``: started by the first such build);
+    else without one."""
     command = [
         PYTHON,
         "-m",
@@ -95,8 +104,9 @@ def build(archive: Path, out: Path, cache: Path, *extra: str, guard: bool = Fals
         *extra,
     ]
     started = time.perf_counter()
+    env = {**os.environ, "SITE_BUILDER_WATCH": "1" if watch else "0"}
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=guard
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=guard, env=env
     )
     stopped = threading.Event()
     if guard:
@@ -471,27 +481,49 @@ def incremental_builds(
 ) -> dict[str, object]:
     """``build --no-verify`` into work/site with work/cache: cold (neither exists), then ``runs``
     no-op rebuilds, then ``runs`` rebuilds each after one edit of ``target`` (from its original text,
-    which is put back at the end); the cache's and site's bytes after the cold build."""
+    which is put back at the end); the cache's and site's bytes after the cold build.
+
+    The builds are a maintainer's at a terminal: with the archive's watcher, which the cold build
+    starts; the first build it answers stamps every file (``noop_first_watched_s``). The same no-op and
+    edited builds without a watcher too (``*_unwatched``), as in CI. The watcher is stopped at the end."""
     out, cache, flags = work / "site", work / "cache", ("--no-verify", "--jobs", str(jobs))
     sync()
-    cold, cold_rss = build(archive, out, cache, *flags, guard=True)
+    cold, cold_rss = build(archive, out, cache, *flags, guard=True, watch=True)
     progress(f"cold build {cold:.1f} s, peak RSS {cold_rss:.0f} MiB")
     r: dict[str, object] = {"cold_build_s": cold, "cold_build_peak_rss_mib": cold_rss}
     r |= {"cache_bytes": du_bytes(cache), "site_bytes": du_bytes(out)}
-    noops = [build(archive, out, cache, *flags, guard=True) for _ in range(runs)]
-    progress(f"no-op rebuilds {', '.join(f'{w:.2f}' for w, _ in noops)} s")
-    original, edits = target.read_text(), []
+    first = build(archive, out, cache, *flags, guard=True, watch=True)
+    noops = [build(archive, out, cache, *flags, guard=True, watch=True) for _ in range(runs)]
+    unwatched = [build(archive, out, cache, *flags, guard=True) for _ in range(runs)]
+    progress(f"no-op rebuilds {', '.join(f'{w:.2f}' for w, _ in noops)} s (first {first[0]:.2f} s)")
+    progress(f"  without a watcher {', '.join(f'{w:.2f}' for w, _ in unwatched)} s")
+    original, edits, edits_unwatched = target.read_text(), [], []
     try:
-        for run in range(runs):
+        target.write_text(edit(original, 2 * runs))
+        first_edit = build(archive, out, cache, *flags, guard=True, watch=True)
+        for run in range(2 * runs):
             target.write_text(edit(original, run))
-            edits.append(build(archive, out, cache, *flags, guard=True))
+            (edits if run % 2 == 0 else edits_unwatched).append(
+                build(archive, out, cache, *flags, guard=True, watch=run % 2 == 0)
+            )
     finally:
         target.write_text(original)
-    progress(f"edited {target.name}: {', '.join(f'{w:.2f}' for w, _ in edits)} s")
+        (cache / "watcher.sock").unlink(missing_ok=True)  # (the watcher ends within seconds)
+    progress(f"edited {target.name}: {', '.join(f'{w:.2f}' for w, _ in edits)} s (first {first_edit[0]:.2f} s)")
+    progress(f"  without a watcher {', '.join(f'{w:.2f}' for w, _ in edits_unwatched)} s")
     r |= {"noop_rebuild_s": statistics.median(w for w, _ in noops), "noop_runs": [w for w, _ in noops]}
+    r |= {"noop_first_watched_s": first[0]}
+    r |= {
+        "noop_unwatched_s": statistics.median(w for w, _ in unwatched),
+        "noop_unwatched_runs": [w for w, _ in unwatched],
+    }
     r |= {"edit_s": statistics.median(w for w, _ in edits), "edit_runs": [w for w, _ in edits]}
+    r |= {"edit_first_s": first_edit[0]}
+    r |= {"edit_unwatched_s": statistics.median(w for w, _ in edits_unwatched)}
+    r |= {"edit_unwatched_runs": [w for w, _ in edits_unwatched]}
     r |= {"edit_target": target.relative_to(archive).as_posix()}
-    r["peak_rss_mib"] = max(rss for _, rss in [(cold, cold_rss), *noops, *edits])
+    everything = [(cold, cold_rss), first, *noops, *unwatched, first_edit, *edits, *edits_unwatched]
+    r["peak_rss_mib"] = max(rss for _, rss in everything)
     return r
 
 
@@ -545,6 +577,9 @@ def scenario_data(work: Path, r: dict[str, object], packages: int, data_gb: floa
         archive, work, runs, jobs, statement, lambda text, run: f"{text}\n{SENTENCE.format(run=run)}\n"
     )
     r["edit_statement_s"], r["edit_statement_runs"] = r.pop("edit_s"), r.pop("edit_runs")
+    r["edit_statement_unwatched_s"] = r.pop("edit_unwatched_s")
+    r["edit_statement_first_s"] = r.pop("edit_first_s")
+    r["edit_statement_unwatched_runs"] = r.pop("edit_unwatched_runs")
     r["goals"] = data_goals(r)
 
 
@@ -561,6 +596,9 @@ def scenario_many(work: Path, r: dict[str, object], entries: int, runs: int, job
 
     r |= incremental_builds(archive, work, runs, jobs, middle(archive, "solution.tex"), add_sentence)
     r["edit_writeup_s"], r["edit_writeup_runs"] = r.pop("edit_s"), r.pop("edit_runs")
+    r["edit_writeup_unwatched_s"] = r.pop("edit_unwatched_s")
+    r["edit_writeup_first_s"] = r.pop("edit_first_s")
+    r["edit_writeup_unwatched_runs"] = r.pop("edit_unwatched_runs")
     build(archive, work / "site", work / "cache", "--no-verify", "--jobs", str(jobs), guard=True)  # current again
     reset_own_peak_rss()
     overflows = CountedWarnings("Inotify queue overflowed; filesystem events were lost")
@@ -804,13 +842,34 @@ def format_data(r: dict[str, Any]) -> str:
             f"  cold build, no cache and no site:            {r['cold_build_s']:.2f} s   peak RSS {r['cold_build_peak_rss_mib']:.0f} MiB",
             f"  the same, a copy without data/secret:       {r['nodata_cold_build_s']:.2f} s   peak RSS {r['nodata_cold_build_peak_rss_mib']:.0f} MiB   (copy {r['nodata_archive_bytes'] / MB:.1f} MB)",
             f"  cp -r of the archive:                        {r['cp_r_s']:.2f} s   (sync after it {r['sync_after_cp_r_s']:.2f} s)",
-            f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s   ({_runs(r['noop_runs'])})",
+            *_noops(r),
             f"  one statement edited:                        {r['edit_statement_s']:.2f} s   ({_runs(r['edit_statement_runs'])}; {r['edit_target']})",
+            *_unwatched(r, "edit_statement"),
             f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
             f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}, archive {_gb(r['archive_bytes'])}",
             *format_goals(r["goals"]),
         ]
     )
+
+
+def _noops(r: dict[str, Any]) -> list[str]:
+    lines = [f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s   ({_runs(r['noop_runs'])})"]
+    if "noop_unwatched_s" in r:
+        lines += [
+            f"    the first a new watcher answers:           {r['noop_first_watched_s']:.2f} s",
+            f"    without a watcher:                         {r['noop_unwatched_s']:.2f} s   ({_runs(r['noop_unwatched_runs'])})",
+        ]
+    return lines
+
+
+def _unwatched(r: dict[str, Any], key: str) -> list[str]:
+    if f"{key}_unwatched_s" not in r:
+        return []
+    runs = _runs(r[f"{key}_unwatched_runs"])
+    return [
+        f"    the first after the full build:            {r[f'{key}_first_s']:.2f} s   (not in the median)",
+        f"    without a watcher:                         {r[f'{key}_unwatched_s']:.2f} s   ({runs})",
+    ]
 
 
 def format_many(r: dict[str, Any]) -> str:
@@ -828,8 +887,9 @@ def format_many(r: dict[str, Any]) -> str:
         [
             f"== {r['entries']} synthetic entries (build --no-verify; archive {_gb(r['archive_bytes'])}, generated in {r['generate_s']:.0f} s)",
             f"  cold build, no cache and no site:            {r['cold_build_s']:.2f} s   peak RSS {r['cold_build_peak_rss_mib']:.0f} MiB",
-            f"  no-op rebuild:                               {r['noop_rebuild_s']:.2f} s   ({_runs(r['noop_runs'])})",
+            *_noops(r),
             f"  one write-up edited:                         {r['edit_writeup_s']:.2f} s   ({_runs(r['edit_writeup_runs'])}; {r['edit_target']})",
+            *_unwatched(r, "edit_writeup"),
             f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
             f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}",
             *reload,
