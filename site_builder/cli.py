@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="site-builder", description="Build the problem archive into a static site.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
-    parser.add_argument("--version", action="version", version=f"site-builder {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command")
     build = commands.add_parser("build", help="build the archive into a static site")
     _common(build)
@@ -95,6 +95,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 ARCHIVE_HELP = "archive folder (default: ROOT/archive, or ROOT itself when it holds site.yaml or problem folders)"
+
+
+class _Version(argparse.Action):
+    """``--version``, its version looked up only when asked for (``importlib.metadata``: 25 ms a start)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"site-builder {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

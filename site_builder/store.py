@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import importlib.metadata
 import json
 import os
 import pickle
+import re
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,13 +55,43 @@ def renderer_fingerprint() -> str:
 
 def library_versions(libraries: tuple[str, ...]) -> str:
     """``name=version`` of each installed library (``name=?`` when it is missing), for cache keys."""
-    parts = []
-    for library in libraries:
+    return " ".join(f"{library}={installed_version(library) or '?'}" for library in libraries)
+
+
+def installed_version(library: str) -> str | None:
+    """The installed version of a library (a distribution's name), as ``importlib.metadata`` says it."""
+    version = _installed().get(_normal(library))
+    if version is None:
+        import importlib.metadata  # (an install without ``dist-info`` folders: its own search)
+
         try:
-            parts.append(f"{library}={importlib.metadata.version(library)}")
+            version = importlib.metadata.version(library)
         except importlib.metadata.PackageNotFoundError:
-            parts.append(f"{library}=?")
-    return " ".join(parts)
+            return None
+    return version
+
+
+@lru_cache(maxsize=1)
+def _installed() -> dict[str, str]:
+    """The version of each distribution installed with a ``NAME-VERSION.dist-info`` folder (pip's, from
+    wheels), the first on ``sys.path`` as Python's import finds it: what ``importlib.metadata.version``
+    says, without its import (50 ms, on every build's start)."""
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            stem = name[: -len(".dist-info")]
+            if name.endswith(".dist-info") and stem.count("-") == 1:
+                library, version = stem.split("-")
+                found.setdefault(_normal(library), version)
+    return found
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 @contextmanager

@@ -22,7 +22,6 @@ import struct
 import sys
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
@@ -33,7 +32,7 @@ from ..sandbox import runner as sandbox
 from ..sandbox.descriptors import read_regular
 from ..sandbox.runner import Limits, Toolchain, interpreter_folders
 from ..source.images import webp_size
-from ..store import write_atomic
+from ..store import installed_version, write_atomic
 
 SCALED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")  # not GIF, which may move (an animated PNG gets none either)
 WIDTHS = (480, 960, 1600)  # a phone's column (at 1x and 2x), a desktop's at 2x
@@ -202,10 +201,8 @@ def _pillow() -> tuple[Path, str] | None:
     spec = find_spec("PIL")  # found, not imported: the builder itself decodes no image
     if spec is None or spec.origin is None:
         return None
-    try:
-        return Path(spec.origin).resolve().parent.parent, metadata.version("pillow")
-    except metadata.PackageNotFoundError:
-        return None
+    version = installed_version("pillow")
+    return (Path(spec.origin).resolve().parent.parent, version) if version is not None else None
 
 
 _CODE = hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]
