@@ -18,7 +18,7 @@ from conftest import ArchiveMaker
 from site_builder.source import watched
 from site_builder.source.inotify import OVERFLOW, Event, Inotify
 from site_builder.source.stamp import load_stamp, restamp, walk_stamp
-from site_builder.source.watcher import Tree
+from site_builder.source.watcher import ENDED, Ended, Tree
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -285,3 +285,43 @@ def test_a_watcher_is_started_by_a_build_in_a_terminal_outside_ci_or_when_asked(
     monkeypatch.setenv("CI", ci)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
     assert cli._watching() == expected
+
+
+def test_a_watcher_with_too_many_folders_ends_and_none_is_started_for_a_day(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notify = Inotify()
+    try:
+        with pytest.raises(Ended) as ended:
+            Tree(notify, str(archive), frozenset(), 3).start()  # the archive has more than three folders
+        assert ended.value.lasting
+    finally:
+        notify.close()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / (watched.SOCKET + ENDED)).write_text("more than 3 folders\n")
+    started: list[object] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: started.append(args))
+    watched.start_watcher(cache, str(archive), frozenset())
+    assert started == []
+    old = time.time() - watched.GIVE_UP_SECONDS - 60
+    os.utime(cache / (watched.SOCKET + ENDED), (old, old))
+    watched.start_watcher(cache, str(archive), frozenset())
+    assert len(started) == 1
+
+
+def test_no_watcher_is_asked_or_started_where_its_socket_s_path_is_too_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket's address holds about 100 bytes: a longer path is no socket, and a watcher started for it
+    would only fail."""
+    started: list[object] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: started.append(args))
+    short = tmp_path / "c"
+    short.mkdir()
+    watched.start_watcher(short, str(tmp_path), frozenset())
+    cache = tmp_path / ("c" * 120)
+    cache.mkdir()
+    watched.start_watcher(cache, str(tmp_path), frozenset())
+    assert watched.ask(cache, {"since": None}) is None
+    assert len(started) == 1  # the short one's

@@ -12,6 +12,7 @@ import os
 import secrets
 import socket
 import sys
+import time
 from collections.abc import Callable, Container, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ PARTS = "stamp-parts-v2-"
 REBASE_FROM = 0.1  # a share of the folders in the differences: written as a new base
 ANSWER_SECONDS = 2.0  # a watcher slower than this to answer is not waited for
 ANSWER_MOST = 1 << 26
+GIVE_UP_SECONDS = 86400.0  # after a watcher that could not watch every folder, none is started for a day
 
 
 def watched_stamp(archive: Path, skip: Container[str], cache: Path, own: frozenset[str], start: bool) -> Stamp:
@@ -157,10 +159,16 @@ def _parts_key(root: str, skip: Container[str]) -> str:
     return digest.hexdigest()
 
 
+def _socket(cache: Path) -> str | None:
+    """The watcher's socket, if its path is short enough to be one's address."""
+    path = str(cache / SOCKET)
+    return path if len(os.fsencode(path)) <= 100 else None
+
+
 def ask(cache: Path, question: dict[str, Any]) -> dict[str, Any] | None:
     """The watcher's answer (see ``watcher.py``); None when there is no watcher, or it does not answer."""
-    path = str(cache / SOCKET)
-    if len(os.fsencode(path)) > 100:  # longer than a socket's address may be
+    path = _socket(cache)
+    if path is None:
         return None
     from .watcher import peer_uid
 
@@ -186,11 +194,17 @@ def ask(cache: Path, question: dict[str, Any]) -> dict[str, Any] | None:
 def start_watcher(cache: Path, root: str, own: frozenset[str]) -> None:
     """Start a watcher for ``root`` that answers on ``cache``'s socket, in a session of its own (a
     terminal's Ctrl-C does not reach it); it ends by itself (see ``watcher.py``)."""
-    if not sys.platform.startswith("linux"):
+    path = _socket(cache)
+    if not sys.platform.startswith("linux") or path is None:
         return
+    from .watcher import ENDED
+
+    with contextlib.suppress(OSError):
+        if time.time() - os.stat(path + ENDED).st_mtime < GIVE_UP_SECONDS:
+            return  # the last one could not watch every folder (``watcher.Ended``)
     package = str(Path(__file__).resolve().parents[2])
     code = f"import sys; sys.path.insert(0, {package!r}); from {__package__}.watcher import main; main(sys.argv[1:])"
     null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-    args = [sys.executable, "-c", code, root, str(cache / SOCKET), *sorted(own)]
+    args = [sys.executable, "-c", code, root, path, *sorted(own)]
     with contextlib.suppress(OSError):  # (no watcher: the next build stamps every file again, as this one)
         os.posix_spawn(sys.executable, args, os.environ, file_actions=null, setsid=True)

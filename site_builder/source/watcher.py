@@ -36,7 +36,15 @@ REQUEST_MOST = 1 << 16  # bytes of a question
 
 
 class Ended(Exception):
-    """The watcher cannot go on (its archive is gone, too many folders to watch)."""
+    """The watcher cannot go on: its archive is gone, or it has too many folders to watch (``lasting``:
+    a new watcher would not do better; ``watched.start_watcher`` starts none for a day, see ``ENDED``)."""
+
+    def __init__(self, why: str, lasting: bool = False) -> None:
+        super().__init__(why)
+        self.lasting = lasting
+
+
+ENDED = ".ended"  # beside the socket: why the last watcher could not watch this archive
 
 
 class Tree:
@@ -67,11 +75,11 @@ class Tree:
                 wd = self.notify.watch(folder)
             except OSError as e:
                 if e.errno in (errno.ENOSPC, errno.ENOMEM):
-                    raise Ended(f"no more watches: {e}") from e
+                    raise Ended(f"no more watches: {e}", lasting=True) from e
                 continue  # gone already: its parent's event says so
             self.paths[wd], self.wds[folder] = folder, wd
             if len(self.wds) > self.most:
-                raise Ended(f"more than {self.most} folders")
+                raise Ended(f"more than {self.most} folders (a quarter of the user's inotify watches)", lasting=True)
             if mark:
                 self.mark(folder)
             try:
@@ -233,6 +241,10 @@ def main(argv: list[str]) -> None:  # pragma: no cover - its own process, tested
     os.chdir("/")
     os.nice(5)
     root, path, *own = argv
-    with contextlib.suppress(Ended):
+    try:
         serve(root, path, frozenset(own))
+    except Ended as e:
+        if e.lasting:
+            with contextlib.suppress(OSError), open(path + ENDED, "w") as why:
+                why.write(f"{e}\n")
     sys.exit(0)
