@@ -194,16 +194,20 @@ def wait_for(check: object, seconds: float = 10.0) -> None:
 
 
 def watcher_running(cache: Path) -> bool:
-    """Whether a watcher process for ``cache`` runs (not a zombie its parent, this test, has not reaped)."""
+    return watcher_parent(cache) is not None
+
+
+def watcher_parent(cache: Path) -> int | None:
+    """The parent process of the watcher for ``cache`` that runs (not a zombie), if one does."""
     for proc in Path("/proc").iterdir():
         try:
             args = (proc / "cmdline").read_bytes().split(b"\0")
-            state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
+            state, parent = (proc / "stat").read_text().rpartition(")")[2].split()[:2]
+        except (OSError, ValueError):
             continue
         if os.fsencode(cache / watched.SOCKET) in args and state != "Z":
-            return True
-    return False
+            return int(parent)
+    return None
 
 
 @pytest.mark.parametrize("rebase_from", [0.0, 1.0])  # each stamp kept whole, or as differences from the first
@@ -224,6 +228,7 @@ def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(
     try:
         stamp()  # no watcher yet: every file stamped, one started
         wait_for(socket.exists)
+        assert watcher_parent(cache) != os.getpid()  # not this process's child, which it would have to reap
         first = stamp()  # a new watcher: every file stamped, and each folder's part kept
         assert stamp() == first  # nothing changed: the kept stamp, its folders read when asked for
         (archive / "icpc/2020/A-x/solution.md").write_text("changed")
@@ -301,7 +306,7 @@ def test_a_watcher_with_too_many_folders_ends_and_none_is_started_for_a_day(
     cache.mkdir()
     (cache / (watched.SOCKET + ENDED)).write_text("more than 3 folders\n")
     started: list[object] = []
-    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: started.append(args))
+    monkeypatch.setattr(watched, "_spawn", started.append)
     watched.start_watcher(cache, str(archive), frozenset())
     assert started == []
     old = time.time() - watched.GIVE_UP_SECONDS - 60
@@ -316,7 +321,7 @@ def test_no_watcher_is_asked_or_started_where_its_socket_s_path_is_too_long(
     """A socket's address holds about 100 bytes: a longer path is no socket, and a watcher started for it
     would only fail."""
     started: list[object] = []
-    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: started.append(args))
+    monkeypatch.setattr(watched, "_spawn", started.append)
     short = tmp_path / "c"
     short.mkdir()
     watched.start_watcher(short, str(tmp_path), frozenset())

@@ -204,7 +204,13 @@ def start_watcher(cache: Path, root: str, own: frozenset[str]) -> None:
             return  # the last one could not watch every folder (``watcher.Ended``)
     package = str(Path(__file__).resolve().parents[2])
     code = f"import sys; sys.path.insert(0, {package!r}); from {__package__}.watcher import main; main(sys.argv[1:])"
+    _spawn([sys.executable, "-c", code, root, path, *sorted(own)])
+
+
+def _spawn(args: list[str]) -> None:
+    """Start ``args`` in a new session, as no process's child: a shell starts it in the background and
+    ends at once (reaped here), so that no one waits for it, nor reaps it by surprise (``os.wait``)."""
     null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-    args = [sys.executable, "-c", code, root, path, *sorted(own)]
+    shell = ["/bin/sh", "-c", '"$@" &', "sh", *args]
     with contextlib.suppress(OSError):  # (no watcher: the next build stamps every file again, as this one)
-        os.posix_spawn(sys.executable, args, os.environ, file_actions=null, setsid=True)
+        os.waitpid(os.posix_spawn(shell[0], shell, os.environ, file_actions=null, setsid=True), 0)
