@@ -136,6 +136,35 @@ def test_an_edited_write_up_is_built_quickly_into_the_site_a_full_build_makes(ar
     assert again.current and not quick  # the quick build's record: nothing changed since
 
 
+def test_with_the_archive_s_watcher_an_edit_is_built_quickly_into_the_site_a_full_build_makes(
+    archive: Path, tmp_path: Path
+) -> None:
+    """A build at a terminal starts the watcher (``source/watched.py``), and the next builds stamp only
+    the folders it names: the same quick build, the same site."""
+    import time
+
+    from site_builder.source import watched
+
+    options = options_for(archive, tmp_path / "one" / "site", verify=False, watch="start")
+    try:
+        report, quick = publish(options)
+        assert report.published and not quick
+        for _ in range(100):
+            if (options.cache / watched.SOCKET).exists():
+                break
+            time.sleep(0.05)
+        assert publish(options)[0].current  # the new watcher's first answer: every file stamped
+        assert publish(options)[0].current  # no folder named: the kept stamp
+        edit(archive, WRITE_UP, "Factor window edge sort", "Factor window edge order")
+        report, quick = publish(options)
+        assert quick and report.published and report.written >= 1
+        assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+        again, quick = publish(options)
+        assert again.current and not quick
+    finally:
+        assert watched.ask(options.cache, {"stop": True}) is not None
+
+
 def test_edited_statements_of_two_entries_and_a_second_quick_build(archive: Path, tmp_path: Path) -> None:
     options = built(archive, tmp_path / "one" / "site")
     statements = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("statement.md"))[:2]
