@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
+import threading
 import time
+from collections.abc import Container
 from pathlib import Path
 
 import pytest
 from conftest import ArchiveMaker
 
-from site_builder.source import watched
+from site_builder.source import watched, watcher
 from site_builder.source.inotify import OVERFLOW, Event, Inotify
-from site_builder.source.stamp import load_stamp, restamp, walk_stamp
-from site_builder.source.watcher import ENDED, Ended, Tree
+from site_builder.source.stamp import Stamp, load_stamp, restamp, walk_stamp
+from site_builder.source.walk import Skip
+from site_builder.source.watcher import ENDED, Ended, Tree, serve
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -210,42 +214,210 @@ def watcher_parent(cache: Path) -> int | None:
     return None
 
 
+class Served:
+    """A watcher serving in a thread of this process (as its own process does: ``watcher.serve``)."""
+
+    def __init__(self, archive: Path, cache: Path, own: frozenset[str] = frozenset()) -> None:
+        self.cache, self.socket = cache, cache / watched.SOCKET
+        self.ended: list[BaseException | None] = []
+        self.thread = threading.Thread(target=self._serve, args=(str(archive), str(self.socket), own), daemon=True)
+        self.thread.start()
+        wait_for(lambda: self.socket.exists() or bool(self.ended))
+
+    def _serve(self, root: str, path: str, own: frozenset[str]) -> None:
+        try:
+            serve(root, path, own)
+            self.ended.append(None)
+        except BaseException as e:  # (Ended, or a test's failure: the test looks)
+            self.ended.append(e)
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            assert watched.ask(self.cache, {"stop": True}) is not None
+            self.thread.join(10)
+        assert not self.thread.is_alive() and not self.socket.exists()
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    return folder
+
+
+def stamp_of(archive: Path, cache: Path, skip: Container[str] = frozenset()) -> Stamp:
+    """The stamp with the watcher, checked against a stamp of every file; no watcher started."""
+    found = watched.watched_stamp(archive, skip, cache, frozenset(), False)
+    whole = load_stamp(archive, skip)
+    assert found.digest == whole.digest and dict(found.folders) == dict(whole.folders)
+    assert found.newest_ns == whole.newest_ns and found.skip is skip
+    return found
+
+
 @pytest.mark.parametrize("rebase_from", [0.0, 1.0])  # each stamp kept whole, or as differences from the first
-def test_a_build_starts_a_watcher_uses_it_and_gets_every_stamp_right(
-    archive: Path, tmp_path: Path, rebase_from: float, monkeypatch: pytest.MonkeyPatch
+def test_a_build_stamps_with_a_watcher_s_answers_as_it_would_without(
+    archive: Path, cache: Path, rebase_from: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(watched, "REBASE_FROM", rebase_from)
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    socket = cache / watched.SOCKET
-
-    def stamp(start: bool = True) -> str:
-        found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), start)
-        whole = load_stamp(archive)
-        assert found.digest == whole.digest and dict(found.folders) == dict(whole.folders)
-        return found.digest
-
+    served = Served(archive, cache)
     try:
-        stamp()  # no watcher yet: every file stamped, one started
-        wait_for(socket.exists)
-        assert watcher_parent(cache) != os.getpid()  # not this process's child, which it would have to reap
-        first = stamp()  # a new watcher: every file stamped, and each folder's part kept
-        assert stamp() == first  # nothing changed: the kept stamp, its folders read when asked for
+        first = stamp_of(archive, cache).digest  # a new watcher: every file stamped, and each folder's part kept
+        assert stamp_of(archive, cache).digest == first  # nothing changed: the kept stamp, its folders read if asked
         (archive / "icpc/2020/A-x/solution.md").write_text("changed")
-        assert stamp() != first
+        assert stamp_of(archive, cache).digest != first
         (archive / "icpc/2020/A-x/solution.md").write_text("again")
-        stamp()
+        stamp_of(archive, cache)
         shutil.rmtree(archive / "icpc/2021")
-        stamp()
+        stamp_of(archive, cache)
+        (archive / "icpc/2020/B-y/solution.md").write_text("an edit after a folder went: it stays gone")
+        stamp_of(archive, cache)
         (archive / "icpc/2021/C-z").mkdir(parents=True)
         (archive / "icpc/2021/C-z/solution.md").write_text("back")
-        stamp()
+        stamp_of(archive, cache)
         assert len(list((cache / "stamp").rglob("*.pickle"))) == (3 if rebase_from else 2)  # no record left behind
     finally:
-        assert watched.ask(cache, {"stop": True}) is not None
-    wait_for(lambda: not socket.exists())
-    stamp(start=False)  # no watcher: every file
-    wait_for(lambda: not watcher_running(cache))
+        served.stop()
+    stamp_of(archive, cache)  # no watcher: every file
+
+
+def test_the_kept_parts_are_for_the_folders_skipped_when_they_were_taken(archive: Path, cache: Path) -> None:
+    """``site.yaml``'s ``exclude``, or other output folders, change what the stamp takes of the archive."""
+    (archive / "site/sub").mkdir(parents=True)
+    (archive / "site/sub/index.html").write_text("x")
+    served = Served(archive, cache)
+    try:
+        own = frozenset({str(archive / "site")})
+        stamp_of(archive, cache, own)
+        stamp_of(archive, cache, own)
+        excluding = Skip(own, str(archive), ("2021",))
+        stamp_of(archive, cache, excluding)
+        stamp_of(archive, cache, excluding)
+        stamp_of(archive, cache, frozenset())
+    finally:
+        served.stop()
+
+
+def test_a_new_watcher_s_first_answer_means_every_file_is_stamped(archive: Path, cache: Path) -> None:
+    """Between two watchers, nothing watches: what changed then is only found by stamping every file."""
+    served = Served(archive, cache)
+    stamp_of(archive, cache)
+    first = stamp_of(archive, cache).digest
+    served.stop()
+    (archive / "icpc/2020/A-x/solution.md").write_text("while no watcher ran")
+    served = Served(archive, cache)
+    try:
+        assert stamp_of(archive, cache).digest != first
+    finally:
+        served.stop()
+
+
+def test_a_link_s_target_outside_the_archive_is_stamped_every_time(archive: Path, cache: Path, tmp_path: Path) -> None:
+    target = tmp_path / "outside.md"
+    target.write_text("one")
+    (archive / "icpc/2021/C-z/linked.md").symlink_to(target)
+    served = Served(archive, cache)
+    try:
+        stamp_of(archive, cache)
+        first = stamp_of(archive, cache).digest
+        target.write_text("two, longer")  # no event in the archive
+        assert stamp_of(archive, cache).digest != first
+    finally:
+        served.stop()
+
+
+def test_kept_parts_that_are_gone_mean_a_stamp_of_every_file(archive: Path, cache: Path) -> None:
+    """Another build may have replaced them; a stamp's folders are then taken from the archive."""
+    served = Served(archive, cache)
+    try:
+        stamp_of(archive, cache)
+        stamp_of(archive, cache)
+        for kept in (cache / "stamp").rglob(watched.PARTS + "*"):
+            kept.unlink()
+        stamp_of(archive, cache)  # nothing changed: the kept digest, the folders from the archive
+        (archive / "icpc/2020/A-x/solution.md").write_text("changed")
+        stamp_of(archive, cache)
+    finally:
+        served.stop()
+
+
+def test_a_watcher_answers_ends_when_asked_and_ignores_what_is_no_question(archive: Path, cache: Path) -> None:
+    served = Served(archive, cache)
+    try:
+        first = watched.ask(cache, {"since": None})
+        assert first is not None and first["lost"] is True and first["archive"] == str(archive)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(served.socket))
+        conn.sendall(b"not json\n")
+        assert conn.recv(100) == b""  # no answer, and the watcher goes on
+        conn.close()
+        (archive / "icpc/2020/A-x/solution.md").write_text("changed")
+        answer = watched.ask(cache, {"since": [first["token"], first["seq"]]})
+        assert answer is not None and answer["changed"] == ["icpc/2020/A-x"]
+        second = Served(archive, cache)  # a second watcher on the same socket: it ends at once
+        second.thread.join(10)
+        assert second.ended == [None] and watched.ask(cache, {"since": None}) is not None
+    finally:
+        served.stop()
+    assert served.ended == [None]
+
+
+@pytest.mark.parametrize("how", ["socket removed", "idle", "archive deleted"])
+def test_a_watcher_ends_by_itself(how: str, archive: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watcher, "CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(watcher, "IDLE_SECONDS", 0.3 if how == "idle" else 60.0)
+    served = Served(archive, cache)
+    if how == "socket removed":
+        served.socket.unlink()
+    elif how == "archive deleted":
+        shutil.rmtree(archive)
+    served.thread.join(10)
+    assert not served.thread.is_alive()
+    assert not served.socket.exists()
+    if how == "archive deleted":
+        assert isinstance(served.ended[0], Ended) and not served.ended[0].lasting
+    else:
+        assert served.ended == [None]
+
+
+class FakeWatcher:
+    """A socket that answers each question with ``answer`` (None: never)."""
+
+    def __init__(self, cache: Path, answer: bytes | None) -> None:
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(cache / watched.SOCKET))
+        self.listener.listen(1)
+        self.answer, self.held = answer, []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        conn, _ = self.listener.accept()
+        self.held.append(conn)
+        conn.recv(1 << 16)  # the question (unread, closing would reset the connection)
+        if self.answer is not None:
+            for at in range(0, len(self.answer), 1 << 16):
+                conn.sendall(self.answer[at : at + (1 << 16)])
+            conn.close()
+
+
+@pytest.mark.parametrize(
+    ("sent", "taken"),
+    [
+        (None, False),
+        (b"[]", False),
+        (b'{"seq": "1"}', False),
+        (b'{"seq": 1, "changed": ["' + b"x" * (3 << 20) + b'"]}', True),  # three MiB, in pieces
+    ],
+)
+def test_an_answer_is_taken_whole_and_only_when_it_is_one(
+    sent: bytes | None, taken: bool, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watched, "ANSWER_SECONDS", 0.3)
+    FakeWatcher(cache, sent)
+    started = time.monotonic()
+    answer = watched.ask(cache, {"since": None})
+    assert (answer is not None) == taken and time.monotonic() - started < 5
+    if taken:
+        assert answer is not None and len(answer["changed"][0]) == 3 << 20
 
 
 def test_a_watcher_for_other_folders_is_stopped_and_not_believed(archive: Path, tmp_path: Path) -> None:

@@ -84,17 +84,18 @@ def restamp(
     Where no folder stamped again has other subfolders than before, the others are as they were;
     else the archive's tree is followed from its top, to drop the folders gone and stamp those new."""
     walk = _StampWalk(skip, True)
-    parts = dict(last)
-    again = [folder for folder in changed if folder in last]
-    again += [folder for folder, part in last.items() if part[3] and folder not in changed]
-    for folder in again:
-        walk.folder(folder)
-        (digest, latest), (below, volatile) = walk.folders[folder], walk.tree[folder]
-        if below != last[folder][2]:
-            break
-        parts[folder] = (digest, latest, below, volatile)
-    else:  # (a folder in ``changed`` but not in ``last`` is new only if its parent's subfolders changed)
-        return _stamp_of({f: (p[0], p[1]) for f, p in parts.items()}, walk.listing, skip), parts
+    if str(archive) in last:  # (else no folder is known: each is new)
+        parts = dict(last)
+        again = [folder for folder in changed if folder in last]
+        again += [folder for folder, part in last.items() if part[3] and folder not in changed]
+        for folder in again:
+            walk.folder(folder)
+            (digest, latest), (below, volatile) = walk.folders[folder], walk.tree[folder]
+            if below != last[folder][2]:
+                break
+            parts[folder] = (digest, latest, below, volatile)
+        else:  # (a folder in ``changed`` but not in ``last`` is new only if its parent's subfolders changed)
+            return _stamp_of({f: (p[0], p[1]) for f, p in parts.items()}, walk.listing, skip), parts
     parts = {}
     pending = [str(archive)]
     while pending:

@@ -61,7 +61,10 @@ def watched_stamp(archive: Path, skip: Container[str], cache: Path, own: frozens
         return Stamp(head["digest"], head["newest"], {}, skip, folders)
     else:
         last = kept.parts()
-        stamp, parts = restamp(archive, skip, last or {}, _absolute(root, changed))
+        if last is None:  # (gone: another build has replaced them)
+            stamp, parts = walk_stamp(archive, skip, parts=True)
+        else:
+            stamp, parts = restamp(archive, skip, last, _absolute(root, changed))
         if now == since and parts == last:
             return stamp
     kept.save({"key": key, "since": now, "digest": stamp.digest, "newest": stamp.newest_ns}, parts)

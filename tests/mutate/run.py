@@ -83,7 +83,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     "store.py": ("tests/test_store.py", "tests/test_cache_keys.py"),
     # what the freshness probe stands on: the archive's stamp and walk, and the folder snapshot
     "source/snapshot.py": ("tests/test_snapshot.py", "tests/test_freshness.py"),
-    "source/stamp.py": ("tests/test_stamp.py", "tests/test_freshness.py"),
+    "source/stamp.py": ("tests/test_stamp.py", "tests/test_freshness.py", "tests/test_watcher.py"),
+    # the watcher that names the folders a stamp takes again, and the stamp taken with it
+    "source/watcher.py": ("tests/test_watcher.py",),
+    "source/watched.py": ("tests/test_watcher.py",),
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
