@@ -12,7 +12,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 import pytest
@@ -198,20 +198,28 @@ def wait_for(check: object, seconds: float = 10.0) -> None:
 
 
 def watcher_running(cache: Path) -> bool:
-    return watcher_parent(cache) is not None
+    return watcher_pid(cache) is not None
 
 
-def watcher_parent(cache: Path) -> int | None:
-    """The parent process of the watcher for ``cache`` that runs (not a zombie), if one does."""
+def processes() -> Iterator[tuple[int, list[bytes], str, int]]:
+    """Each process: its id, arguments, state and parent's id."""
     for proc in Path("/proc").iterdir():
         try:
             args = (proc / "cmdline").read_bytes().split(b"\0")
             state, parent = (proc / "stat").read_text().rpartition(")")[2].split()[:2]
+            yield int(proc.name), args, state, int(parent)
         except (OSError, ValueError):
             continue
-        if os.fsencode(cache / watched.SOCKET) in args and state != "Z":
-            return int(parent)
-    return None
+
+
+def watcher_pid(cache: Path) -> int | None:
+    """The watcher for ``cache`` that runs (not a zombie), if one does."""
+    socket = os.fsencode(cache / watched.SOCKET)
+    return next((pid for pid, args, state, _ in processes() if socket in args and state != "Z"), None)
+
+
+def zombie_children() -> list[int]:
+    return [pid for pid, _, state, parent in processes() if parent == os.getpid() and state == "Z"]
 
 
 class Served:
@@ -287,12 +295,9 @@ def test_the_kept_parts_are_for_the_folders_skipped_when_they_were_taken(archive
     served = Served(archive, cache)
     try:
         own = frozenset({str(archive / "site")})
-        stamp_of(archive, cache, own)
-        stamp_of(archive, cache, own)
-        excluding = Skip(own, str(archive), ("2021",))
-        stamp_of(archive, cache, excluding)
-        stamp_of(archive, cache, excluding)
-        stamp_of(archive, cache, frozenset())
+        for skip in (own, frozenset(), own, Skip(own, str(archive)), Skip(own, str(archive), ("2021",))):
+            stamp_of(archive, cache, skip)
+            stamp_of(archive, cache, skip)
     finally:
         served.stop()
 
@@ -327,17 +332,32 @@ def test_a_link_s_target_outside_the_archive_is_stamped_every_time(archive: Path
 
 def test_kept_parts_that_are_gone_mean_a_stamp_of_every_file(archive: Path, cache: Path) -> None:
     """Another build may have replaced them; a stamp's folders are then taken from the archive."""
+    (archive / "site").mkdir()
+    (archive / "site/index.html").write_text("x")
+    skip = frozenset({str(archive / "site")})
     served = Served(archive, cache)
     try:
-        stamp_of(archive, cache)
-        stamp_of(archive, cache)
+        stamp_of(archive, cache, skip)
+        stamp_of(archive, cache, skip)
         for kept in (cache / "stamp").rglob(watched.PARTS + "*"):
             kept.unlink()
-        stamp_of(archive, cache)  # nothing changed: the kept digest, the folders from the archive
+        stamp_of(archive, cache, skip)  # nothing changed: the kept digest, the folders from the archive
         (archive / "icpc/2020/A-x/solution.md").write_text("changed")
-        stamp_of(archive, cache)
+        stamp_of(archive, cache, skip)
     finally:
         served.stop()
+
+
+def test_a_build_without_a_watcher_starts_one_for_its_archive_and_own_folders(
+    archive: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr(watched, "_spawn", started.append)
+    own = frozenset({str(cache), str(archive / "site")})
+    stamp_of(archive, cache)  # (not asked to start one)
+    watched.watched_stamp(archive, frozenset(), cache, own, True)
+    assert len(started) == 1 and started[0][0] == sys.executable
+    assert started[0][-4:] == [str(archive), str(cache / watched.SOCKET), *sorted(own)]
 
 
 def test_a_watcher_answers_ends_when_asked_and_ignores_what_is_no_question(archive: Path, cache: Path) -> None:
@@ -386,7 +406,7 @@ class FakeWatcher:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(str(cache / watched.SOCKET))
         self.listener.listen(1)
-        self.answer, self.held = answer, []
+        self.answer, self.held = answer, list[socket.socket]()
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -412,12 +432,13 @@ def test_an_answer_is_taken_whole_and_only_when_it_is_one(
     sent: bytes | None, taken: bool, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(watched, "ANSWER_SECONDS", 0.3)
-    FakeWatcher(cache, sent)
+    fake = FakeWatcher(cache, sent)  # (kept: a watcher that does not answer holds the connection open)
     started = time.monotonic()
     answer = watched.ask(cache, {"since": None})
     assert (answer is not None) == taken and time.monotonic() - started < 5
     if taken:
         assert answer is not None and len(answer["changed"][0]) == 3 << 20
+    fake.listener.close()
 
 
 def test_a_watcher_for_other_folders_is_stopped_and_not_believed(archive: Path, tmp_path: Path) -> None:
@@ -437,8 +458,13 @@ def test_a_watcher_ends_when_its_socket_is_removed(archive: Path, tmp_path: Path
     wait_for((cache / watched.SOCKET).exists)
     answer = watched.ask(cache, {"since": None})
     assert answer is not None and answer["lost"] is True
+    pid = watcher_pid(cache)
+    assert pid is not None
+    assert os.getsid(pid) != os.getsid(0)  # a session of its own: a terminal's Ctrl-C is not for it
+    assert all(os.readlink(f"/proc/{pid}/fd/{fd}") == os.devnull for fd in (0, 1, 2))  # no terminal, no pipe held
+    assert not zombie_children()  # the shell that started it is reaped
+    assert next(parent for found, _, _, parent in processes() if found == pid) != os.getpid()  # none to reap
     (cache / watched.SOCKET).unlink()
-    assert watcher_running(cache)
     wait_for(lambda: not watcher_running(cache), 15)
 
 
