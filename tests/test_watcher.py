@@ -6,6 +6,8 @@ without an answer from a watcher stamps every file; a watcher goes away by itsel
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import shutil
 import socket
@@ -169,6 +171,11 @@ def test_the_output_and_cache_folders_are_not_watched(archive: Path) -> None:
         assert w.check() == [""]  # the folder's list of names changed; nothing in it is watched
         (archive / ".cache/x.json").write_text("{1}")
         assert w.check() == []
+        shutil.rmtree(own)
+        w.check()
+        own.mkdir()  # made again while watched: still not watched
+        (own / "index.html").write_text("y")
+        assert w.check() == [""]
     finally:
         w.close()
 
@@ -176,6 +183,9 @@ def test_the_output_and_cache_folders_are_not_watched(archive: Path) -> None:
 def test_lost_events_or_another_watcher_s_token_mean_every_file_is_stamped(archive: Path) -> None:
     w = Watched(archive)
     try:
+        for n in range(3):
+            (archive / "icpc/2020/A-x/solution.md").write_text(f"before {n}")
+            w.changed()
         since = w.since
         w.tree.take([Event(-1, OVERFLOW, "")])
         w.asked(since)
@@ -186,8 +196,72 @@ def test_lost_events_or_another_watcher_s_token_mean_every_file_is_stamped(archi
         (archive / "icpc/2021/C-z/solution.md").write_text("new")
         w.asked(later)
         assert w.answer.get("changed") == ["icpc/2021/C-z"]
+        assert int(str(since[1])) >= 3
+        for n in range(int(str(since[1])) + 5):  # more events after a loss than before it: still lost
+            (archive / "icpc/2021/C-z/solution.md").write_text(f"again {n}")
+            w.asked(later)
+        w.asked(since)
+        assert w.answer.get("lost") is True
     finally:
         w.close()
+
+
+def test_a_folder_s_own_change_or_an_unwatched_one_s_does_not_hide_the_next(archive: Path, tmp_path: Path) -> None:
+    w = Watched(archive)
+    try:
+        os.chmod(archive / "icpc/2020/A-x", 0o700)  # an event about a subfolder, in its parent
+        w.check()
+        (archive / "icpc/2020/A-x/solution.md").write_text("still watched")
+        assert w.check() == ["icpc/2020/A-x"]
+        (archive / "icpc/2021").rename(tmp_path / "away")
+        w.check()
+        (tmp_path / "away/C-z/solution.md").write_text("an event of a watch no longer in the archive")
+        (archive / "icpc/2020/B-y/solution.md").write_text("and one after it")
+        assert w.check() == ["icpc/2020/B-y"]
+    finally:
+        w.close()
+
+
+class Refusing(Inotify):
+    """inotify that refuses to watch one folder (gone meanwhile, or no watch left)."""
+
+    def __init__(self, refused: str, errno_: int) -> None:
+        super().__init__()
+        self.refused, self.errno_ = refused, errno_
+
+    def watch(self, folder: str) -> int:
+        if folder == self.refused:
+            raise OSError(self.errno_, os.strerror(self.errno_), folder)
+        return super().watch(folder)
+
+
+def test_a_folder_gone_before_it_is_watched_is_skipped_and_no_watch_left_ends_the_watcher(archive: Path) -> None:
+    notify = Refusing(str(archive / "icpc/2021"), errno.ENOENT)  # (the first of its folders it would watch)
+    try:
+        tree = Tree(notify, str(archive), frozenset(), 100)
+        tree.start()
+        assert str(archive / "icpc/2020/A-x") in tree.wds and str(archive / "icpc/2021") not in tree.wds
+    finally:
+        notify.close()
+    notify = Refusing(str(archive / "icpc/2020"), errno.ENOSPC)
+    try:
+        with pytest.raises(Ended) as ended:
+            Tree(notify, str(archive), frozenset(), 100).start()
+        assert ended.value.lasting and "no more watches" in str(ended.value)
+    finally:
+        notify.close()
+
+
+def test_a_watcher_may_watch_as_many_folders_as_it_is_allowed_and_no_link(archive: Path) -> None:
+    (archive / "icpc/2020/loop").symlink_to(archive)  # (followed, it would never end)
+    folders = [archive, *(p for p in archive.rglob("*") if p.is_dir() and not p.is_symlink())]
+    notify = Inotify()
+    try:
+        tree = Tree(notify, str(archive), frozenset(), len(folders))
+        tree.start()
+        assert sorted(tree.wds) == sorted(map(str, folders))
+    finally:
+        notify.close()
 
 
 def wait_for(check: object, seconds: float = 10.0) -> None:
@@ -379,6 +453,38 @@ def test_a_watcher_answers_ends_when_asked_and_ignores_what_is_no_question(archi
     finally:
         served.stop()
     assert served.ended == [None]
+
+
+def test_a_watcher_takes_a_question_in_pieces_and_outlives_one_it_cannot_answer(
+    archive: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watcher, "CHECK_SECONDS", 0.05)  # (and it looks often whether to end: it need not)
+    served = Served(archive, cache)
+    try:
+        assert served.socket.stat().st_mode & 0o777 == 0o600
+        for pieces in ([b"[]\n"], [b'{"since"', b": null}\n"]):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(served.socket))
+                for piece in pieces:
+                    conn.sendall(piece)
+                    time.sleep(0.1)
+                answer = conn.recv(1 << 16)
+            assert (answer == b"{}\n") if pieces == [b"[]\n"] else json.loads(answer)["lost"] is True
+        time.sleep(0.3)
+        assert served.thread.is_alive() and watched.ask(cache, {"since": None}) is not None
+    finally:
+        served.stop()
+
+
+def test_a_watcher_whose_socket_is_replaced_ends(archive: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watcher, "CHECK_SECONDS", 0.05)
+    served = Served(archive, cache)
+    served.socket.unlink()
+    other = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    other.bind(str(served.socket))  # another's, at its path
+    served.thread.join(10)
+    assert not served.thread.is_alive() and served.socket.exists()  # (the other's is left as it is)
+    other.close()
 
 
 @pytest.mark.parametrize("how", ["socket removed", "idle", "archive deleted"])
