@@ -12,7 +12,7 @@ from conftest import ArchiveMaker
 
 from site_builder.source import stamp as stamping
 from site_builder.source.archive import load_archive
-from site_builder.source.stamp import load_stamp
+from site_builder.source.stamp import load_stamp, restamp, walk_stamp
 from site_builder.source.walk import BUILDER_MARKER
 
 MAY_FORK, RESULT = stamping._may_fork, stamping._Apart.result  # (the fixture below decides, in every test)
@@ -206,3 +206,40 @@ def test_when_no_second_process_starts_the_first_stamps_every_folder(
 
     monkeypatch.setattr(stamping.os, failing, refused)
     assert load_stamp(archive).digest == whole
+
+
+def test_each_folder_s_part_names_its_subfolders_and_whether_it_is_stamped_every_time(
+    make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parts a watcher's stamps start from (``walk_stamp(parts=True)``), alike from one process or two:
+    a folder holding a link, or one that cannot be listed, is stamped every time (``restamp``)."""
+    archive = make_archive({"a/x.md": "ab", "a/sub/y.md": "cd", "b/z.md": "ef", "c/w.md": "gh", "d/v.md": "ij"})
+    (archive / "c/link.md").symlink_to(archive / "a/x.md")
+    scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if path == str(archive / "d"):
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(stamping.os, "scandir", refusing)
+    stamp, parts = walk_stamp(archive, parts=True)
+    assert stamp.digest == load_stamp(archive).digest and set(parts) == set(stamp.folders)
+    assert {folder: (digest, latest) for folder, (digest, latest, _, _) in parts.items()} == dict(stamp.folders)
+    below = {folder[len(str(archive)) :]: part[2] for folder, part in parts.items()}
+    assert below == {
+        "": tuple(str(archive / name) for name in "abcd"),
+        "/a": (str(archive / "a/sub"),),
+        "/a/sub": (),
+        "/b": (),
+        "/c": (),
+        "/d": (),
+    }
+    assert sorted(folder for folder, part in parts.items() if part[3]) == [str(archive / "c"), str(archive / "d")]
+    assert walk_stamp(archive)[1] == {}  # (none asked for)
+
+
+def test_a_stamp_again_from_no_parts_is_a_stamp_of_every_file(make_archive: ArchiveMaker) -> None:
+    archive = make_archive({"a/x.md": "ab", "a/sub/y.md": "cd", "b/z.md": "ef"})
+    stamp, parts = restamp(archive, frozenset(), {}, set())
+    assert stamp.digest == load_stamp(archive).digest and parts == walk_stamp(archive, parts=True)[1]
