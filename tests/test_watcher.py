@@ -252,6 +252,26 @@ def test_a_folder_gone_before_it_is_watched_is_skipped_and_no_watch_left_ends_th
         notify.close()
 
 
+def test_a_folder_that_cannot_be_listed_is_watched_and_the_others_still_are(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if path == str(archive / "icpc/2021"):  # (the first folder listed below icpc/)
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(watcher.os, "scandir", refusing)
+    notify = Inotify()
+    try:
+        tree = Tree(notify, str(archive), frozenset(), 100)
+        tree.start()
+        assert str(archive / "icpc/2021") in tree.wds and str(archive / "icpc/2020/A-x") in tree.wds
+    finally:
+        notify.close()
+
+
 def test_a_watcher_may_watch_as_many_folders_as_it_is_allowed_and_no_link(archive: Path) -> None:
     (archive / "icpc/2020/loop").symlink_to(archive)  # (followed, it would never end)
     folders = [archive, *(p for p in archive.rglob("*") if p.is_dir() and not p.is_symlink())]
@@ -617,6 +637,17 @@ def test_a_watcher_with_too_many_folders_ends_and_none_is_started_for_a_day(
     os.utime(cache / (watched.SOCKET + ENDED), (old, old))
     watched.start_watcher(cache, str(archive), frozenset())
     assert len(started) == 1
+
+
+def test_a_watcher_that_cannot_watch_every_folder_says_why_beside_its_socket(
+    archive: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watcher.inotify, "watch_limit", lambda: 8)  # two folders each
+    served = Served(archive, cache)
+    served.thread.join(10)
+    assert isinstance(served.ended[0], Ended) and served.ended[0].lasting
+    assert "more than 2 folders" in (cache / (watched.SOCKET + ENDED)).read_text()
+    assert not served.socket.exists()
 
 
 def test_no_watcher_is_asked_or_started_where_its_socket_s_path_is_too_long(

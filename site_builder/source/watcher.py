@@ -149,22 +149,35 @@ def peer_uid(conn: socket.socket) -> int:
 
 
 def serve(root: str, path: str, own: frozenset[str]) -> None:
-    """Watch ``root`` and answer on the socket ``path`` until there is no reason to (see the module)."""
+    """Watch ``root`` and answer on the socket ``path`` until there is no reason to (see the module).
+    ``Ended`` when it cannot go on; if for good, it says why beside the socket (``ENDED``)."""
     with open(path + ".lock", "a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return  # another watcher has this socket
         notify = inotify.Inotify()
-        tree = Tree(notify, root, own, inotify.watch_limit() // 4)
-        tree.start()
-        listener = _listen(path)
-        mine = os.stat(path).st_ino
         try:
-            _loop(tree, notify, listener, path, mine)
+            _watched(notify, root, path, own)
+        except Ended as e:
+            if e.lasting:
+                with contextlib.suppress(OSError), open(path + ENDED, "w") as why:
+                    why.write(f"{e}\n")
+            raise
         finally:
-            listener.close()
-            _unlink_own(path, mine)
+            notify.close()
+
+
+def _watched(notify: inotify.Inotify, root: str, path: str, own: frozenset[str]) -> None:
+    tree = Tree(notify, root, own, inotify.watch_limit() // 4)
+    tree.start()
+    listener = _listen(path)
+    mine = os.stat(path).st_ino
+    try:
+        _loop(tree, notify, listener, path, mine)
+    finally:
+        listener.close()
+        _unlink_own(path, mine)
 
 
 def _listen(path: str) -> socket.socket:
@@ -241,10 +254,6 @@ def main(argv: list[str]) -> None:  # pragma: no cover - its own process, tested
     os.chdir("/")
     os.nice(5)
     root, path, *own = argv
-    try:
+    with contextlib.suppress(Ended):
         serve(root, path, frozenset(own))
-    except Ended as e:
-        if e.lasting:
-            with contextlib.suppress(OSError), open(path + ENDED, "w") as why:
-                why.write(f"{e}\n")
     sys.exit(0)
