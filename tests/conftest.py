@@ -142,6 +142,20 @@ def launchers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     pool.close()
 
 
+def refuse_listing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> Callable[..., Any]:
+    """``os.scandir`` refuses ``folder``, as for one whose permissions forbid it (the tests may run as
+    root); the ``os.scandir`` it replaced."""
+    scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if path == str(folder):
+            raise PermissionError(13, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    return scandir
+
+
 def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
     """Build options that use this project's templates and static files with any archive."""
     base = make_options(ROOT, archive, out, jobs=1)

@@ -511,6 +511,7 @@ NOT_A_SETTING: dict[tuple[type, str], str] = {
     (BuildOptions, "jobs"): "how many work at once",
     (BuildOptions, "rerun"): "a build with --rerun never keeps the published site",
     (BuildOptions, "base_url"): "put into the site's configuration, which is keyed (see below)",
+    (BuildOptions, "watch"): "how the archive's stamp is found (a watcher's answer), not what it is",
 }
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ArchiveMaker
+from conftest import ArchiveMaker, refuse_listing
 
 from site_builder.source import stamp as stamping
 from site_builder.source.archive import load_archive
@@ -72,19 +72,12 @@ def test_a_folder_that_cannot_be_listed_is_stamped_and_the_others_still_count(
     make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     archive = make_archive({"a/x.md": "ab", "b/y.md": "ab", "c/z.md": "ab"})
-    scandir = os.scandir
-
-    def refusing(path: str) -> object:
-        if path == str(archive / "b"):
-            raise PermissionError(13, "Permission denied", path)
-        return scandir(path)
-
-    monkeypatch.setattr(stamping.os, "scandir", refusing)
+    scandir = refuse_listing(monkeypatch, archive / "b")
     first = load_stamp(archive)
     assert str(archive / "b") not in first.listing
     assert changes_with(archive, "a/x.md") and changes_with(archive, "c/z.md")
     refused = load_stamp(archive).digest
-    monkeypatch.setattr(stamping.os, "scandir", scandir)
+    monkeypatch.setattr(os, "scandir", scandir)
     assert load_stamp(archive).digest != refused  # listed again: its files count again
 
 
@@ -215,14 +208,7 @@ def test_each_folder_s_part_names_its_subfolders_and_whether_it_is_stamped_every
     a folder holding a link, or one that cannot be listed, is stamped every time (``restamp``)."""
     archive = make_archive({"a/x.md": "ab", "a/sub/y.md": "cd", "b/z.md": "ef", "c/w.md": "gh", "d/v.md": "ij"})
     (archive / "c/link.md").symlink_to(archive / "a/x.md")
-    scandir = os.scandir
-
-    def refusing(path: str) -> object:
-        if path == str(archive / "d"):
-            raise PermissionError(13, "Permission denied", path)
-        return scandir(path)
-
-    monkeypatch.setattr(stamping.os, "scandir", refusing)
+    refuse_listing(monkeypatch, archive / "d")
     stamp, parts = walk_stamp(archive, parts=True)
     assert stamp.digest == load_stamp(archive).digest and set(parts) == set(stamp.folders)
     assert {folder: (digest, latest) for folder, (digest, latest, _, _) in parts.items()} == dict(stamp.folders)

@@ -18,7 +18,7 @@ from collections.abc import Container, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ArchiveMaker
+from conftest import ArchiveMaker, refuse_listing
 
 from site_builder.source import watched, watcher
 from site_builder.source.inotify import OVERFLOW, Event, Inotify
@@ -255,14 +255,7 @@ def test_a_folder_gone_before_it_is_watched_is_skipped_and_no_watch_left_ends_th
 def test_a_folder_that_cannot_be_listed_is_watched_and_the_others_still_are(
     archive: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scandir = os.scandir
-
-    def refusing(path: str) -> object:
-        if path == str(archive / "icpc/2021"):  # (the first folder listed below icpc/)
-            raise PermissionError(13, "Permission denied", path)
-        return scandir(path)
-
-    monkeypatch.setattr(watcher.os, "scandir", refusing)
+    refuse_listing(monkeypatch, archive / "icpc/2021")  # (the first folder listed below icpc/)
     notify = Inotify()
     try:
         tree = Tree(notify, str(archive), frozenset(), 100)
