@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import ArchiveMaker, load_one
 
-from site_builder.cli import _parser
+from site_builder.arguments import command_parser as _parser
 from site_builder.source.archive import load_archive
 from site_builder.source.languages import judge_languages
 from site_builder.source.metadata import CHECKER_KEYS, KEYS

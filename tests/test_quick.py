@@ -22,6 +22,7 @@ from site_builder.publish.report import BuildReport
 from site_builder.quick import QUICK_MOST, owning_entry, quick_build
 from site_builder.source.archive import load_archive
 from site_builder.source.config import BuildOptions
+from site_builder.source.watchsocket import SOCKET
 from site_builder.store import BUCKETS, PickleStore
 
 GENERATE = Path(__file__).parent / "bench" / "generate.py"
@@ -150,7 +151,7 @@ def test_with_the_archive_s_watcher_an_edit_is_built_quickly_into_the_site_a_ful
         report, quick = publish(options)
         assert report.published and not quick
         for _ in range(100):
-            if (options.cache / watched.SOCKET).exists():
+            if (options.cache / SOCKET).exists():
                 break
             time.sleep(0.05)
         assert publish(options)[0].current  # the new watcher's first answer: every file stamped

@@ -14,7 +14,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from site_builder.cli import _parser, main
+from site_builder.arguments import command_parser as _parser
+from site_builder.cli import main
 from site_builder.source.config import parse_site_config
 from site_builder.starter import IGNORED, PLACEHOLDER, WORKFLOW, missing_ignores, site_title, starter_files
 

@@ -20,11 +20,13 @@ from pathlib import Path
 import pytest
 from conftest import ArchiveMaker, refuse_listing
 
+from site_builder.arguments import watching
 from site_builder.source import watched, watcher
 from site_builder.source.inotify import OVERFLOW, Event, Inotify
 from site_builder.source.stamp import Stamp, load_stamp, restamp, walk_stamp
 from site_builder.source.walk import Skip
 from site_builder.source.watcher import ENDED, Ended, Tree, serve
+from site_builder.source.watchsocket import SOCKET
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -301,7 +303,7 @@ def processes() -> Iterator[tuple[int, list[bytes], str, int]]:
 
 def watcher_pid(cache: Path) -> int | None:
     """The watcher for ``cache`` that runs (not a zombie), if one does."""
-    socket = os.fsencode(cache / watched.SOCKET)
+    socket = os.fsencode(cache / SOCKET)
     return next((pid for pid, args, state, _ in processes() if socket in args and state != "Z"), None)
 
 
@@ -313,7 +315,7 @@ class Served:
     """A watcher serving in a thread of this process (as its own process does: ``watcher.serve``)."""
 
     def __init__(self, archive: Path, cache: Path, own: frozenset[str] = frozenset()) -> None:
-        self.cache, self.socket = cache, cache / watched.SOCKET
+        self.cache, self.socket = cache, cache / SOCKET
         self.ended: list[BaseException | None] = []
         self.thread = threading.Thread(target=self._serve, args=(str(archive), str(self.socket), own), daemon=True)
         self.thread.start()
@@ -444,7 +446,7 @@ def test_a_build_without_a_watcher_starts_one_for_its_archive_and_own_folders(
     stamp_of(archive, cache)  # (not asked to start one)
     watched.watched_stamp(archive, frozenset(), cache, own, True)
     assert len(started) == 1 and started[0][0] == sys.executable
-    assert started[0][-4:] == [str(archive), str(cache / watched.SOCKET), *sorted(own)]
+    assert started[0][-4:] == [str(archive), str(cache / SOCKET), *sorted(own)]
 
 
 def test_a_watcher_answers_ends_when_asked_and_ignores_what_is_no_question(archive: Path, cache: Path) -> None:
@@ -523,7 +525,7 @@ class FakeWatcher:
 
     def __init__(self, cache: Path, answer: bytes | None) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(cache / watched.SOCKET))
+        self.listener.bind(str(cache / SOCKET))
         self.listener.listen(1)
         self.answer, self.held = answer, list[socket.socket]()
         threading.Thread(target=self._serve, daemon=True).start()
@@ -564,17 +566,17 @@ def test_a_watcher_for_other_folders_is_stopped_and_not_believed(archive: Path, 
     cache = tmp_path / "cache"
     cache.mkdir()
     watched.start_watcher(cache, str(archive), frozenset({str(tmp_path / "elsewhere")}))
-    wait_for((cache / watched.SOCKET).exists)
+    wait_for((cache / SOCKET).exists)
     found = watched.watched_stamp(archive, frozenset(), cache, frozenset(), False)
     assert found.digest == load_stamp(archive).digest
-    wait_for(lambda: not (cache / watched.SOCKET).exists())  # told to stop
+    wait_for(lambda: not (cache / SOCKET).exists())  # told to stop
 
 
 def test_a_watcher_ends_when_its_socket_is_removed(archive: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     watched.start_watcher(cache, str(archive), frozenset())
-    wait_for((cache / watched.SOCKET).exists)
+    wait_for((cache / SOCKET).exists)
     answer = watched.ask(cache, {"since": None})
     assert answer is not None and answer["lost"] is True
     pid = watcher_pid(cache)
@@ -583,7 +585,7 @@ def test_a_watcher_ends_when_its_socket_is_removed(archive: Path, tmp_path: Path
     assert all(os.readlink(f"/proc/{pid}/fd/{fd}") == os.devnull for fd in (0, 1, 2))  # no terminal, no pipe held
     assert not zombie_children()  # the shell that started it is reaped
     assert next(parent for found, _, _, parent in processes() if found == pid) != os.getpid()  # none to reap
-    (cache / watched.SOCKET).unlink()
+    (cache / SOCKET).unlink()
     wait_for(lambda: not watcher_running(cache), 15)
 
 
@@ -601,12 +603,10 @@ def test_a_watcher_ends_when_its_socket_is_removed(archive: Path, tmp_path: Path
 def test_a_watcher_is_started_by_a_build_in_a_terminal_outside_ci_or_when_asked(
     said: str, terminal: bool, ci: str, expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder import cli
-
     monkeypatch.setenv("SITE_BUILDER_WATCH", said)
     monkeypatch.setenv("CI", ci)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
-    assert cli._watching() == expected
+    assert watching() == expected
 
 
 def test_a_watcher_with_too_many_folders_ends_and_none_is_started_for_a_day(
@@ -621,13 +621,13 @@ def test_a_watcher_with_too_many_folders_ends_and_none_is_started_for_a_day(
         notify.close()
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / (watched.SOCKET + ENDED)).write_text("more than 3 folders\n")
+    (cache / (SOCKET + ENDED)).write_text("more than 3 folders\n")
     started: list[object] = []
     monkeypatch.setattr(watched, "_spawn", started.append)
     watched.start_watcher(cache, str(archive), frozenset())
     assert started == []
     old = time.time() - watched.GIVE_UP_SECONDS - 60
-    os.utime(cache / (watched.SOCKET + ENDED), (old, old))
+    os.utime(cache / (SOCKET + ENDED), (old, old))
     watched.start_watcher(cache, str(archive), frozenset())
     assert len(started) == 1
 
@@ -639,7 +639,7 @@ def test_a_watcher_that_cannot_watch_every_folder_says_why_beside_its_socket(
     served = Served(archive, cache)
     served.thread.join(10)
     assert isinstance(served.ended[0], Ended) and served.ended[0].lasting
-    assert "more than 2 folders" in (cache / (watched.SOCKET + ENDED)).read_text()
+    assert "more than 2 folders" in (cache / (SOCKET + ENDED)).read_text()
     assert not served.socket.exists()
 
 

@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import secrets
-import socket
 import sys
 import time
 from collections.abc import Callable, Container, Iterator, Mapping
@@ -20,8 +19,8 @@ from typing import Any
 from ..store import PickleStore
 from .stamp import Part, Stamp, load_stamp, restamp, walk_stamp
 from .walk import Skip
+from .watchsocket import connect, socket_path
 
-SOCKET = "watcher.sock"  # in the cache folder
 # What the last stamp taken with a watcher left: its digest, the watcher's ``[token, seq]`` it was taken
 # after, and the names of the records of each folder's ``stamp.Part``: a base, and the parts that
 # differ from it (so that one edit writes a few parts, not 20,000). Each record is written first,
@@ -162,25 +161,13 @@ def _parts_key(root: str, skip: Container[str]) -> str:
     return digest.hexdigest()
 
 
-def _socket(cache: Path) -> str | None:
-    """The watcher's socket, if its path is short enough to be one's address."""
-    path = str(cache / SOCKET)
-    return path if len(os.fsencode(path)) <= 100 else None
-
-
 def ask(cache: Path, question: dict[str, Any]) -> dict[str, Any] | None:
     """The watcher's answer (see ``watcher.py``); None when there is no watcher, or it does not answer."""
-    path = _socket(cache)
-    if path is None:
+    conn = connect(cache, ANSWER_SECONDS)
+    if conn is None:
         return None
-    from .watcher import peer_uid
-
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(ANSWER_SECONDS)
-            conn.connect(path)
-            if peer_uid(conn) != os.getuid():
-                return None
+        with conn:
             conn.sendall(json.dumps(question).encode() + b"\n")
             data = b""
             while len(data) < ANSWER_MOST and (piece := conn.recv(1 << 20)):
@@ -197,7 +184,7 @@ def ask(cache: Path, question: dict[str, Any]) -> dict[str, Any] | None:
 def start_watcher(cache: Path, root: str, own: frozenset[str]) -> None:
     """Start a watcher for ``root`` that answers on ``cache``'s socket, in a session of its own (a
     terminal's Ctrl-C does not reach it); it ends by itself (see ``watcher.py``)."""
-    path = _socket(cache)
+    path = socket_path(cache)
     if not sys.platform.startswith("linux") or path is None:
         return
     from .watcher import ENDED

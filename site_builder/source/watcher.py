@@ -21,7 +21,6 @@ import os
 import secrets
 import selectors
 import socket
-import struct
 import sys
 import time
 from collections.abc import Iterable
@@ -29,6 +28,7 @@ from typing import Any
 
 from . import inotify
 from .walk import is_unread
+from .watchsocket import peer_uid
 
 IDLE_SECONDS = 3600.0  # without a question, the watcher ends
 CHECK_SECONDS = 5.0  # how often it looks whether its socket and archive are still there
@@ -140,12 +140,6 @@ class Tree:
         if not isinstance(after, int) or after < self.lost_at or after > self.seq:
             return {**now, "lost": True}
         return {**now, "changed": sorted(f for f, seq in self.changed.items() if seq > after)}
-
-
-def peer_uid(conn: socket.socket) -> int:
-    """The user the process at the other end of a Unix socket runs as."""
-    _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return int(uid)
 
 
 def serve(root: str, path: str, own: frozenset[str]) -> None:
