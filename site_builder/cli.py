@@ -35,8 +35,11 @@ from .source.walk import is_problem_dir, work_tree
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = command_parser()
-    args = parser.parse_args(argv)
+    return run(command_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command ``args`` says (``command_parser``'s); its exit code."""
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(name)s: %(message)s")
     # A build keeps hundreds of thousands of objects (the archive, the rendered entries) and makes
     # few reference cycles: with the default threshold, collecting after every 700 allocations took
@@ -55,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write((PROBLEM if args.file == "problem" else SITE).read_text(encoding="utf-8"))
         return 0
-    parser.print_help()
+    command_parser().print_help()
     return 2
 
 

@@ -147,6 +147,26 @@ def unpacked(data: bytes) -> bytes:
     return zstandard.ZstdDecompressor().decompress(data) if data.startswith(ZSTD_MAGIC) else data
 
 
+# Values read ahead by the build host (``buildhost.py``), each with the bytes it was read from: its
+# children inherit them, and each is handed once to a child's first ``get`` of a file that still holds
+# those bytes (compared whole: the cache's files are keyed by content, not by time).
+_READ_AHEAD: dict[Path, tuple[bytes, Any]] = {}
+_reading_ahead = False
+
+
+@contextmanager
+def reading_ahead() -> Iterator[None]:
+    """Every value read in here is kept for a later ``get`` (see ``_READ_AHEAD``); the last kept are
+    dropped."""
+    global _reading_ahead
+    _READ_AHEAD.clear()
+    _reading_ahead = True
+    try:
+        yield
+    finally:
+        _reading_ahead = False
+
+
 class PickleStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -155,10 +175,17 @@ class PickleStore:
         return self.folder / key[:2] / f"{key}.pickle"
 
     def get(self, key: str) -> Any | None:
+        path = self._path(key)
         try:
-            with open(self._path(key), "rb") as handle:
+            with open(path, "rb") as handle:
                 data = handle.read()
-            return pickle.loads(unpacked(data))
+            ahead = _READ_AHEAD.pop(path, None)
+            if ahead is not None and ahead[0] == data:
+                return ahead[1]
+            value = pickle.loads(unpacked(data))
+            if _reading_ahead:
+                _READ_AHEAD[path] = (data, value)
+            return value
         except FileNotFoundError:
             return None
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):

@@ -23,7 +23,10 @@ STAGES: list[set[str]] = [
     {"build", "freshness"},
     {"quick"},
     {"serve"},
+    {"arguments"},
     {"cli", "scaffold", "starter"},
+    {"buildhost"},
+    {"launch", "__main__"},
 ]
 
 # Imports up the stages that are known and being moved elsewhere; each is (importer, imported). The test

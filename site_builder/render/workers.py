@@ -155,10 +155,15 @@ def _start_worker(setup: Setup) -> None:
     _die_with_builder()
     setup.math.detach()  # the builder's Temml process, if it has one, is not this worker's
     _SETUP = setup
+    prepare_lexers()
+    setup.math.warm_up()
+
+
+def prepare_lexers() -> None:
+    """Make the lexers of the files entries usually have (and their tables) before a file waits."""
     from .highlight import prepare
 
     prepare({language for name in USUAL_FILES if (language := language_for(name))})
-    setup.math.warm_up()
 
 
 def _die_with_builder() -> None:

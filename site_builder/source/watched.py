@@ -30,6 +30,7 @@ PARTS = "stamp-parts-v2-"
 REBASE_FROM = 0.1  # a share of the folders in the differences: written as a new base
 ANSWER_SECONDS = 2.0  # a watcher slower than this to answer is not waited for
 ANSWER_MOST = 1 << 26
+HOST = "site_builder.buildhost"  # the watcher's process: a watcher that also runs builds handed to it
 GIVE_UP_SECONDS = 86400.0  # after a watcher that could not watch every folder, none is started for a day
 
 
@@ -193,7 +194,7 @@ def start_watcher(cache: Path, root: str, own: frozenset[str]) -> None:
         if time.time() - os.stat(path + ENDED).st_mtime < GIVE_UP_SECONDS:
             return  # the last one could not watch every folder (``watcher.Ended``)
     package = str(Path(__file__).resolve().parents[2])
-    code = f"import sys; sys.path.insert(0, {package!r}); from {__package__}.watcher import main; main(sys.argv[1:])"
+    code = f"import sys; sys.path.insert(0, {package!r}); from {HOST} import main; main(sys.argv[1:])"
     _spawn([sys.executable, "-c", code, root, path, *sorted(own)])
 
 

@@ -21,10 +21,9 @@ import os
 import secrets
 import selectors
 import socket
-import sys
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from . import inotify
 from .walk import is_unread
@@ -32,6 +31,7 @@ from .watchsocket import peer_uid
 
 IDLE_SECONDS = 3600.0  # without a question, the watcher ends
 CHECK_SECONDS = 5.0  # how often it looks whether its socket and archive are still there
+BUSY_SECONDS = 0.05  # how often, while a build it runs is not over, the host looks whether it is
 REQUEST_MOST = 1 << 16  # bytes of a question
 
 
@@ -42,6 +42,18 @@ class Ended(Exception):
     def __init__(self, why: str, lasting: bool = False) -> None:
         super().__init__(why)
         self.lasting = lasting
+
+
+class Host(Protocol):
+    """What else the watcher's process does (``buildhost.py``): handles a request that says ``build``."""
+
+    def ready(self) -> None: ...  # once, when the socket is there
+
+    def hand(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> bool: ...  # end?
+
+    def busy(self) -> bool: ...  # a build runs: the loop turns often, to reap it soon after it ends
+
+    def reap(self) -> None: ...  # after each turn of the loop
 
 
 ENDED = ".ended"  # beside the socket: why the last watcher could not watch this archive
@@ -142,7 +154,7 @@ class Tree:
         return {**now, "changed": sorted(f for f, seq in self.changed.items() if seq > after)}
 
 
-def serve(root: str, path: str, own: frozenset[str]) -> None:
+def serve(root: str, path: str, own: frozenset[str], host: Host | None = None) -> None:
     """Watch ``root`` and answer on the socket ``path`` until there is no reason to (see the module).
     ``Ended`` when it cannot go on; if for good, it says why beside the socket (``ENDED``)."""
     with open(path + ".lock", "a") as lock:
@@ -152,7 +164,7 @@ def serve(root: str, path: str, own: frozenset[str]) -> None:
             return  # another watcher has this socket
         notify = inotify.Inotify()
         try:
-            _watched(notify, root, path, own)
+            _watched(notify, root, path, own, host)
         except Ended as e:
             if e.lasting:
                 with contextlib.suppress(OSError), open(path + ENDED, "w") as why:
@@ -162,13 +174,15 @@ def serve(root: str, path: str, own: frozenset[str]) -> None:
             notify.close()
 
 
-def _watched(notify: inotify.Inotify, root: str, path: str, own: frozenset[str]) -> None:
+def _watched(notify: inotify.Inotify, root: str, path: str, own: frozenset[str], host: Host | None) -> None:
     tree = Tree(notify, root, own, inotify.watch_limit() // 4)
     tree.start()
     listener = _listen(path)
     mine = os.stat(path).st_ino
     try:
-        _loop(tree, notify, listener, path, mine)
+        if host is not None:
+            host.ready()
+        _loop(tree, notify, listener, path, mine, host)
     finally:
         listener.close()
         _unlink_own(path, mine)
@@ -187,21 +201,25 @@ def _listen(path: str) -> socket.socket:
     return listener
 
 
-def _loop(tree: Tree, notify: inotify.Inotify, listener: socket.socket, path: str, mine: int) -> None:
+def _loop(
+    tree: Tree, notify: inotify.Inotify, listener: socket.socket, path: str, mine: int, host: Host | None = None
+) -> None:
     selector = selectors.DefaultSelector()
     selector.register(notify.fd, selectors.EVENT_READ)
     selector.register(listener, selectors.EVENT_READ)
     asked = checked = time.monotonic()
     while True:
-        for key, _ in selector.select(CHECK_SECONDS):
+        for key, _ in selector.select(BUSY_SECONDS if host is not None and host.busy() else CHECK_SECONDS):
             if key.fileobj is listener:
                 conn, _ = listener.accept()
                 with conn:
-                    if _answer(conn, tree, notify):
+                    if _answer(conn, tree, notify, host):
                         return
                 asked = time.monotonic()
             else:
                 tree.take(notify.read())
+        if host is not None:
+            host.reap()
         now = time.monotonic()
         if now - asked > IDLE_SECONDS:
             return
@@ -214,25 +232,32 @@ def _loop(tree: Tree, notify: inotify.Inotify, listener: socket.socket, path: st
                 return
 
 
-def _answer(conn: socket.socket, tree: Tree, notify: inotify.Inotify) -> bool:
-    """Answer one question; whether it asked the watcher to stop."""
+def _answer(conn: socket.socket, tree: Tree, notify: inotify.Inotify, host: Host | None = None) -> bool:
+    """Answer one question, or hand a build to the host; whether it asked the watcher to stop."""
     conn.settimeout(2.0)
+    fds: list[int] = []
     try:
         if peer_uid(conn) != os.getuid():
             return False
         data = b""
         while not data.endswith(b"\n") and len(data) < REQUEST_MOST:
-            piece = conn.recv(REQUEST_MOST)
+            piece, passed, _, _ = socket.recv_fds(conn, REQUEST_MOST, 8)
+            fds += passed
             if not piece:
                 break
             data += piece
         question = json.loads(data)
+        if host is not None and isinstance(question, dict) and "build" in question:
+            return host.hand(conn, question, fds)
         tree.take(notify.read())  # every change made before the question
         answer = tree.answer(question.get("since")) if isinstance(question, dict) else {}
         conn.sendall(json.dumps(answer).encode() + b"\n")
         return isinstance(question, dict) and question.get("stop") is True
     except (OSError, ValueError):
         return False
+    finally:
+        for fd in fds:  # (a build's child has its own copies)
+            os.close(fd)
 
 
 def _unlink_own(path: str, mine: int) -> None:
@@ -241,13 +266,3 @@ def _unlink_own(path: str, mine: int) -> None:
             os.unlink(path)
     except OSError:
         pass
-
-
-def main(argv: list[str]) -> None:  # pragma: no cover - its own process, tested through its socket
-    """``ROOT SOCKET [OWN_FOLDER...]``: started by ``watched.start_watcher``, detached from it."""
-    os.chdir("/")
-    os.nice(5)
-    root, path, *own = argv
-    with contextlib.suppress(Ended):
-        serve(root, path, frozenset(own))
-    sys.exit(0)
