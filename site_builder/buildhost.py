@@ -178,6 +178,9 @@ def _become(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> Non
     keep = conn.fileno()
     os.closerange(3, keep)
     os.closerange(keep + 1, 1 << 16)
+    # As a build started at a terminal: the host's shell started it with Ctrl-C and Ctrl-\ ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     os.umask(int(request["umask"]))
     for name, (soft, hard) in request["limits"].items():
         if name in LIMITS:
