@@ -51,6 +51,7 @@ import http.client
 import json
 import logging
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -86,12 +87,14 @@ def build(
     """One build in a child process: (wall seconds, peak RSS in MiB of the build and its workers).
 
     ``guard``: stop the build (its whole process group) when the machine is about to run out of memory.
-    ``watch``: with the archive's watcher (``SITE_BUILDER_WATCH=1``: started by the first such build);
-    else without one."""
+    ``watch``: with the archive's watcher (``SITE_BUILDER_WATCH=1``: started by the first such build),
+    which runs the build in a child of its own (``buildhost.py``) when it runs: the peak RSS is then
+    that child's (or its workers'), as ``--timings`` says it, and the guard cannot stop it. Else
+    without one, in the process started here."""
     command = [
         PYTHON,
         "-m",
-        "site_builder.cli",
+        "site_builder",
         "build",
         "--root",
         str(ROOT),
@@ -102,17 +105,21 @@ def build(
         "--cache",
         str(cache),
         *extra,
+        *(["--timings"] if watch else []),
     ]
     started = time.perf_counter()
     env = {**os.environ, "SITE_BUILDER_WATCH": "1" if watch else "0"}
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=guard, env=env
-    )
-    stopped = threading.Event()
-    if guard:
-        threading.Thread(target=guard_memory, args=(process, stopped), daemon=True).start()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
+    with tempfile.TemporaryFile() as said:
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=said, cwd=ROOT, start_new_session=guard, env=env
+        )
+        stopped = threading.Event()
+        if guard:
+            threading.Thread(target=guard_memory, args=(process, stopped), daemon=True).start()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        said.seek(0)
+        handed = HANDED.search(said.read().decode(errors="replace"))
     process.returncode = os.waitstatus_to_exitcode(status)  # for guard_memory: the group is gone
     if stopped.is_set():
         raise RuntimeError(
@@ -121,7 +128,12 @@ def build(
         )
     if process.returncode not in (0, 1):
         raise RuntimeError(f"build failed: {' '.join(command)}")
-    return wall, usage.ru_maxrss / 1024
+    HANDED_BUILDS.append(handed is not None)
+    return wall, max(usage.ru_maxrss / 1024, float(handed[1]) if handed else 0.0)
+
+
+HANDED = re.compile(r"^Ran in the archive's watcher: peak RSS (\d+) MiB", re.MULTILINE)
+HANDED_BUILDS: list[bool] = []  # whether each build was run by the archive's watcher
 
 
 GUARD_AVAILABLE_MIB = 1536
@@ -488,6 +500,7 @@ def incremental_builds(
     edited builds without a watcher too (``*_unwatched``), as in CI. The watcher is stopped at the end."""
     out, cache, flags = work / "site", work / "cache", ("--no-verify", "--jobs", str(jobs))
     sync()
+    HANDED_BUILDS.clear()
     cold, cold_rss = build(archive, out, cache, *flags, guard=True, watch=True)
     progress(f"cold build {cold:.1f} s, peak RSS {cold_rss:.0f} MiB")
     r: dict[str, object] = {"cold_build_s": cold, "cold_build_peak_rss_mib": cold_rss}
@@ -522,6 +535,8 @@ def incremental_builds(
     r |= {"edit_unwatched_s": statistics.median(w for w, _ in edits_unwatched)}
     r |= {"edit_unwatched_runs": [w for w, _ in edits_unwatched]}
     r |= {"edit_target": target.relative_to(archive).as_posix()}
+    # (cold, first, noops, unwatched, first edit, then edits with and without a watcher in turn)
+    r["handed_to_watcher"] = f"{sum(HANDED_BUILDS)} of {3 + 2 * runs} builds with a watcher"
     everything = [(cold, cold_rss), first, *noops, *unwatched, first_edit, *edits, *edits_unwatched]
     r["peak_rss_mib"] = max(rss for _, rss in everything)
     return r
@@ -846,6 +861,7 @@ def format_data(r: dict[str, Any]) -> str:
             f"  one statement edited:                        {r['edit_statement_s']:.2f} s   ({_runs(r['edit_statement_runs'])}; {r['edit_target']})",
             *_unwatched(r, "edit_statement"),
             f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
+            f"  run by the watcher's process:                {r.get('handed_to_watcher', 'none')}",
             f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}, archive {_gb(r['archive_bytes'])}",
             *format_goals(r["goals"]),
         ]
@@ -891,6 +907,7 @@ def format_many(r: dict[str, Any]) -> str:
             f"  one write-up edited:                         {r['edit_writeup_s']:.2f} s   ({_runs(r['edit_writeup_runs'])}; {r['edit_target']})",
             *_unwatched(r, "edit_writeup"),
             f"  peak RSS of any build:                       {r['peak_rss_mib']:.0f} MiB ({r['peak_rss_mib'] * MiB / MB:.0f} MB)",
+            f"  run by the watcher's process:                {r.get('handed_to_watcher', 'none')}",
             f"  cache {_gb(r['cache_bytes'])}, site {_gb(r['site_bytes'])}",
             *reload,
             f"  dev server's own process: peak RSS {r['serve_process_peak_rss_mib']:.0f} MiB (its workers not counted), {r['serve_inotify_overflows']} inotify queue overflows",
