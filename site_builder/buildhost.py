@@ -21,6 +21,7 @@ import json
 import os
 import resource
 import signal
+import site
 import socket
 import sys
 import threading
@@ -61,9 +62,9 @@ def code_stamp() -> dict[str, list[int]]:
             if not name.endswith(".pyc"):
                 with contextlib.suppress(OSError):
                     stamps[os.path.join(folder, name)] = _stat(os.path.join(folder, name))
-    for entry in sys.path:
+    for folder in [*site.getsitepackages(), site.getusersitepackages()]:  # (where pip installs libraries)
         with contextlib.suppress(OSError):
-            stamps[entry] = _stat(entry)
+            stamps[folder] = _stat(folder)
     return stamps
 
 
@@ -105,7 +106,11 @@ class BuildHost:
     def hand(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> bool:
         """Start the build ``request`` asks for (its standard streams and folder in ``fds``); whether the
         watcher should end (its code is not the builder's any more)."""
-        if request.get("identity") != self.me or code_stamp() != self.code:
+        identity = request.get("identity")
+        if not isinstance(identity, dict) or identity.get("place") != self.me["place"]:
+            _send(conn, {"refused": "the build runs in another cgroup or namespace"})
+            return False
+        if identity != self.me or code_stamp() != self.code:
             _send(conn, {"refused": "the builder changed since this watcher started"})
             return True
         if len(fds) != 4 or not isinstance(request.get("build"), list):

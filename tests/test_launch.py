@@ -179,7 +179,7 @@ def answered(host: buildhost.BuildHost, request: dict[str, Any], fds: int = 4) -
         return ends, json.loads(theirs.makefile("rb").readline())
 
 
-def test_a_build_from_another_builder_python_or_place_is_refused_and_a_changed_builder_ends_the_watcher(
+def test_a_build_from_another_builder_python_or_place_is_refused_and_another_builder_ends_the_watcher(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     code = tmp_path / "site_builder"
@@ -191,11 +191,14 @@ def test_a_build_from_another_builder_python_or_place_is_refused_and_a_changed_b
     assert str(code / "render/content.py") in host.code
     assert any(entry.endswith("site-packages") for entry in host.code)  # (where pip installs libraries)
     good = {"build": ["build"], "identity": buildhost.identity()}
-    for other in ({"python": ["/usr/bin/python3", sys.version]}, {"package": "/elsewhere"}, {"place": []}):
+    for other in ({"python": ["/usr/bin/python3", sys.version]}, {"package": "/elsewhere"}):
         assert answered(host, {**good, "identity": {**good["identity"], **other}}) == (
             True,
             {"refused": "the builder changed since this watcher started"},
         )
+    elsewhere = {"refused": "the build runs in another cgroup or namespace"}
+    assert answered(host, {**good, "identity": {**good["identity"], "place": []}}) == (False, elsewhere)
+    assert answered(host, {**good, "identity": "me"}) == (False, elsewhere)
     assert answered(host, {**good, "build": "build"}) == (False, {"refused": "not a build's request"})
     assert answered(host, good, fds=3) == (False, {"refused": "not a build's request"})
     (code / "render/content.py").write_text("x = 2\n")
