@@ -33,7 +33,6 @@ from .model import Entry, EntrySource
 from .publish import manifest, output, resume
 from .publish.catalog import RESERVED_TRACKS, listed_digest
 from .publish.downloads import sample_archives
-from .publish.mathfont import site_math_chars
 from .publish.outputs import Output
 from .publish.rawfiles import plan_raw_files
 from .publish.records import Listed, Records, record_key
@@ -147,10 +146,10 @@ class QuickBuilder(Builder):
         if not all(self._shown_as_before(record, e) for e in entries):
             return None
         mark = self._lap("render entries", mark)
-        chars = {path: noted.chars for path, noted in record.entries.items()}
-        before = site_math_chars(list(chars.values()))
-        chars.update((e.path, e.math_chars) for e in entries)
-        if site_math_chars(list(chars.values())) != before:
+        edited = {e.path for e in entries}
+        others = set("".join(noted.chars for path, noted in record.entries.items() if path not in edited))
+        before = others.union(*(record.entries[path].chars for path in edited if path in record.entries))
+        if others.union(*(e.math_chars for e in entries)) != before:
             return None  # the math font is cut again: every page's stylesheet
         with ThreadPoolExecutor(1) as pool:  # Pagefind indexes the fresh part meanwhile, in a process of its own
             indexing = pool.submit(self._fresh_index, record, entries)

@@ -213,6 +213,16 @@ def test_a_change_other_pages_show_is_the_full_builds(
     assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
 
 
+def test_a_math_character_no_page_shows_any_more_is_the_full_builds(archive: Path, tmp_path: Path) -> None:
+    options = built(archive, tmp_path / "one" / "site")
+    edit(archive, WRITE_UP, "Factor window edge sort", r"Factor window edge sort $\aleph$")
+    assert not publish(options)[1]
+    edit(archive, WRITE_UP, r" $\aleph$", "")  # the font is cut again, without it
+    report, quick = publish(options)
+    assert not quick and report.published
+    assert same_trees(options.out, full_build_of(archive, tmp_path / "two" / "site")) == []
+
+
 @pytest.mark.parametrize(
     "change",
     ["a file outside every problem folder", "a new problem folder", "a removed problem folder", "no record"],
