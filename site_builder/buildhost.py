@@ -87,19 +87,24 @@ class BuildHost:
         for name in PRELOADED:
             importlib.import_module(name)
         from .render.workers import prepare_lexers
+        from .sandbox import isolation
         from .source.languages import judge_languages
 
         prepare_lexers()  # (what a build would make again each time: tables of the builder's own files)
         judge_languages()
+        if not isolation.detect().isolated:
+            isolation.detect.cache_clear()  # (a sandbox that works stays so; one that did not, each build tries)
         self.code = code_stamp()
         self.read_ahead()
 
     def read_ahead(self) -> None:
         from .publish import resume
+        from .source import watched
         from .store import reading_ahead
 
         with reading_ahead():
             resume.load(self.cache)
+            watched.kept_parts(self.cache)
         gc.collect()
         gc.freeze()  # what the children share with the host is not touched by their collections
 

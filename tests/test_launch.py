@@ -3,6 +3,7 @@ child (``buildhost.py``) as the build would have run itself; and running it itse
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -326,3 +327,46 @@ def test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_clo
             os.fstat(passed)  # the watcher's copies are closed: the child has its own
         for fd in fds:
             os.close(fd)
+
+
+def test_the_host_reads_the_kept_stamp_parts_ahead_as_a_build_reads_them(tmp_path: Path) -> None:
+    kept = store.PickleStore(tmp_path / "stamp")
+    parts = {f"/a/{n}": (f"d{n}", n, (), False) for n in range(40)}
+    first = watched._Kept(kept, {})
+    first.save({"key": "k"}, parts)  # a base
+    second = watched._Kept(kept, kept.get(watched.HEAD))
+    assert second.parts() == parts
+    second.save({"key": "k"}, {**parts, "/a/1": ("changed", 1, (), False)})  # and its differences
+    expected = {**parts, "/a/1": ("changed", 1, (), False)}
+    assert watched.kept_parts(tmp_path) == expected
+    with store.reading_ahead():
+        watched.kept_parts(tmp_path)
+    assert {path.parent.parent for path in store._READ_AHEAD} == {tmp_path / "stamp"}
+    store._READ_AHEAD.clear()
+    (tmp_path / "stamp").rename(tmp_path / "gone")
+    assert watched.kept_parts(tmp_path) is None
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_the_host_keeps_a_working_sandbox_s_probe_and_not_a_failed_one(
+    isolated: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder.sandbox import isolation
+
+    class Probe:
+        cleared = False
+
+        def __call__(self) -> Any:
+            return isolation.Isolation("root" if isolated else "none", reason="" if isolated else "no bwrap")
+
+        def cache_clear(self) -> None:
+            self.cleared = True
+
+    probe = Probe()
+    monkeypatch.setattr(isolation, "detect", probe)
+    monkeypatch.setattr(store, "_READ_AHEAD", {})
+    try:
+        buildhost.BuildHost(tmp_path).ready()
+    finally:
+        gc.unfreeze()
+    assert probe.cleared is not isolated

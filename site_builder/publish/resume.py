@@ -169,10 +169,15 @@ def save(cache: Path, record: Resume, before: Resume | None = None) -> None:
         store.put(RECORD, head)
         return
     store.put(RECORD, head)
-    entries = {path: noted for path, noted in record.entries.items() if before.entries.get(path) != noted}
+    # (``is`` first: an unchanged entry's is the very value ``load`` gave, and comparing 10,000 took 30 ms)
+    entries = {path: noted for path, noted in record.entries.items() if not _same(before.entries.get(path), noted)}
     store.update_buckets(ENTRIES, entries, set(before.entries) - set(record.entries), record.token)
-    folders = {folder: part for folder, part in record.folders.items() if before.folders.get(folder) != part}
+    folders = {folder: part for folder, part in record.folders.items() if not _same(before.folders.get(folder), part)}
     store.update_buckets(FOLDERS, folders, set(before.folders) - set(record.folders), record.token)
+
+
+def _same(old: object, new: object) -> bool:
+    return old is new or old == new
 
 
 def forget(cache: Path) -> None:

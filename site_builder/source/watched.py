@@ -116,6 +116,13 @@ class _Kept:
         return name
 
 
+def kept_parts(cache: Path) -> dict[str, Part] | None:
+    """The folders' parts the last stamp with a watcher kept (as ``watched_stamp`` reads them)."""
+    store = PickleStore(cache / "stamp")
+    head = store.get(HEAD)
+    return _Kept(store, head).parts() if isinstance(head, dict) else None
+
+
 def _absolute(root: str, changed: list[Any]) -> set[str]:
     return {root + "/" + f if f else root for f in changed if isinstance(f, str)}
 

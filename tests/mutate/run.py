@@ -85,8 +85,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     "source/snapshot.py": ("tests/test_snapshot.py", "tests/test_freshness.py"),
     "source/stamp.py": ("tests/test_stamp.py", "tests/test_freshness.py", "tests/test_watcher.py"),
     # the watcher that names the folders a stamp takes again, and the stamp taken with it
-    "source/watcher.py": ("tests/test_watcher.py",),
+    "source/watcher.py": ("tests/test_watcher.py", "tests/test_launch.py"),
     "source/watched.py": ("tests/test_watcher.py",),
+    # a build handed to the watcher: its client and its host (whose child runs in a process of its own)
+    "launch.py": ("tests/test_launch.py",),
+    "buildhost.py": ("tests/test_launch.py",),
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
