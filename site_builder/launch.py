@@ -47,7 +47,8 @@ def hand_off(argv: list[str], cache: Path, timings: bool = False) -> int | None:
         except OSError:
             return None
         try:
-            socket.send_fds(conn, [json.dumps(request(argv)).encode() + b"\n"], [0, 1, 2, folder])
+            asked = json.dumps(request(argv)).encode() + b"\n"
+            conn.sendall(asked[socket.send_fds(conn, [asked], [0, 1, 2, folder]) :])  # (a big one goes in pieces)
             reader = conn.makefile("rb")
             started = _message(reader.readline())
         except OSError:  # (no standard stream to pass, or no answer in time)

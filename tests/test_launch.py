@@ -73,7 +73,8 @@ def test_a_build_is_handed_to_the_watcher_and_runs_as_it_would_itself(project: P
 def test_a_handed_build_takes_this_process_s_environment_and_exit_code(project: Path) -> None:
     (project / "archive/t/A-echo/solution.py").write_text("print(int(input()) + 1)\n")
     argv = ["build", "--archive", "archive", "--format", "github", "--fail-on", "failing", "--timings"]
-    failing = run(project, *argv, env={"GITHUB_WORKSPACE": str(project / "archive")})
+    big = {f"BIG_{n}": "x" * 100_000 for n in range(4)}  # (a request of 400 kB: more than one send, or recv)
+    failing = run(project, *argv, env={"GITHUB_WORKSPACE": str(project / "archive"), **big})
     assert failing.returncode == 1 and handed(failing), failing.stderr
     assert "file=t/A-echo/samples/1.in" in failing.stdout  # named from GITHUB_WORKSPACE, set here only
     (project / "archive/t/A-echo/solution.py").write_text("print(input())\n")

@@ -32,7 +32,7 @@ from .watchsocket import peer_uid
 IDLE_SECONDS = 3600.0  # without a question, the watcher ends
 CHECK_SECONDS = 5.0  # how often it looks whether its socket and archive are still there
 BUSY_SECONDS = 0.05  # how often, while a build it runs is not over, the host looks whether it is
-REQUEST_MOST = 1 << 16  # bytes of a question
+REQUEST_MOST = 1 << 22  # bytes of a question (a build's holds its environment: Linux allows 2 MiB with the arguments)
 
 
 class Ended(Exception):
@@ -241,7 +241,7 @@ def _answer(conn: socket.socket, tree: Tree, notify: inotify.Inotify, host: Host
             return False
         data = b""
         while not data.endswith(b"\n") and len(data) < REQUEST_MOST:
-            piece, passed, _, _ = socket.recv_fds(conn, REQUEST_MOST, 8)
+            piece, passed, _, _ = socket.recv_fds(conn, 1 << 16, 8)
             fds += passed
             if not piece:
                 break
