@@ -157,6 +157,7 @@ class QuickBuilder(Builder):
             downloads = sample_archives(sources)
             made = [*(pages or ()), *(d.path for d in downloads)]
             raw, collisions = plan_raw_files(self.options, sources, made, self.sanitized)
+            self._keep_cards(record, entries)  # (while Pagefind indexes: cards are kept by content, whatever follows)
             try:
                 search = indexing.result()
             except Exception:  # Pagefind failed: the full build says so, with a site without search
@@ -174,16 +175,18 @@ class QuickBuilder(Builder):
         if probe.settled():
             write_json(self.options.cache / STAMPS, {"probe": probe.key(), "inputs": inputs})
         resume.save(self.options.cache, self._recorded(probe, record, source_keys, entries, search[1]), record)
-        # The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)
-        lasting = [e for e in entries if e.lasting(self.math.available)]
-        cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
-        old = {record.entries[e.path].content_key for e in entries} - set(cards)
-        self.renders.update_buckets(cards_key(), cards, old)
         self._lap("write", mark)
         report = report_from_summary({**summary, "bytes": size}, self.options.out, 0.0, dict(self.timings))
         if report is None:
             return None
         return replace(report, current=False, written=self.written, solver_processes=self.solver_processes)
+
+    def _keep_cards(self, record: Resume, entries: list[Entry]) -> None:
+        """The cards a later quick build shows as neighbours, or takes the highlighted code of (``_card``)."""
+        lasting = [e for e in entries if e.lasting(self.math.available)]
+        cards = {self.content_keys[e.path]: e.evolve(runs=()).card() for e in lasting}
+        old = {record.entries[e.path].content_key for e in entries} - set(cards)
+        self.renders.update_buckets(cards_key(), cards, old)
 
     def _shown_as_before(self, record: Resume, entry: Entry) -> bool:
         """Whether other pages show the entry as the record's build did, and it has no problem."""
