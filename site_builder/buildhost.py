@@ -43,11 +43,10 @@ def identity() -> dict[str, Any]:
 def place() -> list[str]:
     """The cgroup and namespaces this process runs in: a build in another (a container, a memory-capped
     CI step) runs in its own process, under its own limits."""
-    names = ["cgroup", "ipc", "mnt", "net", "pid", "user", "uts"]
     found = []
     with contextlib.suppress(OSError):
         found.append(Path("/proc/self/cgroup").read_text())
-    for name in names[1:]:
+    for name in ("ipc", "mnt", "net", "pid", "user", "uts"):
         with contextlib.suppress(OSError):
             found.append(os.readlink(f"/proc/self/ns/{name}"))
     return found

@@ -189,7 +189,7 @@ def test_a_build_from_another_builder_python_or_place_is_refused_and_another_bui
     (code / "render/content.py").write_text("x = 1\n")
     monkeypatch.setattr(buildhost, "PACKAGE", code)
     host = buildhost.BuildHost(tmp_path / "cache")
-    host.me, host.code = buildhost.identity(), buildhost.code_stamp()
+    host.code = buildhost.code_stamp()
     assert str(code / "render/content.py") in host.code
     assert any(entry.endswith("site-packages") for entry in host.code)  # (where pip installs libraries)
     good = {"build": ["build"], "identity": buildhost.identity()}
@@ -206,6 +206,32 @@ def test_a_build_from_another_builder_python_or_place_is_refused_and_another_bui
     (code / "render/content.py").write_text("x = 2\n")
     assert answered(host, good)[0] is True
     assert not host.children
+
+
+def test_the_identity_is_the_python_the_builder_s_folder_and_the_place() -> None:
+    assert buildhost.identity() == {
+        "python": [sys.executable, sys.version],
+        "package": str(Path(buildhost.__file__).resolve().parent),
+        "place": buildhost.place(),
+    }
+
+
+def test_the_code_stamp_follows_the_builder_s_files_and_pip_s_folders_not_bytecode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, libraries = tmp_path / "site_builder", tmp_path / "site-packages"
+    (code / "__pycache__").mkdir(parents=True)
+    libraries.mkdir()
+    (code / "cli.py").write_text("x = 1\n")
+    monkeypatch.setattr(buildhost, "PACKAGE", code)
+    monkeypatch.setattr(buildhost.site, "getsitepackages", lambda: [str(libraries)])
+    monkeypatch.setattr(buildhost.site, "getusersitepackages", lambda: str(tmp_path / "no-such-folder"))
+    first = buildhost.code_stamp()
+    assert first.keys() == {str(code / "cli.py"), str(libraries)}
+    (code / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"compiled")  # (compileall, or an import)
+    assert buildhost.code_stamp() == first
+    (libraries / "jinja2-9.dist-info").mkdir()  # pip installed another version
+    assert buildhost.code_stamp() != first
 
 
 def test_the_place_is_the_cgroup_and_namespaces() -> None:
@@ -366,8 +392,114 @@ def test_the_host_keeps_a_working_sandbox_s_probe_and_not_a_failed_one(
     probe = Probe()
     monkeypatch.setattr(isolation, "detect", probe)
     monkeypatch.setattr(store, "_READ_AHEAD", {})
+    host = buildhost.BuildHost(tmp_path)
     try:
-        buildhost.BuildHost(tmp_path).ready()
+        host.ready()
     finally:
         gc.unfreeze()
     assert probe.cleared is not isolated
+    assert host.code == buildhost.code_stamp()  # what later builds' code is compared with
+
+
+def test_a_running_build_is_not_reaped_and_nothing_is_read_ahead_while_none_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = buildhost.BuildHost(tmp_path)
+    read: list[bool] = []
+    monkeypatch.setattr(host, "read_ahead", lambda: read.append(True))
+    host.reap()
+    assert not read  # (the loop turns every few seconds, busy or not)
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        host.children.add(running.pid)
+        host.reap()
+        assert host.children == {running.pid} and not read
+    finally:
+        running.kill()
+        wait_for(lambda: (host.reap(), not host.busy())[1])
+    assert read == [True]
+
+
+def test_the_host_forks_a_child_that_runs_the_build_and_says_its_code(tmp_path: Path) -> None:
+    host = buildhost.BuildHost(tmp_path)
+    host.code = buildhost.code_stamp()
+    out, folder = tmp_path / "out.txt", tmp_path / "here"
+    folder.mkdir()
+    request = {
+        "build": ["schema", "site"],
+        "identity": buildhost.identity(),
+        "program": "site-builder",
+        "environment": dict(os.environ),
+        "umask": 0o022,
+        "limits": {},
+        "encodings": [["utf-8", "strict"], ["utf-8", "backslashreplace"]],
+    }
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        passed = [os.open(os.devnull, os.O_RDONLY), os.open(out, os.O_WRONLY | os.O_CREAT), os.open(folder, os.O_PATH)]
+        try:
+            assert host.hand(mine, request, [passed[0], passed[1], passed[1], passed[2]]) is False
+        finally:
+            for fd in passed:
+                os.close(fd)
+        assert len(host.children) == 1
+        theirs.settimeout(60)
+        said = theirs.makefile("rb")
+        started, ended = json.loads(said.readline()), json.loads(said.readline())
+    assert started == {"started": next(iter(host.children))}
+    assert ended["code"] == 0 and ended["usage"]["maxrss_kib"] > 0
+    assert json.loads(out.read_text())["title"]  # site.yaml's JSON Schema, printed by the child
+    wait_for(lambda: (host.reap(), not host.busy())[1])
+
+
+def test_a_build_the_watcher_started_ends_with_the_code_it_sends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Refusing(tmp_path / "cache", b'{"started": 1}\n{"code": 5, "usage": {"maxrss_kib": 2048, "cpu_s": 0.5}}\n')
+    assert launch.hand_off(["build"], tmp_path / "cache", timings=True) == 5
+    assert capsys.readouterr().err == "Ran in the archive's watcher: peak RSS 2 MiB, CPU 0.50 s\n"
+    Refusing(tmp_path / "cache2", b'{"started": 1}\n{"code": 0, "usage": {"maxrss_kib": 2048, "cpu_s": 0.5}}\n')
+    assert launch.hand_off(["build"], tmp_path / "cache2") == 0
+    assert capsys.readouterr().err == ""  # (said only with --timings)
+
+
+class Interrupted:
+    """A reader of the watcher's answers that Ctrl-C interrupts ``times`` times, then reads ``line``."""
+
+    def __init__(self, times: int, line: bytes) -> None:
+        self.times, self.line = times, line
+
+    def readline(self) -> bytes:
+        if self.times:
+            self.times -= 1
+            raise KeyboardInterrupt
+        return self.line
+
+
+def test_ctrl_c_while_a_handed_build_runs_asks_the_watcher_to_interrupt_it() -> None:
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        assert launch._outcome(mine, Interrupted(1, b'{"code": 130, "usage": {}}\n'), False) == 130
+        theirs.settimeout(5)
+        assert theirs.recv(10) == b"\n"  # the child's thread interrupts the build, which says what it kept
+        assert launch._outcome(mine, Interrupted(1, b'{"code": 0, "usage": {}}\n'), False) == 0
+        assert launch._outcome(mine, Interrupted(2, b""), False) == 130  # a second Ctrl-C: not waited for
+
+
+def test_the_cache_a_build_asks_in_is_the_one_its_options_name(tmp_path: Path) -> None:
+    from site_builder.arguments import command_parser
+    from site_builder.source.config import make_options
+
+    for argv in (["build", "--root", str(tmp_path)], ["check", "--root", str(tmp_path), "--cache", "c"]):
+        args = command_parser().parse_args(argv)
+        assert launch._cache(args) == make_options(args.root, args.archive, args.out, cache=args.cache).cache
+
+
+def test_only_a_build_or_a_check_is_handed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITE_BUILDER_WATCH", "1")
+    asked: list[Path] = []
+    monkeypatch.setattr(launch, "hand_off", lambda argv, cache, timings: asked.append(cache) or 7)
+    assert launch.main(["schema", "site"]) == 0 and not asked
+    assert launch.main(["check", "--root", str(tmp_path)]) == 7
+    assert launch.main(["build", "--root", str(tmp_path), "--timings"]) == 7
+    assert asked == [tmp_path / ".cache"] * 2

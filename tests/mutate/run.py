@@ -85,11 +85,34 @@ MODULES: dict[str, tuple[str, ...]] = {
     "source/snapshot.py": ("tests/test_snapshot.py", "tests/test_freshness.py"),
     "source/stamp.py": ("tests/test_stamp.py", "tests/test_freshness.py", "tests/test_watcher.py"),
     # the watcher that names the folders a stamp takes again, and the stamp taken with it
-    "source/watcher.py": ("tests/test_watcher.py", "tests/test_launch.py"),
+    "source/watcher.py": (
+        "tests/test_watcher.py",
+        "tests/test_launch.py::test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_closes_its_own",
+    ),
     "source/watched.py": ("tests/test_watcher.py",),
-    # a build handed to the watcher: its client and its host (whose child runs in a process of its own)
-    "launch.py": ("tests/test_launch.py",),
-    "buildhost.py": ("tests/test_launch.py",),
+    # a build handed to the watcher: its client and its host, by the tests that run them in the test's own
+    # process (the others start a watcher as a process of its own, whose code mutmut neither sees nor runs)
+    "launch.py": (
+        "tests/test_launch.py::test_without_a_watcher_or_with_watching_off_the_build_runs_itself",
+        "tests/test_launch.py::test_a_build_the_watcher_does_not_start_runs_itself",
+        "tests/test_launch.py::test_a_handed_build_ends_with_its_child_s_code_or_says_it_has_none",
+        "tests/test_launch.py::test_a_build_the_watcher_started_ends_with_the_code_it_sends",
+        "tests/test_launch.py::test_ctrl_c_while_a_handed_build_runs_asks_the_watcher_to_interrupt_it",
+        "tests/test_launch.py::test_the_cache_a_build_asks_in_is_the_one_its_options_name",
+        "tests/test_launch.py::test_only_a_build_or_a_check_is_handed_over",
+    ),
+    "buildhost.py": (
+        "tests/test_launch.py::test_a_build_from_another_builder_python_or_place_is_refused_and_another_builder_ends_the_watcher",
+        "tests/test_launch.py::test_the_place_is_the_cgroup_and_namespaces",
+        "tests/test_launch.py::test_the_child_takes_the_build_s_streams_folder_mask_limits_and_environment",
+        "tests/test_launch.py::test_the_host_reads_the_record_ahead_after_its_builds_end",
+        "tests/test_launch.py::test_the_host_keeps_a_working_sandbox_s_probe_and_not_a_failed_one",
+        "tests/test_launch.py::test_a_build_the_watcher_does_not_start_runs_itself",
+        "tests/test_launch.py::test_the_identity_is_the_python_the_builder_s_folder_and_the_place",
+        "tests/test_launch.py::test_the_code_stamp_follows_the_builder_s_files_and_pip_s_folders_not_bytecode",
+        "tests/test_launch.py::test_a_running_build_is_not_reaped_and_nothing_is_read_ahead_while_none_ended",
+        "tests/test_launch.py::test_the_host_forks_a_child_that_runs_the_build_and_says_its_code",
+    ),
     "publish/retired.py": ("tests/test_retired.py",),
     "render/rawhtml.py": ("tests/test_rawhtml.py",),
     "source/constraints.py": ("tests/test_constraints.py",),  # reads an archive's Python without running it
