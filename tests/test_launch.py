@@ -135,13 +135,17 @@ class Refusing:
             self.request, self.fds = self.request + data, self.fds + len(fds)
             for fd in fds:
                 os.close(fd)
+        if self.answer == b"hold":
+            self.held = conn  # (no answer, and the connection kept open)
+            return
         if self.answer is not None:
             conn.sendall(self.answer)
         conn.close()
 
 
 @pytest.mark.parametrize(
-    "answer", [b'{"refused": "the builder changed since this watcher started"}\n', b"{}\n", b"[1]\n", b"", None]
+    "answer",
+    [b'{"refused": "the builder changed since this watcher started"}\n', b"{}\n", b"[1]\n", b"", None, b"hold"],
 )
 def test_a_build_the_watcher_does_not_start_runs_itself(
     answer: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -155,9 +159,14 @@ def test_a_build_the_watcher_does_not_start_runs_itself(
     assert request["build"] == ["build", "--no-verify"] and watcher.fds == 4  # three streams and a folder
     assert request["environment"] == dict(os.environ) and request["identity"] == buildhost.identity()
     assert request["limits"]["RLIMIT_NOFILE"] == list(resource.getrlimit(resource.RLIMIT_NOFILE))
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert request["umask"] == mask and request["program"] == sys.argv[0]
 
 
-@pytest.mark.parametrize(("ended", "code"), [(b'{"code": 3, "usage": {}}\n', 3), (b'{"usage": {}}\n', 1), (b"", 1)])
+@pytest.mark.parametrize(
+    ("ended", "code"), [(b'{"code": 3, "usage": {}}\n', 3), (b'{"usage": {}}\n', 1), (b"", 1), (b"[3]\n", 1)]
+)
 def test_a_handed_build_ends_with_its_child_s_code_or_says_it_has_none(
     ended: bytes, code: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -495,11 +504,16 @@ def test_the_cache_a_build_asks_in_is_the_one_its_options_name(tmp_path: Path) -
         assert launch._cache(args) == make_options(args.root, args.archive, args.out, cache=args.cache).cache
 
 
-def test_only_a_build_or_a_check_is_handed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_a_build_or_a_check_is_handed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("SITE_BUILDER_WATCH", "1")
-    asked: list[Path] = []
-    monkeypatch.setattr(launch, "hand_off", lambda argv, cache, timings: asked.append(cache) or 7)
+    asked: list[tuple[list[str], Path, bool]] = []
+    monkeypatch.setattr(launch, "hand_off", lambda argv, cache, timings: asked.append((argv, cache, timings)) or 7)
     assert launch.main(["schema", "site"]) == 0 and not asked
-    assert launch.main(["check", "--root", str(tmp_path)]) == 7
-    assert launch.main(["build", "--root", str(tmp_path), "--timings"]) == 7
-    assert asked == [tmp_path / ".cache"] * 2
+    check, build = ["check", "--root", str(tmp_path)], ["build", "--root", str(tmp_path), "--timings"]
+    assert launch.main(check) == 7 and launch.main(build) == 7
+    assert asked == [(check, tmp_path / ".cache", False), (build, tmp_path / ".cache", True)]
+    monkeypatch.setattr(sys, "argv", ["site-builder", "schema", "site"])
+    capsys.readouterr()
+    assert launch.main() == 0 and json.loads(capsys.readouterr().out)["title"] == "site.yaml"  # (its own arguments)
