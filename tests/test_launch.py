@@ -126,6 +126,7 @@ class Refusing:
         self.listener.bind(str(cache / SOCKET))
         self.listener.listen(1)
         self.answer, self.request, self.fds = answer, b"", 0
+        self.files: list[tuple[int, int]] = []
         threading.Thread(target=self.serve, daemon=True).start()
 
     def serve(self) -> None:
@@ -133,6 +134,7 @@ class Refusing:
         while not self.request.endswith(b"\n"):
             data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 8)
             self.request, self.fds = self.request + data, self.fds + len(fds)
+            self.files += [(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in fds]
             for fd in fds:
                 os.close(fd)
         if self.answer == b"hold":
@@ -162,6 +164,9 @@ def test_a_build_the_watcher_does_not_start_runs_itself(
     mask = os.umask(0o022)
     os.umask(mask)
     assert request["umask"] == mask and request["program"] == sys.argv[0]
+    assert request["encodings"] == [[sys.stdout.encoding, sys.stdout.errors], [sys.stderr.encoding, sys.stderr.errors]]
+    standard = [(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (0, 1, 2)]
+    assert watcher.files[:3] == standard and watcher.files[3] == (os.stat(".").st_dev, os.stat(".").st_ino)
 
 
 @pytest.mark.parametrize(
@@ -475,13 +480,15 @@ def test_a_build_the_watcher_started_ends_with_the_code_it_sends(
 class Interrupted:
     """A reader of the watcher's answers that Ctrl-C interrupts ``times`` times, then reads ``line``."""
 
-    def __init__(self, times: int, line: bytes) -> None:
+    def __init__(self, times: int, line: bytes | None) -> None:
         self.times, self.line = times, line
 
     def readline(self) -> bytes:
         if self.times:
             self.times -= 1
             raise KeyboardInterrupt
+        if self.line is None:
+            raise ConnectionResetError
         return self.line
 
 
@@ -493,6 +500,7 @@ def test_ctrl_c_while_a_handed_build_runs_asks_the_watcher_to_interrupt_it() -> 
         assert theirs.recv(10) == b"\n"  # the child's thread interrupts the build, which says what it kept
         assert launch._outcome(mine, Interrupted(1, b'{"code": 0, "usage": {}}\n'), False) == 0
         assert launch._outcome(mine, Interrupted(2, b""), False) == 130  # a second Ctrl-C: not waited for
+        assert launch._outcome(mine, Interrupted(0, None), False) == 1  # (the watcher's process was killed)
 
 
 def test_the_cache_a_build_asks_in_is_the_one_its_options_name(tmp_path: Path) -> None:
@@ -517,3 +525,5 @@ def test_only_a_build_or_a_check_is_handed_over(
     monkeypatch.setattr(sys, "argv", ["site-builder", "schema", "site"])
     capsys.readouterr()
     assert launch.main() == 0 and json.loads(capsys.readouterr().out)["title"] == "site.yaml"  # (its own arguments)
+    monkeypatch.setattr(sys, "argv", ["site-builder", *check])
+    assert launch.main() == 7 and asked[-1][0] == check
