@@ -348,6 +348,7 @@ class Host:
         self.handed: list[tuple[dict[str, Any], list[int]]] = []
 
     def hand(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> bool:
+        assert isinstance(conn, socket.socket)  # (the child answers on it)
         self.handed.append((request, [os.dup(fd) for fd in fds]))
         return request["build"] == ["stop"]
 
@@ -358,12 +359,15 @@ def test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_clo
 
     host, (mine, theirs) = Host(), socket.socketpair()
     with mine, theirs, open(os.devnull) as null:
-        socket.send_fds(theirs, [json.dumps({"build": build}).encode() + b"\n"], [null.fileno()] * 4)
+        asked = json.dumps({"build": build, "environment": {"BIG": "x" * 200_000}}).encode() + b"\n"
+        theirs.setblocking(False)  # (more than one piece: the descriptors come with the first)
+        sent = socket.send_fds(theirs, [asked], [null.fileno()] * 4)
+        threading.Thread(target=lambda: (theirs.setblocking(True), theirs.sendall(asked[sent:])), daemon=True).start()
         passed = os.dup(null.fileno())  # (the number the first passed descriptor had in mine, now free)
         os.close(passed)
         assert _answer(mine, None, None, host) is (build == ["stop"])  # type: ignore[arg-type]
         [(request, fds)] = host.handed
-        assert request == {"build": build} and len(fds) == 4
+        assert request["build"] == build and len(fds) == 4
         with pytest.raises(OSError):
             os.fstat(passed)  # the watcher's copies are closed: the child has its own
         for fd in fds:
@@ -527,3 +531,21 @@ def test_only_a_build_or_a_check_is_handed_over(
     assert launch.main() == 0 and json.loads(capsys.readouterr().out)["title"] == "site.yaml"  # (its own arguments)
     monkeypatch.setattr(sys, "argv", ["site-builder", *check])
     assert launch.main() == 7 and asked[-1][0] == check
+
+
+def test_a_watcher_without_a_host_answers_a_build_s_request_as_a_question(tmp_path: Path) -> None:
+    from site_builder.source.inotify import Inotify
+    from site_builder.source.watcher import Tree, _answer
+
+    notify = Inotify()
+    try:
+        tree = Tree(notify, str(tmp_path), frozenset(), 100)
+        tree.start()
+        mine, theirs = socket.socketpair()
+        with mine, theirs:
+            theirs.sendall(json.dumps({"build": ["build"]}).encode() + b"\n")
+            assert _answer(mine, tree, notify, None) is False
+            theirs.settimeout(5)
+            assert json.loads(theirs.makefile("rb").readline())["lost"] is True  # (no "started": built by itself)
+    finally:
+        notify.close()

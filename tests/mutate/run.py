@@ -88,6 +88,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "source/watcher.py": (
         "tests/test_watcher.py",
         "tests/test_launch.py::test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_closes_its_own",
+        "tests/test_launch.py::test_a_watcher_without_a_host_answers_a_build_s_request_as_a_question",
     ),
     "source/watched.py": ("tests/test_watcher.py",),
     # a build handed to the watcher: its client and its host, by the tests that run them in the test's own
