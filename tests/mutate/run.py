@@ -90,7 +90,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_launch.py::test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_closes_its_own",
         "tests/test_launch.py::test_a_watcher_without_a_host_answers_a_build_s_request_as_a_question",
     ),
-    "source/watched.py": ("tests/test_watcher.py",),
+    "source/watched.py": (
+        "tests/test_watcher.py",
+        "tests/test_launch.py::test_the_host_reads_the_kept_stamp_parts_ahead_as_a_build_reads_them",
+    ),
     # a build handed to the watcher: its client and its host, by the tests that run them in the test's own
     # process (the others start a watcher as a process of its own, whose code mutmut neither sees nor runs)
     "launch.py": (
