@@ -362,10 +362,12 @@ def test_the_watcher_hands_a_build_s_request_and_descriptors_to_its_host_and_clo
         asked = json.dumps({"build": build, "environment": {"BIG": "x" * 200_000}}).encode() + b"\n"
         theirs.setblocking(False)  # (more than one piece: the descriptors come with the first)
         sent = socket.send_fds(theirs, [asked], [null.fileno()] * 4)
-        threading.Thread(target=lambda: (theirs.setblocking(True), theirs.sendall(asked[sent:])), daemon=True).start()
+        rest = threading.Thread(target=lambda: (theirs.setblocking(True), theirs.sendall(asked[sent:])))
+        rest.start()
         passed = os.dup(null.fileno())  # (the number the first passed descriptor had in mine, now free)
         os.close(passed)
         assert _answer(mine, None, None, host) is (build == ["stop"])  # type: ignore[arg-type]
+        rest.join()
         [(request, fds)] = host.handed
         assert request["build"] == build and len(fds) == 4
         with pytest.raises(OSError):
@@ -468,17 +470,6 @@ def test_the_host_forks_a_child_that_runs_the_build_and_says_its_code(tmp_path: 
     assert ended["code"] == 0 and ended["usage"]["maxrss_kib"] > 0
     assert json.loads(out.read_text())["title"]  # site.yaml's JSON Schema, printed by the child
     wait_for(lambda: (host.reap(), not host.busy())[1])
-
-
-def test_a_build_the_watcher_started_ends_with_the_code_it_sends(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    Refusing(tmp_path / "cache", b'{"started": 1}\n{"code": 5, "usage": {"maxrss_kib": 2048, "cpu_s": 0.5}}\n')
-    assert launch.hand_off(["build"], tmp_path / "cache", timings=True) == 5
-    assert capsys.readouterr().err == "Ran in the archive's watcher: peak RSS 2 MiB, CPU 0.50 s\n"
-    Refusing(tmp_path / "cache2", b'{"started": 1}\n{"code": 0, "usage": {"maxrss_kib": 2048, "cpu_s": 0.5}}\n')
-    assert launch.hand_off(["build"], tmp_path / "cache2") == 0
-    assert capsys.readouterr().err == ""  # (said only with --timings)
 
 
 class Interrupted:

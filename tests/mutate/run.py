@@ -100,7 +100,6 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/test_launch.py::test_without_a_watcher_or_with_watching_off_the_build_runs_itself",
         "tests/test_launch.py::test_a_build_the_watcher_does_not_start_runs_itself",
         "tests/test_launch.py::test_a_handed_build_ends_with_its_child_s_code_or_says_it_has_none",
-        "tests/test_launch.py::test_a_build_the_watcher_started_ends_with_the_code_it_sends",
         "tests/test_launch.py::test_ctrl_c_while_a_handed_build_runs_asks_the_watcher_to_interrupt_it",
         "tests/test_launch.py::test_the_cache_a_build_asks_in_is_the_one_its_options_name",
         "tests/test_launch.py::test_only_a_build_or_a_check_is_handed_over",
