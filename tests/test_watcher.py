@@ -311,6 +311,16 @@ def zombie_children() -> list[int]:
     return [pid for pid, _, state, parent in processes() if parent == os.getpid() and state == "Z"]
 
 
+def accepts(path: Path) -> bool:
+    """Whether something listens on the socket ``path`` (a connection made and closed at once)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 class Served:
     """A watcher serving in a thread of this process (as its own process does: ``watcher.serve``)."""
 
@@ -319,7 +329,7 @@ class Served:
         self.ended: list[BaseException | None] = []
         self.thread = threading.Thread(target=self._serve, args=(str(archive), str(self.socket), own), daemon=True)
         self.thread.start()
-        wait_for(lambda: self.socket.exists() or bool(self.ended))
+        wait_for(lambda: bool(self.ended) or accepts(self.socket))  # (its socket is there before it listens)
 
     def _serve(self, root: str, path: str, own: frozenset[str]) -> None:
         try:
