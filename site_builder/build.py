@@ -14,7 +14,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import closing
 from dataclasses import replace
@@ -40,10 +40,9 @@ from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
 from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
 from .source.config import BuildOptions, SiteConfig
-from .source.theme import Theme
+from .source.theme import Theme, theme_display
 from .source.walk import Skip
 from .store import JsonStore, PickleStore, bucket_keys, renderer_fingerprint, write_json
-from .theme import PACKAGED
 from .verify.diagnostics import verification_diagnostics
 from .verify.options import VerifyOptions
 from .verify.verifier import Progress, Verifier
@@ -138,9 +137,16 @@ class Builder:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
                 return kept
+        plan = self.pages.plan(site, whole)
+        raw, collisions = plan_raw_files(self.options, sources, [*plan, *sample_archive_paths(sources)], self.sanitized)
         with output.SiteWriter(self.options, self.theme) as writer:
-            writer.add(self._math_outputs(mathfont.site_math_chars([e.math_chars for e in entries])))
-            paths = self._write_pages(writer, site, sources, loaded.program)
+            # Copied while the pages are made (by a process of their own when there are many), unless
+            # the site will not be published: --strict with problems (more may come, none go).
+            if not (self.options.strict and self._diagnostics(entries, [*link_problems, *collisions])):
+                writer.add_raw(raw)
+            math_files = self._math_outputs_soon(mathfont.site_math_chars([e.math_chars for e in entries]))
+            paths = self._write_pages(writer, site, plan, loaded.program)
+            writer.add(math_files())
             mark = self._lap("pages", mark)
             if search is not None:
                 index = search.result()
@@ -152,15 +158,13 @@ class Builder:
             if index.problem:
                 self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
             mark = self._lap("search", mark)
-            downloads = self._sample_archives(writer, sources)
-            raw, collisions = plan_raw_files(self.options, sources, [*paths, *downloads], self.sanitized)
+            self._sample_archives(writer, sources)
             diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
             publish = not (self.options.strict and diagnostics)
             self._keep(sources, entries, site)
             pages = sum(1 for path in paths if path.endswith(".html"))
             written = size = 0
             if publish:
-                writer.add_raw(raw)
                 record = (loaded.inputs, summary_of(diagnostics, site, pages))
                 with self.write_lock:
                     self.published, written, size = writer.finish(record)
@@ -279,7 +283,7 @@ class Builder:
         return screened.sources
 
     def _page_renderer(self) -> PageRenderer:
-        folders = [(folder, theme_display(self.options, folder)) for folder in self.theme.templates]
+        folders = [(folder, theme_display(self.options.display(folder), folder)) for folder in self.theme.templates]
         return PageRenderer(folders, self.options.cache / "jinja", sandboxed=self.theme.overrides is not None)
 
     def _render(
@@ -382,7 +386,7 @@ class Builder:
         return replace(whole, runs=entry.runs)
 
     def _write_pages(
-        self, writer: output.SiteWriter, site: Site, sources: list[EntrySource], program: str
+        self, writer: output.SiteWriter, site: Site, plan: dict[str, Callable[[], Output]], program: str
     ) -> list[str]:
         """Render every page of the site into ``writer``, one at a time; returns their paths. An
         entry page whose content, verdicts, neighbours and navigation are those of the published
@@ -401,7 +405,6 @@ class Builder:
             for url, (path, shown) in self.pages.entry_inputs(site).items()
             if path in self.content_keys
         }
-        plan = self.pages.plan(site, partial(self._complete, {s.path: s for s in sources}))
         # every entry keyed, in the site's order: so is the site
         if all(entry_url(e) in keys for e in site.entries):
             # What other pages can show of each entry (``listed``): its card but its runs, a function of
@@ -458,13 +461,12 @@ class Builder:
         write_json(store.path, used)
         return list(plan)
 
-    def _sample_archives(self, writer: output.SiteWriter, sources: list[EntrySource]) -> list[str]:
+    def _sample_archives(self, writer: output.SiteWriter, sources: list[EntrySource]) -> None:
         """Each entry's ``samples.zip`` into ``writer``, made again only when its samples changed or
         the published site lacks it (``.cache/downloads.json``: the digest of the zip of each set of
-        files); returns their paths."""
+        files)."""
         store = JsonStore(self.options.cache / "downloads.json", "downloads cache")
         used: dict[str, str] = {}
-        paths = []
         for source in sources:
             files = sample_files(source)
             if not files:
@@ -478,25 +480,32 @@ class Builder:
                 known = output.digest(data)
                 writer.add([Output(path, data, digest=known)])
             used[key] = known
-            paths.append(path)
         if used != store.data:
             write_json(store.path, used)
-        return paths
 
     def _math_outputs(self, chars: str) -> list[Output]:
         """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when
         no page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
+        return self._math_outputs_soon(chars)()
+
+    def _math_outputs_soon(self, chars: str) -> Callable[[], list[Output]]:
+        """``_math_outputs``, when called; a new cut is made meanwhile by a render worker when the build
+        started them before (a cold build: seconds the pages need not wait for)."""
         if not chars or self.theme.static_file(mathfont.STYLESHEET) is not None:
-            return []
+            return list
         if self.math_assets is None or self.math_assets.chars != chars:  # Temml's files read only to cut again
             sources = MathRenderer.math_sources(self.options.root)
             if sources is None:
-                return []
-            self.math_assets = mathfont.math_assets(*sources, chars, self.options.cache)
-        if self.math_assets.problem:
-            self.problems.append(
-                Diagnostic(self.options.display(self.options.root), 0, self.math_assets.problem, "warning")
-            )
+                return list
+            executor = self.pool.executor if self.pool is not None else None
+            return partial(self._math_files, mathfont.math_assets_soon(*sources, chars, self.options.cache, executor))
+        return partial(self._math_files, None)
+
+    def _math_files(self, cut: Callable[[], mathfont.MathAssets] | None) -> list[Output]:
+        self.math_assets = cut() if cut is not None else self.math_assets
+        assert self.math_assets is not None
+        if problem := self.math_assets.problem:
+            self.problems.append(Diagnostic(self.options.display(self.options.root), 0, problem, "warning"))
         return [Output(f"static/{name}", data) for name, data in self.math_assets.files.items()]
 
     def _render_key(self, source: EntrySource) -> str:
@@ -583,14 +592,6 @@ class Builder:
 def entry_diagnostics(entry: Entry) -> tuple[Diagnostic, ...]:
     """An entry's own problems, and those of its verification."""
     return (*entry.diagnostics, *verification_diagnostics(entry))
-
-
-def theme_display(options: BuildOptions, folder: Path) -> str:
-    """How messages name a folder of the theme: from the project root, or inside this package."""
-    shown = options.display(folder)
-    if Path(shown).is_absolute() and folder.is_relative_to(PACKAGED):
-        return f"site_builder/theme/{folder.relative_to(PACKAGED).as_posix()}"
-    return shown
 
 
 __all__ = ["BuildReport", "Builder", "SiteError", "build_site"]

@@ -21,6 +21,7 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
+from site_builder.publish import mathfont
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
@@ -590,11 +591,13 @@ def _assert_same_sites(one: Path, other: Path) -> None:
 
 
 def test_workers_started_while_the_archive_is_read_build_the_same_site(
-    tmp_path: Path, make_archive: ArchiveMaker
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With no cards of this renderer in the render cache, the workers start (and get ready) before
-    the archive is read, and the build renders with them. Once the cards are there, they do not;
-    nor for an archive too small for workers, nor with one job."""
+    the archive is read, and the build renders with them, and cuts the math font with one of them
+    while it makes the pages. Once the cards are there, they do not; nor for an archive too small
+    for workers, nor with one job."""
+    monkeypatch.setattr(mathfont, "_UNCOMPRESSED", {})  # (what this process read of the math font)
     archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
     early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)
     serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
@@ -605,7 +608,9 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
         assert build_site(early_options, loaded=loaded, pool=early.pool).published
     finally:
         early.close()
+    assert not mathfont._UNCOMPRESSED  # cut by a worker
     assert build_site(serial).published
+    assert mathfont._UNCOMPRESSED  # cut here
     _assert_same_sites(serial.out, early_options.out)
     (math_cache,) = early_options.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40  # the workers' math, and nothing of their warm-up

@@ -17,6 +17,8 @@ import io
 import logging
 import os
 import re
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +58,16 @@ def math_assets(stylesheet: bytes, font: bytes, chars: str, cache: Path) -> Math
     name = f"{FONT_PREFIX}{hashlib.sha256(cut).hexdigest()[:16]}.woff2"
     css = _FONT_URL.sub(f"url('./{name}')".encode(), stylesheet)
     return MathAssets({STYLESHEET: css, name: cut}, chars, problem)
+
+
+def math_assets_soon(
+    stylesheet: bytes, font: bytes, chars: str, cache: Path, executor: Executor | None = None
+) -> Callable[[], MathAssets]:
+    """``math_assets``, when called: made meanwhile by ``executor`` (a render worker) when there is one."""
+    if executor is not None:
+        return executor.submit(math_assets, stylesheet, font, chars, cache).result
+    made = math_assets(stylesheet, font, chars, cache)
+    return lambda: made
 
 
 def cut_font(font: bytes, chars: str, cache: Path) -> bytes:

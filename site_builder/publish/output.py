@@ -25,6 +25,7 @@ from ..source.config import BuildOptions
 from ..source.theme import Theme
 from ..source.walk import BUILDER_MARKER, MARKER_TEXT
 from ..store import write_atomic
+from .copying import COPIER_LEAST, Copier, copy_file
 from .manifest import Record, file_digest, records, same_file, save_manifest, stored_manifest, trusted_files, unstamp
 
 if TYPE_CHECKING:
@@ -43,54 +44,6 @@ class RawFile:
 
 def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
-
-
-_FICLONE = 0x40049409  # Linux's ioctl that shares a file's blocks, copy-on-write (Btrfs, XFS, bcachefs)
-# The ioctl's answers for "these file systems make no clones": asked once per pair of devices, since a
-# failed try costs as much as the copy itself (creating the target, and removing it again).
-_CANNOT_CLONE = frozenset({errno.EOPNOTSUPP, errno.EXDEV, errno.EINVAL, errno.ENOTTY, errno.ENOSYS})
-_UNCLONABLE: set[tuple[int, int]] = set()  # (source's device, target folder's device)
-
-
-def copy_file(source: str, target: Path, link: bool = False) -> None:
-    """Publish the archive file ``source`` at ``target`` (which does not exist) by the cheapest safe
-    means: a copy-on-write clone where the file system makes them; else, for ``link`` files (test
-    data, which the site only offers for download), a hard link when the file is on the same file
-    system and every user may read it; else a copy in the kernel (``sendfile``). The builder never
-    holds the bytes, and never writes into a published file (it only replaces one), so neither a
-    clone nor a link can carry a write back into the archive."""
-    try:
-        info = os.stat(source)
-        devices = (info.st_dev, os.stat(target.parent).st_dev)
-    except OSError:
-        info, devices = None, None
-    if devices not in _UNCLONABLE and _clone(source, target, devices):
-        return
-    if link and info is not None and devices is not None:
-        try:
-            if info.st_mode & 0o004 and devices[0] == devices[1]:
-                os.link(source, target)
-                return
-        except OSError:
-            pass  # another owner's file (protected_hardlinks), or a file system without links
-    shutil.copyfile(source, target)
-
-
-def _clone(source: str, target: Path, devices: tuple[int, int] | None) -> bool:
-    import fcntl  # here, not at the top: only builds that publish files need it
-
-    try:
-        with open(source, "rb") as src, open(target, "xb") as dst:
-            try:
-                fcntl.ioctl(dst.fileno(), _FICLONE, src.fileno())
-                return True
-            except OSError as e:
-                if e.errno in _CANNOT_CLONE and devices is not None:
-                    _UNCLONABLE.add(devices)
-    except OSError:
-        return False
-    target.unlink()
-    return False
 
 
 class SiteWriter:
@@ -122,6 +75,7 @@ class SiteWriter:
         _remove_stale_temporaries(self.out)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.tmp-", dir=self.out.parent))
         self.folders: set[str] = {""}  # made in ``tmp`` so far: one mkdir per folder, not per file
+        self.copier: Copier | None = None  # copying archive files into ``tmp`` meanwhile (``add_raw``)
         self._guarded(self.tmp.chmod, 0o755)
         for name, data in _static_files(options, theme).items():
             self._guarded(self._place, f"static/{name}", digest(data), data=data)
@@ -152,15 +106,23 @@ class SiteWriter:
             self._guarded(self._place, item.path, key, data=item.data, kept=bool(item.kept))
 
     def add_raw(self, raw: list[RawFile]) -> None:
-        """Archive files, copied (or linked, or cloned) from where they are."""
-        for file in raw:
-            self._guarded(self._place, file.target, file.digest, source=file.source, link=file.link)
+        """Archive files, copied (or linked, or cloned) from where they are: when many are new, by a
+        process of their own while the builder goes on (``Copier``; ``finish`` waits for it)."""
+        if self.copier is not None:
+            raise ValueError("the archive's files are added once")
+        copies = [file for file in raw if self._staged(file.target, file.digest)]
+        if len(copies) < COPIER_LEAST:
+            for file in copies:
+                self._guarded(self._copy, file)
+            return
+        self.copier = Copier([(file.source, str(self.tmp / file.target), file.link) for file in copies])
 
     def finish(self, record: Record | None = None) -> tuple[dict[str, str], int, int]:
         """Publish what changed (nothing, if the site is the published one file for file); keep the
         manifest, with ``record`` for ``current_summary``. Returns the digest of every generated
         file, by path, how many files were written, and the site's bytes (also kept in ``record``'s
         summary, as ``bytes``)."""
+        self._guarded(self._copied)
         stale = [path for path in self.previous if path not in self.wanted]
         if not self.staged and not stale:
             self.abandon()
@@ -180,7 +142,15 @@ class SiteWriter:
 
     def abandon(self) -> None:
         """Remove what was placed, if it was not published (the published site stays as it was)."""
+        if self.copier is not None:
+            self.copier.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _copied(self) -> None:
+        """Wait for the copying process, if there is one; its error as an OSError."""
+        copier, self.copier = self.copier, None
+        if copier is not None and (problem := copier.wait()) is not None:
+            raise OSError(problem)
 
     def _conflicts(self) -> bool:
         """Whether a changed file would replace a folder of the published site, or go below one of
@@ -225,29 +195,27 @@ class SiteWriter:
             self.abandon()
             raise BuildError(self.options.display(self.out), None, f"cannot write the site: {e}") from e
 
-    def _place(
-        self,
-        path: str,
-        key: str,
-        data: bytes | None = None,
-        source: str | None = None,
-        kept: bool = False,
-        link: bool = False,
-    ) -> None:
+    def _place(self, path: str, key: str, data: bytes | None = None, kept: bool = False) -> None:
         """Stage the file, unless the published site has it unchanged."""
-        self.wanted[path] = key
-        old = self.previous.get(path)
-        if old is not None and old[0] == key and (not self.every_file or same_file(str(self.out / path), old)):
+        if not self._staged(path, key):
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
         _make_folder(self.tmp, self.folders, path)
-        target = self.tmp / path
-        if source is not None:
-            copy_file(source, target, link)
-        else:
-            target.write_bytes(data or b"")
+        (self.tmp / path).write_bytes(data or b"")
+
+    def _copy(self, file: RawFile) -> None:
+        _make_folder(self.tmp, self.folders, file.target)
+        copy_file(file.source, self.tmp / file.target, file.link)
+
+    def _staged(self, path: str, key: str) -> bool:
+        """Whether the file is to be written (staged): the published site does not have it unchanged."""
+        self.wanted[path] = key
+        old = self.previous.get(path)
+        if old is not None and old[0] == key and (not self.every_file or same_file(str(self.out / path), old)):
+            return False
         self.staged[path] = None
+        return True
 
 
 def _make_folder(root: Path, made: set[str], path: str) -> None:

@@ -107,3 +107,11 @@ def _linked(folder: Path, path: Path) -> bool:
         if part.is_symlink():
             return True
     return False
+
+
+def theme_display(shown: str, folder: Path) -> str:
+    """How messages name a folder of the theme, ``shown`` as the build shows paths: from the project
+    root, or inside this package."""
+    if Path(shown).is_absolute() and folder.is_relative_to(PACKAGED):
+        return f"site_builder/theme/{folder.relative_to(PACKAGED).as_posix()}"
+    return shown
