@@ -218,37 +218,42 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
 def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
     """Our cold build without verification against Hugo's cold build of the same pages
     (``hugosite.py``), with math drawn at build time as ours is, and with math left to the browser:
-    wall-clock seconds, and the CPU seconds of each build's processes (steadier on a shared machine)."""
-    out, cache = work / "site-no-verify", work / "cache-no-verify"
-    cpu: dict[str, list[float]] = {"ours": [], "hugo": [], "hugo_tex": []}
+    wall-clock seconds, and the CPU seconds of each build's processes (steadier on a shared machine).
 
-    def timed_cpu(name: str, action: Callable[[], float]) -> float:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        wall = action()
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        return wall
-
-    def ours() -> float:
-        shutil.rmtree(cache, ignore_errors=True)
-        return build(archive, out, cache, "--no-verify")[0]
-
+    The three take turns, so that the machine's drift over the minutes is shared. Each builds into
+    folders of its own, removed only at the end: a cold build, as on a fresh CI runner. (ext4 makes
+    files several times slower in the half minute after many were removed, which would charge each
+    build for the last one's clean-up.)"""
+    projects = {"hugo": work / "hugo", "hugo_tex": work / "hugo-tex"}
+    for name, project in projects.items():
+        hugo_project(archive, project, mathml=name == "hugo")
+    walls: dict[str, list[float]] = {"ours": [], "hugo": [], "hugo_tex": []}
+    cpu: dict[str, list[float]] = {name: [] for name in walls}
+    builds = [
+        ("ours", lambda n: build(archive, work / f"cold-{n}" / "site", work / f"cold-{n}" / "cache", "--no-verify")[0]),
+        *(
+            (name, lambda n, p=project: hugo_build(p, work / f"cold-{n}" / "hugo-site"))
+            for name, project in projects.items()
+        ),
+    ]
+    for run in range(max(1, runs // 2)):
+        for name, action in builds:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls[name].append(action(f"{run}-{name}"))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    for folder in work.glob("cold-*"):
+        shutil.rmtree(folder, ignore_errors=True)
     results: dict[str, object] = {}
-    times = max(1, runs // 2)
-    results["cold_no_verify_s"], results["cold_no_verify_runs"] = median_of(times, lambda: timed_cpu("ours", ours))
-    for name, mathml in (("hugo", True), ("hugo_tex", False)):
-        hugo_project(archive, work / "hugo", mathml)
-        key = "hugo_cold_s" if mathml else "hugo_cold_tex_math_s"
-        results[key], results[key.replace("_s", "_runs")] = median_of(
-            times, lambda name=name: timed_cpu(name, lambda: hugo_build(work / "hugo", work / "hugo-site"))
-        )
-    shutil.rmtree(work / "hugo-site", ignore_errors=True)
-    ours_cpu, hugo_cpu, tex_cpu = (statistics.median(cpu[n]) for n in ("ours", "hugo", "hugo_tex"))
-    results |= {"cold_no_verify_cpu_s": ours_cpu, "hugo_cold_cpu_s": hugo_cpu, "hugo_cold_tex_math_cpu_s": tex_cpu}
-    results["vs_hugo"] = float(results["cold_no_verify_s"]) / float(results["hugo_cold_s"])  # type: ignore[arg-type]
-    results["vs_hugo_tex_math"] = float(results["cold_no_verify_s"]) / float(results["hugo_cold_tex_math_s"])  # type: ignore[arg-type]
-    results["vs_hugo_cpu"] = ours_cpu / hugo_cpu
-    results["vs_hugo_tex_math_cpu"] = ours_cpu / tex_cpu
+    for name, key in (("ours", "cold_no_verify"), ("hugo", "hugo_cold"), ("hugo_tex", "hugo_cold_tex_math")):
+        results |= {f"{key}_s": statistics.median(walls[name]), f"{key}_runs": walls[name]}
+        results[f"{key}_cpu_s"] = statistics.median(cpu[name])
+        results[f"{key}_cpu_runs"] = cpu[name]
+    ours_wall, ours_cpu = statistics.median(walls["ours"]), statistics.median(cpu["ours"])
+    results["vs_hugo"] = ours_wall / statistics.median(walls["hugo"])
+    results["vs_hugo_tex_math"] = ours_wall / statistics.median(walls["hugo_tex"])
+    results["vs_hugo_cpu"] = ours_cpu / statistics.median(cpu["hugo"])
+    results["vs_hugo_tex_math_cpu"] = ours_cpu / statistics.median(cpu["hugo_tex"])
     return results
 
 
