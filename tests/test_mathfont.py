@@ -141,3 +141,32 @@ def test_formulas_look_the_same_with_the_cut_as_with_the_whole_font(browser: Any
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+class Pool:
+    """An executor whose ``submit`` fails, or whose jobs end as a dead worker's do, or that runs them."""
+
+    def __init__(self, how: str) -> None:
+        self.how, self.ran = how, 0
+
+    def submit(self, job: Any, *args: Any) -> Any:
+        from concurrent.futures import BrokenExecutor, Future
+
+        if self.how == "shut down":
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        future: Future[Any] = Future()
+        if self.how == "worker died":
+            future.set_exception(BrokenExecutor("a process in the pool was terminated abruptly"))
+        else:
+            self.ran += 1
+            future.set_result(job(*args))
+        return future
+
+
+@pytest.mark.parametrize("how", ["works", "shut down", "worker died"])
+def test_a_cut_asked_of_a_worker_is_made_here_when_the_workers_cannot(how: str, tmp_path: Path) -> None:
+    pool = Pool(how)
+    here = mathfont.math_assets(b"css", b"not a font", "x", tmp_path)  # (the whole font, and why)
+    assert mathfont.math_assets_soon(b"css", b"not a font", "x", tmp_path, pool)() == here  # type: ignore[arg-type]
+    assert pool.ran == (how == "works")
+    assert mathfont.math_assets_soon(b"css", b"not a font", "x", tmp_path)() == here

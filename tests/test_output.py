@@ -361,3 +361,19 @@ def test_a_copying_process_says_which_file_failed_or_how_it_ended(tmp_path: Path
     assert bad.wait() == f"[Errno 2] No such file or directory: '{tmp_path / 'gone.txt'}'"
     broken = copying.Copier([["only one field"]])  # type: ignore[list-item]
     assert broken.wait() == "the process copying the archive's files ended with code 1"
+
+
+def test_archive_files_are_copied_here_when_no_copying_process_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process(files: object) -> None:
+        raise FileNotFoundError(2, "No such file or directory", "python")
+
+    monkeypatch.setattr(output, "Copier", no_process)
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
+        writer.add_raw(raw_files(tmp_path / "archive/t/e", copying.COPIER_LEAST))
+        writer.finish()
+    assert sorted(p.read_text() for p in (tmp_path / "site/t/e").iterdir()) == sorted(
+        f"{n}\n" for n in range(copying.COPIER_LEAST)
+    )

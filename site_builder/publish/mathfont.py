@@ -12,13 +12,14 @@ changes none of them does not cut again (a cut takes seconds).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import logging
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,19 @@ def math_assets(stylesheet: bytes, font: bytes, chars: str, cache: Path) -> Math
 def math_assets_soon(
     stylesheet: bytes, font: bytes, chars: str, cache: Path, executor: Executor | None = None
 ) -> Callable[[], MathAssets]:
-    """``math_assets``, when called: made meanwhile by ``executor`` (a render worker) when there is one."""
+    """``math_assets``, when called: made meanwhile by ``executor`` (a render worker) when there is one
+    that works (else here)."""
     if executor is not None:
-        return executor.submit(math_assets, stylesheet, font, chars, cache).result
+        with contextlib.suppress(BrokenExecutor, RuntimeError):  # (a worker ended, or the pool did)
+            cutting = executor.submit(math_assets, stylesheet, font, chars, cache)
+
+            def made_there() -> MathAssets:
+                try:
+                    return cutting.result()
+                except BrokenExecutor:
+                    return math_assets(stylesheet, font, chars, cache)
+
+            return made_there
     made = math_assets(stylesheet, font, chars, cache)
     return lambda: made
 

@@ -111,11 +111,14 @@ class SiteWriter:
         if self.copier is not None:
             raise ValueError("the archive's files are added once")
         copies = [file for file in raw if self._staged(file.target, file.digest)]
-        if len(copies) < COPIER_LEAST:
-            for file in copies:
-                self._guarded(self._copy, file)
-            return
-        self.copier = Copier([(file.source, str(self.tmp / file.target), file.link) for file in copies])
+        if len(copies) >= COPIER_LEAST:
+            try:
+                self.copier = Copier([(file.source, str(self.tmp / file.target), file.link) for file in copies])
+                return
+            except OSError:  # (no Python to start: copied here)
+                pass
+        for file in copies:
+            self._guarded(self._copy, file)
 
     def finish(self, record: Record | None = None) -> tuple[dict[str, str], int, int]:
         """Publish what changed (nothing, if the site is the published one file for file); keep the
