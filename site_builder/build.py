@@ -145,7 +145,7 @@ class Builder:
             if not (self.options.strict and self._diagnostics(entries, [*link_problems, *collisions])):
                 writer.add_raw(raw)
             math_files = self._math_outputs_soon(mathfont.site_math_chars([e.math_chars for e in entries]))
-            paths = self._write_pages(writer, site, plan, loaded.program)
+            self._write_pages(writer, site, plan, loaded.program)
             writer.add(math_files())
             mark = self._lap("pages", mark)
             if search is not None:
@@ -162,7 +162,7 @@ class Builder:
             diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
             publish = not (self.options.strict and diagnostics)
             self._keep(sources, entries, site)
-            pages = sum(1 for path in paths if path.endswith(".html"))
+            pages = sum(1 for path in plan if path.endswith(".html"))
             written = size = 0
             if publish:
                 record = (loaded.inputs, summary_of(diagnostics, site, pages))
@@ -387,8 +387,8 @@ class Builder:
 
     def _write_pages(
         self, writer: output.SiteWriter, site: Site, plan: dict[str, Callable[[], Output]], program: str
-    ) -> list[str]:
-        """Render every page of the site into ``writer``, one at a time; returns their paths. An
+    ) -> None:
+        """Render every page of ``plan`` into ``writer``, one at a time. An
         entry page whose content, verdicts, neighbours and navigation are those of the published
         page, under the same templates and code, is kept as it is: a build that changed one entry
         renders its page and its neighbours', not a thousand. The other pages (home, tracks, tags,
@@ -459,7 +459,6 @@ class Builder:
 
         writer.add(pages())
         write_json(store.path, used)
-        return list(plan)
 
     def _sample_archives(self, writer: output.SiteWriter, sources: list[EntrySource]) -> None:
         """Each entry's ``samples.zip`` into ``writer``, made again only when its samples changed or
