@@ -17,6 +17,7 @@ from site_builder.errors import BuildError, SiteError
 from site_builder.publish import copying, manifest, output
 from site_builder.publish.outputs import Output
 from site_builder.render.workers import cards_key
+from site_builder.source.config import BuildOptions
 from site_builder.source.theme import Theme
 from site_builder.store import BUCKETS, PickleStore
 
@@ -315,6 +316,10 @@ def test_many_new_archive_files_are_copied_by_a_process_while_the_pages_are_made
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
 
 
+def writer_for(options: BuildOptions) -> output.SiteWriter:
+    return output.SiteWriter(options, Theme((options.templates,), (options.static,)))
+
+
 def raw_files(folder: Path, count: int) -> list[output.RawFile]:
     folder.mkdir(parents=True, exist_ok=True)
     for n in range(count):
@@ -331,9 +336,8 @@ def test_an_archive_file_that_cannot_be_copied_fails_the_build_and_leaves_the_si
     (tmp_path / "site/index.html").write_text("the published site")
     raw = raw_files(tmp_path / "archive/t/e", count)
     (tmp_path / "archive/t/e/1.in").unlink()
-    theme = Theme((options.templates,), (options.static,))
     # (at once, or when the copying process is waited for)
-    with output.SiteWriter(options, theme) as writer, pytest.raises(BuildError) as failed:
+    with writer_for(options) as writer, pytest.raises(BuildError) as failed:
         writer.add_raw(raw)
         writer.finish()
     assert "cannot write the site" in str(failed.value) and str(tmp_path / "archive/t/e/1.in") in str(failed.value)
@@ -343,7 +347,7 @@ def test_an_archive_file_that_cannot_be_copied_fails_the_build_and_leaves_the_si
 
 def test_a_writer_given_up_stops_its_copying_process(tmp_path: Path) -> None:
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
+    with writer_for(options) as writer:
         writer.add_raw(raw_files(tmp_path / "archive/t/e", copying.COPIER_LEAST))
         copier = writer.copier
         assert copier is not None
@@ -371,7 +375,7 @@ def test_archive_files_are_copied_here_when_no_copying_process_starts(
 
     monkeypatch.setattr(output, "Copier", no_process)
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
+    with writer_for(options) as writer:
         writer.add_raw(raw_files(tmp_path / "archive/t/e", copying.COPIER_LEAST))
         writer.finish()
     assert sorted(p.read_text() for p in (tmp_path / "site/t/e").iterdir()) == sorted(
