@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import shutil
 import zipfile
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 from conftest import ROOT, ArchiveMaker, options_for
 
 from site_builder.build import build_site
-from site_builder.errors import BuildError, SiteError
-from site_builder.publish import copying, manifest, output
+from site_builder.errors import SiteError
+from site_builder.publish import manifest, output
 from site_builder.publish.outputs import Output
 from site_builder.render.workers import cards_key
-from site_builder.source.config import BuildOptions
-from site_builder.source.theme import Theme
 from site_builder.store import BUCKETS, PickleStore
 
 
@@ -232,152 +228,3 @@ def test_one_changed_entry_rewrites_one_or_two_buckets_of_the_card_bundle(
     assert sorted(card.path for card in cards.values()) == sorted(f"t/A{i}-e{i}" for i in range(12))
     assert [c.summary_text for c in cards.values() if c.path == "t/A3-e3"] == ["Text three."]
     assert {c.search_text for c in cards.values()} == {""}  # the search index keeps it with its shards
-
-
-def test_a_published_file_is_a_link_only_when_it_is_test_data_every_user_may_read(tmp_path: Path) -> None:
-    (tmp_path / "site").mkdir()
-    for name, mode in (("open.in", 0o644), ("private.in", 0o600), ("code.py", 0o644)):
-        (tmp_path / name).write_text(name)
-        (tmp_path / name).chmod(mode)
-    copying.copy_file(str(tmp_path / "open.in"), tmp_path / "site/open.in", link=True)
-    copying.copy_file(str(tmp_path / "private.in"), tmp_path / "site/private.in", link=True)
-    copying.copy_file(str(tmp_path / "code.py"), tmp_path / "site/code.py")
-    linked = {p.name for p in (tmp_path / "site").iterdir() if p.samefile(tmp_path / p.name)}
-    assert linked == {"open.in"}
-    assert [(tmp_path / "site" / n).read_text() for n in ("open.in", "private.in", "code.py")] == [
-        "open.in",
-        "private.in",
-        "code.py",
-    ]
-
-
-# The ioctl's answer, and how many of three files it is asked for: every one where it clones, or
-# where the error is the file's own (EIO); once where it says the file systems make no clones.
-CLONES = {
-    "clones": (None, 3),
-    "EIO": (5, 3),
-    **{n: (getattr(errno, n), 1) for n in ("EOPNOTSUPP", "EXDEV", "EINVAL", "ENOTTY", "ENOSYS")},
-}
-
-
-@pytest.mark.parametrize(("answer", "asked"), CLONES.values(), ids=CLONES.keys())
-def test_a_file_system_that_makes_no_clones_is_asked_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: int | None, asked: int
-) -> None:
-    import fcntl
-
-    requests: list[int] = []
-
-    def ioctl(fd: int, request: int, arg: int) -> int:
-        requests.append(request)
-        if answer is not None:
-            raise OSError(answer, "no clone")
-        return 0
-
-    monkeypatch.setattr(fcntl, "ioctl", ioctl)
-    monkeypatch.setattr(copying, "_UNCLONABLE", set())
-    (tmp_path / "site").mkdir()
-    for n in range(3):
-        (tmp_path / f"{n}.in").write_text(f"{n}\n")
-        copying.copy_file(str(tmp_path / f"{n}.in"), tmp_path / f"site/{n}.in")
-    assert requests == [copying._FICLONE] * asked
-    if answer is not None:
-        assert [(tmp_path / f"site/{n}.in").read_text() for n in range(3)] == ["0\n", "1\n", "2\n"]
-
-
-class Copiers(copying.Copier):
-    """The copying processes a test's builds start."""
-
-    started: ClassVar[list[int]] = []
-
-    def __init__(self, files: list[tuple[str, str, bool]]) -> None:
-        Copiers.started.append(len(files))
-        super().__init__(files)
-
-
-def test_many_new_archive_files_are_copied_by_a_process_while_the_pages_are_made(
-    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    many = copying.COPIER_LEAST + 4
-    archive = make_archive(
-        {"t/A-one/solution.md": "One.\n", **{f"t/A-one/notes/{n}.txt": f"note {n}\n" for n in range(many)}}
-    )
-    monkeypatch.setattr(output, "Copier", Copiers)
-    Copiers.started = []
-    options = options_for(archive, tmp_path / "site", verify=False)
-    build_site(options)
-    assert Copiers.started == [many + 1]  # (and the entry's solution.md)
-    notes = tmp_path / "site/t/A-one/notes"
-    assert sorted(p.read_text() for p in notes.iterdir()) == sorted(f"note {n}\n" for n in range(many))
-    (archive / "t/A-one/notes/7.txt").write_text("note seven\n")
-    build_site(options)
-    assert Copiers.started == [many + 1]  # one changed file: copied by the builder itself
-    assert (notes / "7.txt").read_text() == "note seven\n"
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
-
-
-def writer_for(options: BuildOptions) -> output.SiteWriter:
-    return output.SiteWriter(options, Theme((options.templates,), (options.static,)))
-
-
-def raw_files(folder: Path, count: int) -> list[output.RawFile]:
-    folder.mkdir(parents=True, exist_ok=True)
-    for n in range(count):
-        (folder / f"{n}.in").write_text(f"{n}\n")
-    return [output.RawFile(str(folder / f"{n}.in"), f"t/e/{n}.in", f"digest {n}") for n in range(count)]
-
-
-@pytest.mark.parametrize("count", [3, copying.COPIER_LEAST])
-def test_an_archive_file_that_cannot_be_copied_fails_the_build_and_leaves_the_site_as_it_was(
-    tmp_path: Path, count: int
-) -> None:
-    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    (tmp_path / "site").mkdir()
-    (tmp_path / "site/index.html").write_text("the published site")
-    raw = raw_files(tmp_path / "archive/t/e", count)
-    (tmp_path / "archive/t/e/1.in").unlink()
-    # (at once, or when the copying process is waited for)
-    with writer_for(options) as writer, pytest.raises(BuildError) as failed:
-        writer.add_raw(raw)
-        writer.finish()
-    assert "cannot write the site" in str(failed.value) and str(tmp_path / "archive/t/e/1.in") in str(failed.value)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "site"]  # (no temporary folder left)
-    assert [p.name for p in (tmp_path / "site").iterdir()] == ["index.html"]
-
-
-def test_a_writer_given_up_stops_its_copying_process(tmp_path: Path) -> None:
-    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with writer_for(options) as writer:
-        writer.add_raw(raw_files(tmp_path / "archive/t/e", copying.COPIER_LEAST))
-        copier = writer.copier
-        assert copier is not None
-        with pytest.raises(ValueError, match="added once"):
-            writer.add_raw([])
-    assert copier.process.returncode is not None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive"]  # nothing published, nothing left
-
-
-def test_a_copying_process_says_which_file_failed_or_how_it_ended(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("a\n")
-    good = copying.Copier([(str(tmp_path / "a.txt"), str(tmp_path / "out/deep/a.txt"), False)])
-    assert good.wait() is None and (tmp_path / "out/deep/a.txt").read_text() == "a\n"
-    bad = copying.Copier([(str(tmp_path / "gone.txt"), str(tmp_path / "out/gone.txt"), False)])
-    assert bad.wait() == f"[Errno 2] No such file or directory: '{tmp_path / 'gone.txt'}'"
-    broken = copying.Copier([["only one field"]])  # type: ignore[list-item]
-    assert broken.wait() == "the process copying the archive's files ended with code 1"
-
-
-def test_archive_files_are_copied_here_when_no_copying_process_starts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def no_process(files: object) -> None:
-        raise FileNotFoundError(2, "No such file or directory", "python")
-
-    monkeypatch.setattr(output, "Copier", no_process)
-    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with writer_for(options) as writer:
-        writer.add_raw(raw_files(tmp_path / "archive/t/e", copying.COPIER_LEAST))
-        writer.finish()
-    assert sorted(p.read_text() for p in (tmp_path / "site/t/e").iterdir()) == sorted(
-        f"{n}\n" for n in range(copying.COPIER_LEAST)
-    )

@@ -1,22 +1,29 @@
-"""Copying archive files into the site: ``copy_file``, by the cheapest safe means, and ``Copier``, a
-process that copies a build's many files while the builder renders its pages.
+"""Placing files into the site: ``copy_file``, an archive file by the cheapest safe means, and
+``Copier``, a process that copies a build's many archive files and writes pages while the builder
+renders.
 
-A cold build publishes every archive file beside its page: ten thousand at 1,000 entries, whose
-making costs the kernel seconds (a tenth of the build, one file at a time). The render workers are
-done by then and the builder renders pages on one core, so a second process on the other core does
-the copying meanwhile. A thread would not: each of its system calls waits for the builder's Python
-to let go of the interpreter. This file is that process's program (``python -I -S copying.py``):
-it imports nothing but the standard library.
+A cold build publishes every archive file beside its page: ten thousand at 1,000 entries, with four
+thousand pages, whose making costs the kernel seconds (0.1 ms a file, up to 0.75 ms in the minutes
+after many files were removed). The render workers are done by then and the builder renders pages
+on one core, so a second process on the other core copies the archive's files meanwhile, and then
+writes the pages the builder hands it whenever it is idle (the builder writes the others itself).
+A thread would not: each of its system calls waits for the builder's Python to let go of the
+interpreter. This file is that process's program (``python -I -S copying.py``): it imports nothing
+but the standard library.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 COPIER_LEAST = 256  # fewer files than this are copied by the builder itself: a process costs 30 ms
@@ -53,8 +60,6 @@ def copy_file(source: str, target: Path, link: bool = False) -> None:
 
 
 def _clone(source: str, target: Path, devices: tuple[int, int] | None) -> bool:
-    import fcntl  # here, not at the top: only builds that publish files need it
-
     try:
         with open(source, "rb") as src, open(target, "xb") as dst:
             try:
@@ -70,54 +75,131 @@ def _clone(source: str, target: Path, devices: tuple[int, int] | None) -> bool:
 
 
 class Copier:
-    """A process copying ``files`` (source, target, whether test data: see ``copy_file``), making
-    their folders; ``wait`` says how it went."""
+    """A process placing files into the site's temporary folder while the builder goes on: archive
+    files to copy (``copy``: source, target, whether test data: see ``copy_file``), then generated
+    files to write (``write``: pages, as they are rendered), making their folders; ``wait`` says how
+    it went. It says on its standard output when it has copied a list (``.``) and written a file
+    (a newline), so that the builder gives it a page only when it is idle (``ready``) and makes the
+    others itself: both cores make files, and neither waits for the other."""
 
-    def __init__(self, files: list[tuple[str, str, bool]]) -> None:
+    def __init__(self) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
-        assert self.process.stdin is not None
-        try:
-            with self.process.stdin:
-                self.process.stdin.write(json.dumps(files).encode())
-        except BrokenPipeError:
-            pass  # (it ended before it read the list: ``wait`` says so)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin = self.process.stdin
+        self.stdout = self.process.stdout.fileno()
+        os.set_blocking(self.stdout, False)
+        self.lists = self.files = 0  # lists of copies and files sent
+        self.copied = self.written = 0  # and done, as far as it said so
+        self.error = bytearray()  # what it said after its progress: why it failed
+        with contextlib.suppress(OSError):  # a larger pipe: the builder goes on while a list is read
+            fcntl.fcntl(self.stdin.fileno(), _F_SETPIPE_SZ, 1 << 20)
+
+    def copy(self, files: list[tuple[str, str, bool]]) -> None:
+        self.lists += 1
+        self._send(b"C", "", json.dumps(files).encode())
+
+    def ready(self) -> bool:
+        """Whether it has copied every list and written all but a few of the files it was sent."""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(self.stdout, 1 << 16):
+                self._heard(chunk)
+        return self.copied >= self.lists and self.written + _AHEAD > self.files
+
+    def write(self, target: str, data: bytes) -> None:
+        self.files += 1
+        self._send(b"W", target, data)
+
+    def _send(self, kind: bytes, target: str, data: bytes) -> None:
+        """Raises ``BrokenPipeError`` when the process has ended (``wait`` then says why)."""
+        path = os.fsencode(target)
+        self.stdin.write(_HEADER.pack(kind, len(path), len(data)) + path)
+        self.stdin.write(data)
+        self.stdin.flush()
 
     def wait(self) -> str | None:
-        """None when every file was copied, else why not (the first file that failed)."""
+        """None when every file was placed, else why not (the first file that failed)."""
         assert self.process.stdout is not None
-        with self.process.stdout:
-            said = self.process.stdout.read()
+        with contextlib.suppress(BrokenPipeError):
+            self.stdin.close()
+        os.set_blocking(self.stdout, True)
+        while chunk := os.read(self.stdout, 1 << 16):
+            self._heard(chunk)
+        self.process.stdout.close()  # (the file object owns the descriptor)
         if self.process.wait() == 0:
             return None
         try:
-            return str(json.loads(said)["error"])
+            return str(json.loads(self.error)["error"])
         except (ValueError, KeyError, TypeError):
-            return f"the process copying the archive's files ended with code {self.process.returncode}"
+            return f"the process placing the site's files ended with code {self.process.returncode}"
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.wait()
 
+    def _heard(self, chunk: bytes) -> None:
+        if not self.error:
+            rest = chunk.lstrip(b".\n")
+            progress = chunk[: len(chunk) - len(rest)]
+            self.copied += progress.count(b".")
+            self.written += progress.count(b"\n")
+            chunk = rest
+        self.error += chunk
 
-def _copy_all(files: list[tuple[str, str, bool]]) -> None:
+
+_HEADER = struct.Struct("<cIQ")  # what follows: copies (C, a JSON list) or a file's bytes (W); path, data lengths
+_F_SETPIPE_SZ = 1031  # Linux's fcntl to resize a pipe (up to /proc/sys/fs/pipe-max-size, 1 MiB by default)
+_AHEAD = 2  # files sent to the process and not yet written, at most (more would keep the builder waiting at the end)
+
+
+def _records(fd: int) -> Iterator[tuple[bytes, str, bytes]]:
+    """The records of a pipe, as they come."""
+    buffer = bytearray()
+    while True:
+        while len(buffer) < _HEADER.size or len(buffer) < _HEADER.size + sum(_HEADER.unpack_from(buffer)[1:]):
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                if buffer:
+                    raise OSError(errno.EPIPE, "the builder's pipe ended within a file")
+                return
+            buffer += chunk
+        kind, path_size, data_size = _HEADER.unpack_from(buffer)
+        start = _HEADER.size + path_size
+        yield kind, os.fsdecode(bytes(buffer[_HEADER.size : start])), bytes(buffer[start : start + data_size])
+        del buffer[: start + data_size]
+
+
+def _place_all(fd: int) -> None:
+    """Copy each list and write each file, as they come, saying so on standard output."""
     made: set[str] = set()
-    for source, target, link in files:
+
+    def folder_of(target: str) -> None:
         folder = os.path.dirname(target)
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        copy_file(source, Path(target), link)
+
+    for kind, target, data in _records(fd):
+        if kind == b"C":
+            for source, copied, link in json.loads(data):
+                folder_of(copied)
+                copy_file(source, Path(copied), link)
+            os.write(1, b".")
+        else:
+            folder_of(target)
+            with open(target, "wb") as file:
+                file.write(data)
+            os.write(1, b"\n")
 
 
 def main() -> int:
-    """The copying process: the list on standard input; the error of the first file that failed, as
+    """The placing process: records on standard input; the error of the first file that failed, as
     JSON, on standard output."""
     try:
-        _copy_all(json.load(sys.stdin.buffer))
-    except OSError as e:
+        _place_all(sys.stdin.fileno())
+    except (OSError, ValueError) as e:
         sys.stdout.write(json.dumps({"error": str(e)}))
         return 1
     return 0

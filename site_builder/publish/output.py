@@ -75,7 +75,9 @@ class SiteWriter:
         _remove_stale_temporaries(self.out)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.tmp-", dir=self.out.parent))
         self.folders: set[str] = {""}  # made in ``tmp`` so far: one mkdir per folder, not per file
-        self.copier: Copier | None = None  # copying archive files into ``tmp`` meanwhile (``add_raw``)
+        self.copier: Copier | None = None  # placing files into ``tmp`` meanwhile (``_helper``)
+        self.placed = 0  # files placed into ``tmp`` by this process, or to be (see ``_helper``)
+        self.raw_added = False
         self._guarded(self.tmp.chmod, 0o755)
         for name, data in _static_files(options, theme).items():
             self._guarded(self._place, f"static/{name}", digest(data), data=data)
@@ -107,16 +109,17 @@ class SiteWriter:
 
     def add_raw(self, raw: list[RawFile]) -> None:
         """Archive files, copied (or linked, or cloned) from where they are: when many are new, by a
-        process of their own while the builder goes on (``Copier``; ``finish`` waits for it)."""
-        if self.copier is not None:
+        process of their own while the builder goes on (``_helper``)."""
+        if self.raw_added:
             raise ValueError("the archive's files are added once")
+        self.raw_added = True
         copies = [file for file in raw if self._staged(file.target, file.digest)]
-        if len(copies) >= COPIER_LEAST:
-            try:
-                self.copier = Copier([(file.source, str(self.tmp / file.target), file.link) for file in copies])
-                return
-            except OSError:  # (no Python to start: copied here)
-                pass
+        helper = self._helper(len(copies))
+        if helper is not None:
+            self._guarded(
+                self._sent, helper.copy, [(file.source, str(self.tmp / file.target), file.link) for file in copies]
+            )
+            return
         for file in copies:
             self._guarded(self._copy, file)
 
@@ -145,12 +148,33 @@ class SiteWriter:
 
     def abandon(self) -> None:
         """Remove what was placed, if it was not published (the published site stays as it was)."""
-        if self.copier is not None:
-            self.copier.stop()
+        copier, self.copier = self.copier, None
+        if copier is not None:
+            copier.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def _helper(self, count: int) -> Copier | None:
+        """The process placing files into ``tmp`` meanwhile, once this build has ``COPIER_LEAST`` files
+        to place (counting ``count`` more): a cold build's tens of thousands of files cost the kernel
+        seconds to make, which the builder then spends rendering; a build that changed a few places
+        them itself (a process costs 30 ms to start). None when there is none (or no Python to start)."""
+        if self.copier is None and self.placed < COPIER_LEAST:
+            self.placed += count
+            if self.placed >= COPIER_LEAST:
+                with contextlib.suppress(OSError):  # (no Python to start: placed here)
+                    self.copier = Copier()
+        return self.copier
+
+    def _sent(self, send: Callable[..., None], *args: object) -> None:
+        """Hand files to the helper; when it has ended, its reason as an OSError."""
+        try:
+            send(*args)
+        except BrokenPipeError:
+            self._copied()
+            raise OSError(errno.EPIPE, "the process placing the site's files ended") from None
+
     def _copied(self) -> None:
-        """Wait for the copying process, if there is one; its error as an OSError."""
+        """Wait for the placing process, if there is one; its error as an OSError."""
         copier, self.copier = self.copier, None
         if copier is not None and (problem := copier.wait()) is not None:
             raise OSError(problem)
@@ -204,6 +228,10 @@ class SiteWriter:
             return
         if kept:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
+        helper = self._helper(1)
+        if helper is not None and helper.ready():
+            self._sent(helper.write, str(self.tmp / path), data or b"")
+            return
         _make_folder(self.tmp, self.folders, path)
         (self.tmp / path).write_bytes(data or b"")
 
