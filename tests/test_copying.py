@@ -234,6 +234,17 @@ def test_a_writer_given_up_stops_its_copying_process(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive"]  # nothing published, nothing left
 
 
+def test_a_process_places_files_whose_names_are_not_utf8(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.in")  # (Latin-1 bytes: a str with a surrogate)
+    (tmp_path / name).write_text("data\n")
+    copier = copying.Copier()
+    copier.copy([(str(tmp_path / name), str(tmp_path / "out" / name), False)])
+    assert eventually(copier.ready)
+    copier.write(str(tmp_path / "out" / f"page-{name}.html"), b"page\n")
+    assert copier.wait() is None
+    assert sorted(os.listdir(os.fsencode(tmp_path / "out"))) == [b"caf\xe9.in", b"page-caf\xe9.in.html"]
+
+
 def test_a_copying_process_says_which_file_failed_or_how_it_ended(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     good = copying.Copier()
