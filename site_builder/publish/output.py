@@ -117,7 +117,7 @@ class SiteWriter:
         helper = self._helper(len(copies))
         if helper is not None:
             self._guarded(
-                self._sent, helper.copy, [(file.source, str(self.tmp / file.target), file.link) for file in copies]
+                self._sent, helper.copy, [(file.source, f"{self.tmp}/{file.target}", file.link) for file in copies]
             )
             return
         for file in copies:
@@ -230,7 +230,7 @@ class SiteWriter:
             raise OSError(errno.ESTALE, f"{path} changed while the site was being built; build again")
         helper = self._helper(1)
         if helper is not None and helper.ready():
-            self._sent(helper.write, str(self.tmp / path), data or b"")
+            self._sent(helper.write, f"{self.tmp}/{path}", data or b"")
             return
         _make_folder(self.tmp, self.folders, path)
         (self.tmp / path).write_bytes(data or b"")
