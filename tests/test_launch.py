@@ -86,13 +86,21 @@ def children_of(pid: int) -> list[int]:
     return [found for found, _, _, parent in processes() if parent == pid]
 
 
+def default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_interrupts_the_handed_build_and_its_child_ends(project: Path) -> None:
     (project / "archive/t/A-echo/solution.py").write_text("import time\ntime.sleep(60)\n")
     host = watcher_pid(project / ".cache")
     assert host is not None
     command = [sys.executable, "-m", "site_builder", "build", "--archive", "archive", "--jobs", "1"]
     environment = {**os.environ, "SITE_BUILDER_WATCH": "1", "PYTHONPATH": str(ROOT)}
-    client = subprocess.Popen(command, cwd=project, env=environment, stderr=subprocess.PIPE, text=True)
+    # Started as at a terminal, with Ctrl-C's default: a test run started in the background (``cmd &``)
+    # ignores SIGINT, and so would every process it starts.
+    client = subprocess.Popen(
+        command, cwd=project, env=environment, stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c
+    )
     wait_for(lambda: children_of(host), 30)  # the build runs in the watcher's child
     time.sleep(1.0)
     client.send_signal(signal.SIGINT)
