@@ -26,7 +26,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-COPIER_LEAST = 256  # fewer files than this are copied by the builder itself: a process costs 30 ms
+COPIER_LEAST = 256  # a build with fewer files to place (copies and pages) places them itself: a process costs 30 ms
 
 _FICLONE = 0x40049409  # Linux's ioctl that shares a file's blocks, copy-on-write (Btrfs, XFS, bcachefs)
 # The ioctl's answers for "these file systems make no clones": asked once per pair of devices, since a
