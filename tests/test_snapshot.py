@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -87,6 +88,12 @@ def test_test_data_is_hashed_in_pieces_and_hashed_again_only_when_it_changed(
     (archive / "t/p/statement/problem.en.md").write_text("Add two numbers.\n")
     [again], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
     assert again.file("data/secret/1.in") == data and hashed == []
+    # A site links the data (publish_data: all), then goes (rm -r site): the change time moved twice,
+    # the data did not. The folder is loaded again (its files' stat changed), its data not hashed.
+    os.link(archive / "t/p/data/secret/1.in", archive.parent / "published.in")
+    (archive.parent / "published.in").unlink()
+    [linked], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
+    assert linked.file("data/secret/1.in") == data and hashed == []
     # A rewritten data file is hashed again, alone.
     (archive / "t/p/data/secret/1.in").write_bytes(b"1 1\n")
     [rewritten], _ = load_archive(archive, "archive", {}, None, Snapshot(now + SETTLED_NS, first.seen))
