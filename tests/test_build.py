@@ -8,7 +8,9 @@ import os
 import re
 import shutil
 import sqlite3
+import time
 import zipfile
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
-from site_builder.publish import mathfont
+from site_builder.render import math as render_math
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
@@ -590,6 +592,16 @@ def _assert_same_sites(one: Path, other: Path) -> None:
         assert (other / path).read_bytes() == (one / path).read_bytes(), path
 
 
+def _soon(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
+    """Whether ``condition`` holds within ``seconds`` (asked every 50 ms)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_workers_started_while_the_archive_is_read_build_the_same_site(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -597,7 +609,7 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
     the archive is read, and the build renders with them, and cuts the math font with one of them
     while it makes the pages. Once the cards are there, they do not; nor for an archive too small
     for workers, nor with one job."""
-    monkeypatch.setattr(mathfont, "_UNCOMPRESSED", {})  # (what this process read of the math font)
+    monkeypatch.setattr(render_math, "_UNCOMPRESSED", {})  # (what this process read of the math font)
     archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
     early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)
     serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
@@ -605,12 +617,15 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
     try:
         report, loaded = kept_build(early_options, reading=early)
         assert report is None and early.pool is not None
+        fonts = early_options.cache / "fonts"
+        # decompressed meanwhile by a worker, for the cut (which the pages wait for) to start from
+        assert _soon(lambda: any(fonts.glob("source-*.ttf")))
         assert build_site(early_options, loaded=loaded, pool=early.pool).published
     finally:
         early.close()
-    assert not mathfont._UNCOMPRESSED  # cut by a worker
+    assert not render_math._UNCOMPRESSED  # cut by a worker
     assert build_site(serial).published
-    assert mathfont._UNCOMPRESSED  # cut here
+    assert render_math._UNCOMPRESSED  # cut here
     _assert_same_sites(serial.out, early_options.out)
     (math_cache,) = early_options.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40  # the workers' math, and nothing of their warm-up

@@ -23,6 +23,7 @@ from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..render.math import uncompressed_font
 from ..store import write_atomic
 
 log = logging.getLogger(__name__)
@@ -94,35 +95,9 @@ def cut_font(font: bytes, chars: str, cache: Path) -> bytes:
         return data
     except OSError:
         pass
-    data = _subset(_uncompressed(font, path.parent), chars)
+    data = _subset(uncompressed_font(font, path.parent), chars)
     write_atomic(path, data)
     _forget_old_cuts(path.parent)
-    return data
-
-
-_UNCOMPRESSED: dict[str, bytes] = {}  # by the WOFF2 file's digest: this process decompresses it once
-
-
-def _uncompressed(font: bytes, folder: Path) -> bytes:
-    """``font`` as a plain TrueType file (kept in ``folder``): fontTools reads a WOFF2 file's outlines
-    all at once, seconds for the math font's 5,000 glyphs, and a TrueType file's only as asked."""
-    from fontTools.ttLib import TTFont
-
-    digest = hashlib.sha256(font).hexdigest()[:32]
-    if digest in _UNCOMPRESSED:
-        return _UNCOMPRESSED[digest]
-    path = folder / f"source-{digest}.ttf"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        face = TTFont(io.BytesIO(font), recalcBBoxes=False, recalcTimestamp=False)
-        face.flavor = None
-        out = io.BytesIO()
-        face.save(out, reorderTables=False)
-        data = out.getvalue()
-        write_atomic(path, data)
-    _UNCOMPRESSED.clear()  # one font at a time
-    _UNCOMPRESSED[digest] = data
     return data
 
 

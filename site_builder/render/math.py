@@ -7,6 +7,7 @@ build still completes: math is shown as its TeX source, with one warning.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..nodepackages import find_node_modules
-from ..store import SqliteStore
+from ..store import SqliteStore, write_atomic
 
 log = logging.getLogger(__name__)
 WORKER = Path(__file__).with_name("math_worker.cjs")
@@ -229,3 +230,42 @@ class MathRenderer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_UNCOMPRESSED: dict[str, bytes] = {}  # by the WOFF2 file's digest: this process decompresses it once
+
+
+def uncompressed_font(font: bytes, folder: Path) -> bytes:
+    """The math font (WOFF2) as a plain TrueType file, kept in ``folder``, for publish/mathfont.py to cut
+    down: fontTools reads a WOFF2 file's outlines all at once, half a second for the math font's 5,000
+    glyphs, and a TrueType file's only as asked."""
+    from fontTools.ttLib import TTFont
+
+    digest = hashlib.sha256(font).hexdigest()[:32]
+    if digest in _UNCOMPRESSED:
+        return _UNCOMPRESSED[digest]
+    path = folder / f"source-{digest}.ttf"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        face = TTFont(io.BytesIO(font), recalcBBoxes=False, recalcTimestamp=False)
+        face.flavor = None
+        out = io.BytesIO()
+        face.save(out, reorderTables=False)
+        data = out.getvalue()
+        write_atomic(path, data)
+    _UNCOMPRESSED.clear()  # one font at a time
+    _UNCOMPRESSED[digest] = data
+    return data
+
+
+def prepare_math_font(root: Path, cache: Path) -> None:
+    """The math font decompressed into the cache (``uncompressed_font``) ahead of its cut: a cold build
+    has a render worker do it while the builder reads the archive, on the core that waits then."""
+    sources = MathRenderer.math_sources(root)
+    if sources is None:
+        return
+    try:
+        uncompressed_font(sources[1], cache / "fonts")
+    except Exception as e:  # fontTools raises many kinds; the cut will try again, and say why it failed
+        log.debug("the math font could not be decompressed ahead: %s", e)
