@@ -407,3 +407,26 @@ def test_a_launcher_that_does_not_answer_in_time_is_an_error_and_its_socket_bloc
     stand_in.peer.send(marshal.dumps({"started": 1}))
     assert stand_in.launcher._receive(5.0) == {"started": 1}
     assert stand_in.launcher.sock.gettimeout() is None
+
+
+def test_a_stopped_run_is_told_to_stop_at_once_and_said_interrupted(stand_in: StandIn) -> None:
+    """Ctrl-C (``stop_runs``) ends a run that has minutes left on its clock now, not at its limit."""
+    from site_builder.sandbox import stopping
+
+    followed: list[sandbox._Ended] = []
+    thread = threading.Thread(target=lambda: followed.append(stand_in.follow(Limits(wall=600), out=100)))
+    thread.start()
+    try:
+        stopping.stop_runs()
+        stand_in.wait_for_kill()
+        assert stand_in.kills == [KILL]
+        stand_in.end(status=int(signal.SIGKILL))
+        thread.join(20)
+        [ended] = followed
+        assert ended.interrupted and ended.stopped and not ended.timed_out and not ended.lost
+        with pytest.raises(stopping.RunStopped):  # and no run starts until the runs resume
+            sandbox.run(["true"], b"", Limits())
+    finally:
+        stopping.resume_runs()
+        thread.join(20)
+    assert not stopping.stopped()

@@ -1110,3 +1110,34 @@ def test_a_cache_from_before_keeps_no_verdict_beside_the_python_2_note() -> None
     assert settled.runs == (SolverRun("a.py", "python", "h", (), PYTHON2_NOTE), old.runs[1])
     assert settled.keys == ((), ("k2",)) and settled.programs == ("p",)
     assert verifier._settled(settled) is settled
+
+
+def test_ctrl_c_stops_the_running_solvers_rather_than_waiting_for_their_limits(
+    make_archive: ArchiveMaker, tmp_path: Path
+) -> None:
+    """A build interrupted while a solver sleeps ends at once: the queued runs are dropped and the
+    running one is stopped, not left to its wall-clock limit (here 40 s), and nothing is cached of it."""
+    import signal
+    import threading
+
+    from site_builder.sandbox import stopping
+
+    base = "t/A-sleeps"
+    files = {
+        f"{base}/problem.yaml": "time_limit: 10\n",
+        f"{base}/solution.py": "import time\ntime.sleep(120)\n",
+        **{f"{base}/samples/{i}.in": "2 3\n" for i in (1, 2, 3)},
+        **{f"{base}/samples/{i}.ans": "5\n" for i in (1, 2, 3)},
+    }
+    archive = make_archive(files)
+    ctrl_c = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT))  # as a terminal sends it
+    started = time.monotonic()
+    ctrl_c.start()
+    sources, _ = load_archive(archive, "archive")
+    options = VerifyOptions(cache_dir=tmp_path / "cache", jobs=1)
+    with pytest.raises(KeyboardInterrupt):
+        verify_entries(sources, archive, options)
+        time.sleep(60)  # (the interrupt came after the verification: it is still the test's)
+    assert time.monotonic() - started < 25, "the build waited for the running solver"
+    assert not stopping.stopped()  # runs may start again
+    assert not (tmp_path / "cache" / "verify.json").exists()  # no verdict kept of the stopped run

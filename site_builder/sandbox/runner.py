@@ -40,9 +40,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import cgroup, isolation, seccomp
+from . import cgroup, isolation, seccomp, stopping
 from .descriptors import _close, _memfd, _pipe, _safe_name, _workdir
 from .isolation import Isolation, Spec
+from .stopping import RunStopped
 
 MiB = 1024 * 1024
 KILL = b"kill"  # launcher.KILL: stop the current run
@@ -173,6 +174,8 @@ def run(
     4, 5, ... after its standard streams and descriptor 3 (``/dev/fd/4``...: a CMS communication task's
     FIFOs); the caller keeps and closes them.
     """
+    if stopping.stopped():
+        raise RunStopped
     level = isolation_level()
     if collect is not None:
         wrapper = COLLECT_FOLDER if collect.endswith("/") else COLLECT_APART if stdout_fd is not None else COLLECT
@@ -209,6 +212,8 @@ def run(
             ended, wall = _launch(request, given, opened, limits, key, streams)
     finally:
         _close(list(opened), opened)
+    if ended.interrupted:
+        raise RunStopped
     return _result(ended, wall, (out_read, err_read, col_read), collect is not None)
 
 
@@ -393,7 +398,8 @@ class Launcher:
             for fd in streams:
                 selector.register(fd, selectors.EVENT_READ)
             selector.register(self.sock, selectors.EVENT_READ)
-            while len(selector.get_map()):
+            selector.register(stop := stopping.stop_signal(), selectors.EVENT_READ)  # Ctrl-C
+            while len(watched := selector.get_map()) > (stop in watched):  # the pipes and the launcher
                 events = selector.select(timeout=max(0.0, deadline - time.perf_counter()))
                 if not events and time.perf_counter() >= deadline:
                     if ended.lost:
@@ -404,6 +410,11 @@ class Launcher:
                     ended.timed_out = self._stop(ended)
                     deadline = time.perf_counter() + 10.0
                 for key, _ in events:
+                    if key.fileobj == stop:
+                        selector.unregister(stop)
+                        ended.interrupted = self._stop(ended)
+                        deadline = time.perf_counter() + 10.0
+                        continue
                     if key.fileobj is self.sock:
                         selector.unregister(self.sock)
                         try:
@@ -494,6 +505,7 @@ class _Ended:
     timed_out: bool = False
     output_exceeded: bool = False
     lost: str = ""  # why the launcher ended before it reported the run's end ("" when it did)
+    interrupted: bool = False  # stopped by ``stopping.stop_runs``
 
 
 class _Launchers:

@@ -21,8 +21,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from ..model import CHECKER_NOT_BUILT, EntrySource, SolverRun
+from ..sandbox.stopping import resume_runs, stop_runs
 from ..source.languages import TABLE, judge_languages
 from .cache import Recalled, ResultCache
 from .compiler import Compiler, text_digest
@@ -34,6 +36,7 @@ from .solvers import PYTHON2_NOTE, Solver, _programs, _solvers, _validator
 from .toolchains import pypy, python2_failure
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 log = logging.getLogger(__name__)
@@ -121,8 +124,7 @@ class Verifier:
         programs = {s.path: _programs(s) for s in sources}
         missing = [found for found in itertools.chain(*programs.values()) if compiler.compiled(found) is None]
         if missing:
-            with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-                list(pool.map(compiler.compile, missing))  # in parallel; later calls hit the cache
+            _all_done(compiler.compile, missing, options.jobs)  # in parallel; later calls hit the cache
         plan = Plan({p: tuple(compiler.program(found).parent.name for found in f) for p, f in programs.items()})
         for source in sources:
             solvers = _solvers(source, options, compiler)
@@ -163,9 +165,23 @@ class Verifier:
                     progress(done, total)
 
         if todo:
-            with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-                list(pool.map(work, todo))
+            _all_done(work, todo, options.jobs)
         return len(todo)
+
+
+def _all_done(action: Callable[[T], object], items: list[T], jobs: int) -> None:
+    """``action`` on each of ``items``, ``jobs`` at a time. On Ctrl-C (or an error that ends the
+    build) the queued ones are dropped and the running ones stopped (``stop_runs``), not waited for
+    to their wall-clock limits; runs may start again once they have ended."""
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            try:
+                list(pool.map(action, items))
+            except BaseException:
+                stop_runs()
+                raise
+    finally:
+        resume_runs()
 
 
 def _settled(done: Recalled) -> Recalled:
