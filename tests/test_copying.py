@@ -3,14 +3,18 @@ that copies them and writes pages while the builder renders (``publish/copying.p
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import ArchiveMaker, options_for
+from conftest import ROOT, ArchiveMaker, options_for
 
 from site_builder.build import build_site
 from site_builder.errors import BuildError
@@ -277,3 +281,45 @@ def test_archive_files_are_copied_here_when_no_copying_process_starts(
         f"{n}\n" for n in range(copying.COPIER_LEAST)
     )
     assert all((tmp_path / "site" / page.path).read_bytes() == page.data for page in pages(copying.COPIER_LEAST))
+
+
+def test_the_placing_process_ends_with_a_builder_that_was_killed(tmp_path: Path) -> None:
+    """A builder killed (SIGKILL: no clean-up) while its process copies a list: the process ends with
+    it, rather than copying the rest into a folder no one will publish."""
+    blocked = tmp_path / "blocked.in"
+    os.mkfifo(blocked)  # a file whose copy waits for a writer that never comes
+    builder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from site_builder.publish.copying import Copier\n"
+            "copier = Copier()\n"
+            f"copier.copy([({str(blocked)!r}, {str(tmp_path / 'out/blocked.in')!r}, False)])\n"
+            "print(copier.process.pid, flush=True)\n"
+            "time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
+    assert builder.stdout is not None
+    placing = int(builder.stdout.readline())
+    try:
+        time.sleep(0.3)  # (it has started its list)
+        assert alive(placing)
+        builder.kill()
+        builder.wait()
+        assert eventually(lambda: not alive(placing))
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(placing, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie no one has reaped yet does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -84,7 +85,7 @@ class Copier:
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            [sys.executable, "-I", "-S", __file__, str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin = self.process.stdin
@@ -194,9 +195,26 @@ def _place_all(fd: int) -> None:
             os.write(1, b"\n")
 
 
+def _die_with(builder: int) -> None:
+    """End (SIGKILL) when the builder ends, however it ends: a builder killed during a cold build
+    would otherwise leave this process copying its list of ten thousand files into a folder no one
+    will publish. (Else it ends at the end of its list, when its standard input has closed.)"""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != builder:  # it ended before this process could ask
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # Linux's prctl: the signal this process gets when its parent ends
+
+
 def main() -> int:
     """The placing process: records on standard input; the error of the first file that failed, as
-    JSON, on standard output."""
+    JSON, on standard output. Its argument: the builder's process ID."""
+    if len(sys.argv) > 1:
+        _die_with(int(sys.argv[1]))
     try:
         _place_all(sys.stdin.fileno())
     except (OSError, ValueError) as e:
