@@ -12,7 +12,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -430,3 +430,45 @@ def test_a_stopped_run_is_told_to_stop_at_once_and_said_interrupted(stand_in: St
         stopping.resume_runs()
         thread.join(20)
     assert not stopping.stopped()
+
+
+def test_a_stop_is_one_and_the_process_s_own() -> None:
+    """``stop_runs`` stops this process's runs alone: a forked child (a render worker, the watcher's
+    build) has a stop of its own, which does not reach the parent, nor the parent's reach it; a stop
+    asked any number of times is one, and ``resume_runs`` undoes it."""
+    import select
+
+    from site_builder.sandbox import stopping
+
+    fresh = stopping._Stop()  # (the module's own was made at import)
+    fresh.stop()
+    assert fresh.stopped and select.select([fresh.fd()], [], [], 0)[0]
+    fresh.resume()
+    assert not fresh.stopped and not select.select([fresh.fd()], [], [], 0)[0]
+
+    ours = stopping.stop_signal()
+
+    def in_child(check: Callable[[], bool]) -> int:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os._exit(0 if check() else 1)
+            except BaseException:
+                os._exit(2)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    def child_stops() -> bool:
+        own = stopping.stop_signal()
+        stopping.stop_runs()
+        return own != ours and stopping.stopped() and bool(select.select([own], [], [], 0)[0])
+
+    assert in_child(child_stops) == 0
+    assert not stopping.stopped() and not select.select([ours], [], [], 0)[0]  # not ours
+    try:
+        for _ in range(100_000):  # more than a pipe holds: still one stop, and no wait
+            stopping.stop_runs()
+        assert stopping.stopped() and select.select([ours], [], [], 0)[0]
+        assert in_child(lambda: stopping.stop_signal() != ours and not stopping.stopped()) == 0  # not theirs
+    finally:
+        stopping.resume_runs()
+    assert not stopping.stopped() and not select.select([ours], [], [], 0)[0]

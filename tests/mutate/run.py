@@ -155,6 +155,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "sandbox/descriptors.py": ("tests/test_descriptors.py", "tests/test_run.py"),
     "sandbox/interactive.py": ("tests/test_run.py",),
+    # Ctrl-C: runs stopped at once, and no verdict made of them
+    "sandbox/stopping.py": (
+        "tests/test_runner.py",
+        "tests/test_verify.py::test_ctrl_c_stops_the_running_solvers_rather_than_waiting_for_their_limits",
+    ),
 }
 # Modules of which only these functions are mutated when none are named: the rest of the module is not the
 # safety or freshness code the list is for (none since the stamp left walk.py for stamp.py).
