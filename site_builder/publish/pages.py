@@ -199,9 +199,7 @@ class PageRenderer:
             # Compiled templates differ between the two kinds of environment: one cache each.
             bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache), f"{kind.__name__}-%s.cache") if cache else None,
             undefined=jinja2.StrictUndefined,
-            # One environment per set of templates (a changed template makes a new one): no file's
-            # time is asked again on each page, 4,000 pages of a cold build and every include of each.
-            auto_reload=False,
+            auto_reload=False,  # one environment per set of templates: a changed template makes a new one
             autoescape=True,
             trim_blocks=True,
             lstrip_blocks=True,
