@@ -8,9 +8,7 @@ import os
 import re
 import shutil
 import sqlite3
-import time
 import zipfile
-from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from jinja2.filters import do_filesizeformat
 from sitecheck import check_site, scan_page
+from test_watcher import wait_for
 
 from site_builder.build import build_site
 from site_builder.cli import main
@@ -592,16 +591,6 @@ def _assert_same_sites(one: Path, other: Path) -> None:
         assert (other / path).read_bytes() == (one / path).read_bytes(), path
 
 
-def _soon(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
-    """Whether ``condition`` holds within ``seconds`` (asked every 50 ms)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def test_workers_started_while_the_archive_is_read_build_the_same_site(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -619,7 +608,7 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
         assert report is None and early.pool is not None
         fonts = early_options.cache / "fonts"
         # decompressed meanwhile by a worker, for the cut (which the pages wait for) to start from
-        assert _soon(lambda: any(fonts.glob("source-*.ttf")))
+        wait_for(lambda: any(fonts.glob("source-*.ttf")), 60)
         assert build_site(early_options, loaded=loaded, pool=early.pool).published
     finally:
         early.close()
