@@ -1,7 +1,8 @@
 """TeX math to MathML at build time with Temml, driven through one long-running Node process.
 
 Results are cached by snippet (and Temml version) under ``.cache/``. Without Node or Temml the
-build still completes: math is shown as its TeX source, with one warning.
+build still completes: math is shown as its TeX source, with one warning. The math font the pages
+name comes from here too (``math_sources``), and is kept decompressed for publish/mathfont.py's cut.
 """
 
 from __future__ import annotations
