@@ -447,6 +447,7 @@ def test_a_stop_is_one_and_the_process_s_own() -> None:
     assert not fresh.stopped and not select.select([fresh.fd()], [], [], 0)[0]
 
     ours = stopping.stop_signal()
+    pipe = os.fstat(ours).st_ino  # (a child's pipe may get the same descriptor numbers: told apart by inode)
 
     def in_child(check: Callable[[], bool]) -> int:
         pid = os.fork()
@@ -460,7 +461,7 @@ def test_a_stop_is_one_and_the_process_s_own() -> None:
     def child_stops() -> bool:
         own = stopping.stop_signal()
         stopping.stop_runs()
-        return own != ours and stopping.stopped() and bool(select.select([own], [], [], 0)[0])
+        return os.fstat(own).st_ino != pipe and stopping.stopped() and bool(select.select([own], [], [], 0)[0])
 
     assert in_child(child_stops) == 0
     assert not stopping.stopped() and not select.select([ours], [], [], 0)[0]  # not ours
@@ -468,7 +469,8 @@ def test_a_stop_is_one_and_the_process_s_own() -> None:
         for _ in range(100_000):  # more than a pipe holds: still one stop, and no wait
             stopping.stop_runs()
         assert stopping.stopped() and select.select([ours], [], [], 0)[0]
-        assert in_child(lambda: stopping.stop_signal() != ours and not stopping.stopped()) == 0  # not theirs
+        not_theirs = lambda: os.fstat(stopping.stop_signal()).st_ino != pipe and not stopping.stopped()  # noqa: E731
+        assert in_child(not_theirs) == 0
     finally:
         stopping.resume_runs()
     assert not stopping.stopped() and not select.select([ours], [], [], 0)[0]
