@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import ROOT, ArchiveMaker, options_for
+from conftest import ArchiveMaker, options_for
 
 from site_builder.build import build_site
 from site_builder.errors import BuildError
@@ -293,6 +293,7 @@ def test_the_placing_process_ends_with_a_builder_that_was_killed(tmp_path: Path)
             sys.executable,
             "-c",
             "import sys, time\n"
+            f"sys.path.insert(0, {str(Path(copying.__file__).parents[2])!r})\n"  # the code under test
             "from site_builder.publish.copying import Copier\n"
             "copier = Copier()\n"
             f"copier.copy([({str(blocked)!r}, {str(tmp_path / 'out/blocked.in')!r}, False)])\n"
@@ -300,7 +301,6 @@ def test_the_placing_process_ends_with_a_builder_that_was_killed(tmp_path: Path)
             "time.sleep(120)\n",
         ],
         stdout=subprocess.PIPE,
-        cwd=ROOT,
         text=True,
     )
     assert builder.stdout is not None
@@ -323,3 +323,37 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_the_process_links_test_data_copies_the_rest_and_counts_every_list(tmp_path: Path) -> None:
+    """What the process is handed, it places as ``copy_file`` would here: test data linked, the rest
+    copied; and it is ready only once it has copied every list it was sent, not just one."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("data.in", "code.py"):
+        (tmp_path / name).write_text(name)
+        (tmp_path / name).chmod(0o644)
+    os.mkfifo(out / "late.html")  # a page it cannot write until this test reads it
+    copier = copying.Copier()
+    copier.copy([(str(tmp_path / "data.in"), str(out / "data.in"), True)])
+    copier.write(str(out / "late.html"), b"late\n")
+    copier.copy([(str(tmp_path / "code.py"), str(out / "code.py"), False)])
+    assert eventually(lambda: not copier.ready() and copier.copied == 1)  # (``ready`` reads what it said)
+    time.sleep(0.2)
+    assert not copier.ready() and copier.copied == 1  # a list of two to go
+    assert (out / "late.html").read_bytes() == b"late\n"
+    assert eventually(copier.ready) and copier.wait() is None
+    assert (out / "data.in").samefile(tmp_path / "data.in")
+    assert not (out / "code.py").samefile(tmp_path / "code.py") and (out / "code.py").read_text() == "code.py"
+
+
+def test_a_process_stopped_while_it_copies_ends_at_once(tmp_path: Path) -> None:
+    """``stop`` (a build given up) kills a process in the middle of its list, rather than waiting for it."""
+    os.mkfifo(tmp_path / "never.in")  # its copy would wait forever
+    copier = copying.Copier()
+    copier.copy([(str(tmp_path / "never.in"), str(tmp_path / "out/never.in"), False)])
+    time.sleep(0.2)
+    started = time.monotonic()
+    with contextlib.suppress(OSError):
+        copier.stop()
+    assert copier.process.returncode is not None and time.monotonic() - started < 30

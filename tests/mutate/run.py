@@ -155,6 +155,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "sandbox/descriptors.py": ("tests/test_descriptors.py", "tests/test_run.py"),
     "sandbox/interactive.py": ("tests/test_run.py",),
+    # the placing process (``python -I -S copying.py``, so in WHOLE_FILE) and the copies it makes
+    "publish/copying.py": ("tests/test_copying.py",),
     # Ctrl-C: runs stopped at once, and no verdict made of them
     "sandbox/stopping.py": (
         "tests/test_runner.py",
@@ -169,7 +171,7 @@ ONLY: dict[str, tuple[str, ...]] = {}
 # sees them called. Each of their mutants is planted in a copy of the whole file instead (see
 # ``run_whole_file``); the value is how long one mutant's tests may take before it counts as a timeout
 # (a mutant that hangs a run: killed, as mutmut counts it).
-WHOLE_FILE: dict[str, int] = {"sandbox/launcher.py": 400}
+WHOLE_FILE: dict[str, int] = {"sandbox/launcher.py": 400, "publish/copying.py": 120}
 # Mutants never planted, by what their changed line says: run, they would harm the machine rather than fail a
 # test. The launcher outside a sandbox ending "everything" (``kill(-1)``: every process its user may signal,
 # all of them for root) instead of its run's processes only.
