@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -26,12 +27,13 @@ from site_builder.source.theme import Theme
 
 def test_a_published_file_is_a_link_only_when_it_is_test_data_every_user_may_read(tmp_path: Path) -> None:
     (tmp_path / "site").mkdir()
-    for name, mode in (("open.in", 0o644), ("private.in", 0o600), ("code.py", 0o644)):
+    for name, mode in (("open.in", 0o644), ("private.in", 0o600), ("code.py", 0o644), ("odd.in", 0o641)):
         (tmp_path / name).write_text(name)
         (tmp_path / name).chmod(mode)
     copying.copy_file(str(tmp_path / "open.in"), tmp_path / "site/open.in", link=True)
     copying.copy_file(str(tmp_path / "private.in"), tmp_path / "site/private.in", link=True)
     copying.copy_file(str(tmp_path / "code.py"), tmp_path / "site/code.py")
+    copying.copy_file(str(tmp_path / "odd.in"), tmp_path / "site/odd.in", link=True)  # others may run it, not read it
     linked = {p.name for p in (tmp_path / "site").iterdir() if p.samefile(tmp_path / p.name)}
     assert linked == {"open.in"}
     assert [(tmp_path / "site" / n).read_text() for n in ("open.in", "private.in", "code.py")] == [
@@ -357,3 +359,18 @@ def test_a_process_stopped_while_it_copies_ends_at_once(tmp_path: Path) -> None:
     with contextlib.suppress(OSError):
         copier.stop()
     assert copier.process.returncode is not None and time.monotonic() - started < 30
+
+
+def test_a_record_that_comes_in_pieces_is_read_whole() -> None:
+    """The process waits for the whole of a record (its path and its bytes) however the pipe cuts it."""
+    read, write = os.pipe()
+    path, data = "/site/a/page.html", b"<p>page</p>\n" * 100
+    record = copying._HEADER.pack(b"W", len(path), len(data)) + path.encode() + data
+    os.write(write, record[:-3])  # all but the last bytes: the header and more than the data's length
+    later = threading.Timer(0.2, lambda: (os.write(write, record[-3:]), os.close(write)))
+    later.start()
+    try:
+        assert list(copying._records(read)) == [(b"W", path, data)]
+    finally:
+        later.join()
+        os.close(read)
