@@ -24,6 +24,14 @@ def file_signature(info: os.stat_result) -> tuple[int, int, int, int]:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
+def same_bytes(before: object, now: object) -> bool:
+    """Whether two ``file_signature``s agree but for their change times: a file's bytes as they were,
+    though a hard link to it was made or removed (which moves only the change time)."""
+    if not (isinstance(before, tuple) and isinstance(now, tuple) and len(before) == len(now) == 4):
+        return False
+    return before[:2] == now[:2] and before[3] == now[3]
+
+
 def settled(info: os.stat_result, settled_ns: int) -> bool:
     return max(info.st_mtime_ns, info.st_ctime_ns) < settled_ns
 

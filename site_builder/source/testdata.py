@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..model import EntrySource
-from .snapshot import Signature
+from .snapshot import Signature, same_bytes
 
 
 def _unchanged_digests(
@@ -26,15 +26,8 @@ def _unchanged_digests(
     return {
         f.name: f.digest
         for f in previous[1].files
-        if hashed_only(f.name) and _same_bytes(before.get(f.name), now.get(f.name))
+        if hashed_only(f.name) and same_bytes(before.get(f.name), now.get(f.name))
     }
-
-
-def _same_bytes(before: object, now: object) -> bool:
-    """Whether two ``file_signature``s agree but for their change times."""
-    if not (isinstance(before, tuple) and isinstance(now, tuple) and len(before) == len(now) == 4):
-        return False
-    return before[:2] == now[:2] and before[3] == now[3]
 
 
 _OTHER_TESTS = re.compile(r"^(tests/\d+(\.a)?|input/input\d+\.txt|output/output\d+\.txt)$")
