@@ -24,7 +24,7 @@ from pathlib import Path
 from .errors import Diagnostic, SiteError
 from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
-from .publish import manifest, mathfont, output, resume
+from .publish import forkedpages, manifest, mathfont, output, resume
 from .publish.catalog import link_site, listed_digest
 from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
 from .publish.outputs import Output, entry_url
@@ -427,6 +427,7 @@ class Builder:
         used: dict[str, object] = {}
         sent: set[str] = set()  # figure files given to the writer: entries may share one
         renderer = self.pages
+        placed = forkedpages.placed_pages(plan, writer, renderer, self.options.workers)
 
         def kept_figures(known: object) -> tuple[str, dict[str, str]]:
             """A page's digest and its figure files' (``[digest, {path: digest}]`` when it has any)."""
@@ -446,9 +447,12 @@ class Builder:
                             sent.add(name)
                             yield Output(name, b"", kept=digest)
                     continue
-                page = render()
-                page = replace(page, digest=output.digest(page.data))  # written and kept by it
-                drawn = [replace(f, digest=output.digest(f.data)) for f in renderer.figures_of(path)]
+                if path in placed:  # rendered and written by the builder and its forked copy at once
+                    page, drawn = forkedpages.outputs(path, placed[path])
+                else:
+                    page = render()
+                    page = replace(page, digest=output.digest(page.data))  # written and kept by it
+                    drawn = [replace(f, digest=output.digest(f.data)) for f in renderer.figures_of(path)]
                 if key:
                     used[key] = [page.digest, {f.path: f.digest for f in drawn}] if drawn else page.digest
                 yield page

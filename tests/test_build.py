@@ -11,6 +11,7 @@ import sqlite3
 import zipfile
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT, ArchiveMaker, options_for, write_tree
@@ -22,6 +23,7 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
+from site_builder.publish import forkedpages
 from site_builder.render import math as render_math
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
@@ -575,6 +577,36 @@ def test_worker_processes_build_the_same_site_as_one_process(tmp_path: Path, mak
     # entries, cards, and the search index's shard and the records kept with it
     assert len(list((parallel.cache / "render").rglob("*.pickle"))) == 20 + BUCKETS + 2
     assert "<math" in (parallel.out / "t/A7-e7/index.html").read_text()
+
+
+def test_a_first_builds_pages_made_by_two_processes_are_the_one_process_pages(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build of many pages renders them in the builder and a forked copy of it at once
+    (``forkedpages``); the site, its page cache and a build after it are as with one process."""
+    monkeypatch.setattr(forkedpages, "SPLIT_LEAST", 20)
+    placed: list[int] = []
+    split = forkedpages.render_in_two
+
+    def counted(*args: Any) -> dict[str, Any]:
+        done = split(*args)
+        placed.append(len(done))
+        return done
+
+    monkeypatch.setattr(forkedpages, "render_in_two", counted)
+    files = {f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)}
+    archive = make_archive({**files, **{f"t/A{i}-e{i}/statement.md": f"Count pairs {i}.\n" for i in range(20)}})
+    parallel = options_for(archive, tmp_path / "two" / "site", jobs=2)
+    serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
+    assert build_site(parallel).published and build_site(serial).published
+    assert len(placed) == 1 and placed[0] > 60  # every page, the lists too, and each entry's 3
+    _assert_same_sites(serial.out, parallel.out)
+    pages = json.loads((parallel.cache / "pages.json").read_text())
+    assert sorted(map(str, pages.values())) == sorted(
+        map(str, json.loads((serial.cache / "pages.json").read_text()).values())
+    )
+    again = build_site(parallel)  # nothing to write: every page recorded as written
+    assert again.published and again.written == 0 and placed == [placed[0]]
 
 
 def _snippets(math_cache: Path) -> int:

@@ -228,3 +228,24 @@ def test_one_changed_entry_rewrites_one_or_two_buckets_of_the_card_bundle(
     assert sorted(card.path for card in cards.values()) == sorted(f"t/A{i}-e{i}" for i in range(12))
     assert [c.summary_text for c in cards.values() if c.path == "t/A3-e3"] == ["Text three."]
     assert {c.search_text for c in cards.values()} == {""}  # the search index keeps it with its shards
+
+
+def test_files_another_process_wrote_are_recorded_and_let_go_when_published_unchanged(tmp_path: Path) -> None:
+    """``Output.written``: a page a forked copy of the builder wrote into the writer's temporary folder
+    (``forkedpages``) is published as if written here; one the published site has unchanged is removed
+    from there (a swap would link the published one in its place)."""
+    from site_builder.source.theme import Theme
+
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    page = Output("p/a.html", b"", digest=output.digest(b"<p>a</p>"), written=True)
+    for cold in (True, False):
+        with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
+            assert writer.cold is cold
+            (writer.tmp / "p").mkdir()
+            (writer.tmp / "p/a.html").write_bytes(b"<p>a</p>")
+            writer.add([page])
+            assert (writer.tmp / "p/a.html").exists() is cold
+            pages, written, _ = writer.finish()
+        assert pages["p/a.html"] == page.digest and (written > 0) is cold
+        assert (tmp_path / "site/p/a.html").read_bytes() == b"<p>a</p>"

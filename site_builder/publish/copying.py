@@ -195,7 +195,7 @@ def _place_all(fd: int) -> None:
             os.write(1, b"\n")
 
 
-def _die_with(builder: int) -> None:
+def die_with(builder: int) -> None:
     """End (SIGKILL) when the builder ends, however it ends: a builder killed during a cold build
     would otherwise leave this process copying its list of ten thousand files into a folder no one
     will publish. (Else it ends at the end of its list, when its standard input has closed.)"""
@@ -214,7 +214,7 @@ def main() -> int:
     """The placing process: records on standard input; the error of the first file that failed, as
     JSON, on standard output. Its argument: the builder's process ID."""
     if len(sys.argv) > 1:
-        _die_with(int(sys.argv[1]))
+        die_with(int(sys.argv[1]))
     try:
         _place_all(sys.stdin.fileno())
     except (OSError, ValueError) as e:

@@ -91,6 +91,11 @@ class SiteWriter:
         return old is not None and old[0] == key
 
     @property
+    def cold(self) -> bool:
+        """Whether no published site is trusted, so that every file is written (a first build)."""
+        return not self.previous
+
+    @property
     def written(self) -> int:
         return len(self.staged)
 
@@ -105,7 +110,10 @@ class SiteWriter:
         for item in outputs:
             key = item.kept or item.digest or digest(item.data)
             self.pages[item.path] = key
-            self._guarded(self._place, item.path, key, data=item.data, kept=bool(item.kept))
+            if item.written:
+                self._guarded(self._placed, item.path, key)
+            else:
+                self._guarded(self._place, item.path, key, data=item.data, kept=bool(item.kept))
 
     def add_raw(self, raw: list[RawFile]) -> None:
         """Archive files, copied (or linked, or cloned) from where they are: when many are new, by a
@@ -234,6 +242,12 @@ class SiteWriter:
             return
         _make_folder(self.tmp, self.folders, path)
         (self.tmp / path).write_bytes(data or b"")
+
+    def _placed(self, path: str, key: str) -> None:
+        """Stage a file written into ``tmp`` by another process, or remove it there if the published
+        site has it unchanged (a swap links that one into ``tmp``)."""
+        if not self._staged(path, key):
+            (self.tmp / path).unlink(missing_ok=True)
 
     def _copy(self, file: RawFile) -> None:
         _make_folder(self.tmp, self.folders, file.target)

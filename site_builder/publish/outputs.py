@@ -15,6 +15,7 @@ class Output:
     data: bytes
     kept: str = ""  # set: the published file with this digest stays as it is, and ``data`` is empty
     digest: str = ""  # of ``data``, when whoever made it has computed it already
+    written: bool = False  # already in the writer's temporary folder (``forkedpages``): ``data`` is empty
 
 
 def root_of(path: str) -> str:
