@@ -3,6 +3,7 @@ once, by one of the two, with its digest; what the copy did not report is left t
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Callable
@@ -36,7 +37,9 @@ def _no_figures(path: str) -> list[Output]:
 
 def test_both_processes_render_and_every_page_is_placed_once_with_its_digest(tmp_path: Path) -> None:
     plan = _plan(60, _by_pid)
+    frozen = gc.get_freeze_count()
     placed = render_in_two(plan, tmp_path, _no_figures)
+    assert gc.get_freeze_count() == frozen  # frozen for the copy's time only
     assert set(placed) == set(plan)
     makers = set()
     for path, (key, figures) in placed.items():

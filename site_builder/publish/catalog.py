@@ -228,3 +228,19 @@ def listed(entry: Entry, summaries: bool = True) -> str:
 def listed_digest(entry: Entry, summaries: bool = True) -> str:
     """The digest of ``listed``, as lists are keyed by it (``Builder._write_pages``, ``quick``)."""
     return hashlib.sha256(listed(entry, summaries).encode()).hexdigest()
+
+
+def group_title(name: str) -> str:
+    """A group's folders in words: ``round-102`` is "Round 102", ``2024/day-1`` "2024 · Day 1"."""
+    return " \u00b7 ".join(humanised(part) for part in name.split("/") if part)
+
+
+def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
+    """A track's entries in runs of one group each (a track page's sections)."""
+    groups: list[tuple[str, list[Entry]]] = []
+    for entry in track.entries:
+        name = entry.group
+        if not groups or groups[-1][0] != name:
+            groups.append((name, []))
+        groups[-1][1].append(entry)
+    return groups

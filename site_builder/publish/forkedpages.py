@@ -197,16 +197,16 @@ class _Copy:
         except OSError:
             return None
         builder = os.getpid()
-        gc.freeze()  # the builder's objects stay out of the copy's collections: their memory stays shared
+        gc.freeze()  # out of both processes' collections until the copy ends: their memory stays shared
         try:
             pid = os.fork()
         except OSError:
             pid = -1
         if pid == 0:  # pragma: no cover - the copy; its pages are checked by the builder's tests
             _copy(builder, claims, report, chunks, plan, folder, figures_of)
-        gc.unfreeze()
         os.close(report)
         if pid < 0:
+            gc.unfreeze()
             os.close(reports)
             return None
         return cls(pid, reports)
@@ -244,11 +244,12 @@ class _Copy:
                 os.kill(self.pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        """``kill``, and reap it."""
+        """``kill``, and reap it; the builder's objects are collected again."""
         if self.pid > 0:
             self.kill()
             os.waitpid(self.pid, 0)
             self.pid = 0
+            gc.unfreeze()
         if self.reports >= 0:
             os.close(self.reports)
             self.reports = -1

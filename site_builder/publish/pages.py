@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import html
 import os
@@ -23,7 +24,7 @@ from ..identity import ByIdentity
 from ..model import CodeFile, Document, Entry, Site, SolverRun, Track, format_memory, language_name
 from ..render.document import slugify, transcript_html
 from ..source.images import webp_size
-from .catalog import humanised, neighbours, neighbours_of
+from .catalog import group_entries, group_title, humanised, neighbours, neighbours_of
 from .feeds import FEED_ENTRIES, feed_summaries, render_feed, render_sitemap, render_verification_report
 from .outputs import Output, code_page, code_url, entry_url, root_of
 from .sandboxed import ArchiveTemplates, Failure, PageLimitError, PageProcess, limit_message
@@ -147,11 +148,6 @@ def contest(track: str, entry: Entry) -> str:
     return " ".join(parts)
 
 
-def group_title(name: str) -> str:
-    """A group's folders in words: ``round-102`` is "Round 102", ``2024/day-1`` "2024 · Day 1"."""
-    return " \u00b7 ".join(humanised(part) for part in name.split("/") if part)
-
-
 def repository_path(entry: Entry) -> str:
     """The entry's folder as "Edit" links name it in the repository: its path from the project root
     (``archive/icpc/...``). An archive outside the project is taken to sit at the top of its own
@@ -160,16 +156,6 @@ def repository_path(entry: Entry) -> str:
     if not path.is_absolute():
         return path.as_posix()  # "./icpc/..." of an archive at the project's top is "icpc/..."
     return PurePosixPath(*path.parts[-(len(PurePosixPath(entry.path).parts) + 1) :]).as_posix()
-
-
-def group_entries(track: Track) -> list[tuple[str, list[Entry]]]:
-    groups: list[tuple[str, list[Entry]]] = []
-    for entry in track.entries:
-        name = entry.group
-        if not groups or groups[-1][0] != name:
-            groups.append((name, []))
-        groups[-1][1].append(entry)
-    return groups
 
 
 FIGURES = "figures"  # the site's folder of drawn figures, each named by its content
@@ -353,8 +339,12 @@ class PageRenderer:
 
     def _whole(self, entry: Entry, complete: Callable[[Entry], Entry]) -> Entry:
         """The whole entry, kept for the code pages that follow its page in the plan (for this very card:
-        an edited entry is a new one)."""
+        an edited entry is a new one). The last one's pages are done then, and collected: Jinja leaves a
+        page whose template defines a macro in a reference cycle with its values, the whole entry too,
+        and Python's youngest generation (``cli``'s threshold) is collected once in thousands of pages."""
         if self.completed is None or self.completed[0] is not entry:
+            self.completed = None
+            gc.collect(0)
             self.completed = (entry, complete(entry))
         return self.completed[1]
 
