@@ -37,9 +37,13 @@ def _no_figures(path: str) -> list[Output]:
 
 def test_both_processes_render_and_every_page_is_placed_once_with_its_digest(tmp_path: Path) -> None:
     plan = _plan(60, _by_pid)
+    gc.freeze()  # as the builder has its archive and cards (``store.lasting``): they must stay so
     frozen = gc.get_freeze_count()
-    placed = render_in_two(plan, tmp_path, _no_figures)
-    assert gc.get_freeze_count() == frozen  # frozen for the copy's time only
+    try:
+        placed = render_in_two(plan, tmp_path, _no_figures)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
     assert set(placed) == set(plan)
     makers = set()
     for path, (key, figures) in placed.items():

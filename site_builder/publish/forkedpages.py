@@ -19,7 +19,6 @@ in their sandboxed process (``sandboxed.py``).
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -197,7 +196,6 @@ class _Copy:
         except OSError:
             return None
         builder = os.getpid()
-        gc.freeze()  # out of both processes' collections until the copy ends: their memory stays shared
         try:
             pid = os.fork()
         except OSError:
@@ -206,7 +204,6 @@ class _Copy:
             _copy(builder, claims, report, chunks, plan, folder, figures_of)
         os.close(report)
         if pid < 0:
-            gc.unfreeze()
             os.close(reports)
             return None
         return cls(pid, reports)
@@ -244,12 +241,11 @@ class _Copy:
                 os.kill(self.pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        """``kill``, and reap it; the builder's objects are collected again."""
+        """``kill``, and reap it."""
         if self.pid > 0:
             self.kill()
             os.waitpid(self.pid, 0)
             self.pid = 0
-            gc.unfreeze()
         if self.reports >= 0:
             os.close(self.reports)
             self.reports = -1

@@ -157,6 +157,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     "sandbox/interactive.py": ("tests/test_run.py",),
     # the placing process (``python -I -S copying.py``, so in WHOLE_FILE) and the copies it makes
     "publish/copying.py": ("tests/test_copying.py",),
+    # a first build's pages rendered by the builder and a forked copy: every page placed once, or left
+    "publish/forkedpages.py": (
+        "tests/test_forkedpages.py",
+        "tests/test_output.py::test_files_another_process_wrote_are_recorded_and_let_go_when_published_unchanged",
+    ),
     # Ctrl-C: runs stopped at once, and no verdict made of them
     "sandbox/stopping.py": (
         "tests/test_runner.py",
