@@ -27,7 +27,7 @@ import signal
 import struct
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from .copying import die_with
 from .output import digest
@@ -200,8 +200,24 @@ class _Copy:
             pid = os.fork()
         except OSError:
             pid = -1
-        if pid == 0:  # pragma: no cover - the copy; its pages are checked by the builder's tests
-            _copy(builder, claims, report, chunks, plan, folder, figures_of)
+        if pid == 0:  # pragma: no cover - the copy, whose pages the builder's tests check
+            # Its share of the pages, each chunk reported as a line of JSON; then it ends, with no clean-up
+            # of the builder's (the temporary folder, its files). What it did not report says it failed.
+            code = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once
+                die_with(builder)
+                logging.disable(logging.CRITICAL)  # no stream: another thread may have held its lock at the fork
+                with os.fdopen(report, "wb") as out:
+
+                    def done(rows: dict[str, Placed]) -> None:
+                        out.write(json.dumps(rows).encode() + b"\n")
+                        out.flush()
+
+                    _share(claims, chunks, plan, folder, figures_of, done)
+                code = 0
+            finally:
+                os._exit(code)
         os.close(report)
         if pid < 0:
             os.close(reports)
@@ -249,33 +265,3 @@ class _Copy:
         if self.reports >= 0:
             os.close(self.reports)
             self.reports = -1
-
-
-def _copy(
-    builder: int,
-    claims: int,
-    report: int,
-    chunks: list[list[str]],
-    plan: Plan,
-    folder: Path,
-    figures_of: Callable[[str], list[Output]],
-) -> NoReturn:  # pragma: no cover - a forked process
-    """The copy: its share of the pages, each chunk reported as a line of JSON; then it ends, with no
-    clean-up of the builder's (that is the builder's: its temporary folder, its files)."""
-    code = 1
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once
-        die_with(builder)
-        logging.disable(logging.CRITICAL)  # no stream: another thread may have held its lock at the fork
-        with os.fdopen(report, "wb") as out:
-
-            def done(rows: dict[str, Placed]) -> None:
-                out.write(json.dumps(rows).encode() + b"\n")
-                out.flush()
-
-            _share(claims, chunks, plan, folder, figures_of, done)
-        code = 0
-    except BaseException:  # what it did not report says so: it has no stream to say more on
-        code = 1
-    finally:
-        os._exit(code)

@@ -161,6 +161,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "publish/forkedpages.py": (
         "tests/test_forkedpages.py",
         "tests/test_output.py::test_files_another_process_wrote_are_recorded_and_let_go_when_published_unchanged",
+        "tests/test_build.py::test_a_first_builds_pages_made_by_two_processes_are_the_one_process_pages",
     ),
     # Ctrl-C: runs stopped at once, and no verdict made of them
     "sandbox/stopping.py": (
