@@ -129,7 +129,7 @@ def test_a_page_that_fails_here_stops_both_and_is_left_to_the_caller(tmp_path: P
 
 
 def test_a_copy_that_hangs_is_given_up_after_its_silence(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copies: list[int]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copies: list[int], caplog: pytest.LogCaptureFixture
 ) -> None:
     builder = os.getpid()
     monkeypatch.setattr(forkedpages, "SILENCE", 1.0)
@@ -145,6 +145,8 @@ def test_a_copy_that_hangs_is_given_up_after_its_silence(
     assert time.monotonic() - started < 30
     assert placed and set(plan) - set(placed)  # this process's share, not the copy's
     _assert_reaped(copies)
+    (said,) = [r.getMessage() for r in caplog.records if r.name == forkedpages.__name__ and r.levelname == "WARNING"]
+    assert said == "the process rendering half of the pages said nothing for 1 s; its pages rendered here"
 
 
 def test_without_a_copy_nothing_is_placed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,6 +156,12 @@ def test_without_a_copy_nothing_is_placed(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "fork", no_fork)
     assert render_in_two(_plan(60, _by_pid), tmp_path, _no_figures) == {}
     assert not list(tmp_path.iterdir())
+
+
+def test_placed_pages_are_recorded_as_written_with_their_figures() -> None:
+    page, drawn = forkedpages.outputs("t/e/index.html", ("d1", (("figures/a.svg", "d2"),)))
+    assert page == Output("t/e/index.html", b"", digest="d1", written=True)
+    assert drawn == [Output("figures/a.svg", b"", digest="d2", written=True)]
 
 
 def test_only_enough_pages_with_more_than_one_process_are_split() -> None:
