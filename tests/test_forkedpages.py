@@ -68,6 +68,20 @@ def test_an_entrys_pages_stay_in_one_chunk_and_chunks_are_bounded() -> None:
     assert len(chunks_of(many)) <= CLAIMS  # the claims fit the pipe they are written into before the fork
 
 
+def test_the_pages_of_a_copy_slower_than_this_process_are_waited_for(tmp_path: Path) -> None:
+    builder = os.getpid()
+
+    def render(path: str) -> bytes:
+        if os.getpid() != builder:
+            time.sleep(0.05)  # its first chunk, a dozen pages, ends well after this process's last
+        return _by_pid(path)
+
+    plan = _plan(60, render)
+    placed = render_in_two(plan, tmp_path, _no_figures)
+    assert set(placed) == set(plan)
+    assert any(not (tmp_path / p).read_bytes().endswith(str(builder).encode()) for p in placed)
+
+
 def test_the_figures_of_each_page_are_written_and_reported(tmp_path: Path) -> None:
     plan = _plan(30, _by_pid)
 
