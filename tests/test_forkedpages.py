@@ -70,14 +70,21 @@ def test_an_entrys_pages_stay_in_one_chunk_and_chunks_are_bounded() -> None:
 
 def test_the_pages_of_a_copy_slower_than_this_process_are_waited_for(tmp_path: Path) -> None:
     builder = os.getpid()
+    started = tmp_path / "copy started"
 
     def render(path: str) -> bytes:
         if os.getpid() != builder:
-            time.sleep(0.05)  # its first chunk, a dozen pages, ends well after this process's last
+            started.touch()
+            time.sleep(0.1)  # its chunk, a dozen pages, ends well after this process's last
+        else:
+            deadline = time.monotonic() + 30
+            while not started.exists() and time.monotonic() < deadline:  # until the copy has a chunk
+                time.sleep(0.01)
         return _by_pid(path)
 
     plan = _plan(60, render)
-    placed = render_in_two(plan, tmp_path, _no_figures)
+    placed = render_in_two(plan, tmp_path / "site", _no_figures)
+    tmp_path = tmp_path / "site"
     assert set(placed) == set(plan)
     assert any(not (tmp_path / p).read_bytes().endswith(str(builder).encode()) for p in placed)
 
