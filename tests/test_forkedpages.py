@@ -35,8 +35,25 @@ def _no_figures(path: str) -> list[Output]:
     return []
 
 
+def _copy_begins(marker: Path, render: Callable[[str], bytes]) -> Callable[[str], bytes]:
+    """``render``, where this process's pages wait until the copy has begun one: on a busy machine
+    this process could take every chunk before the copy, just forked, claims one."""
+    builder = os.getpid()
+
+    def rendered(path: str) -> bytes:
+        if os.getpid() != builder:
+            marker.touch()
+        else:
+            deadline = time.monotonic() + 30
+            while not marker.exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
+        return render(path)
+
+    return rendered
+
+
 def test_both_processes_render_and_every_page_is_placed_once_with_its_digest(tmp_path: Path) -> None:
-    plan = _plan(60, _by_pid)
+    plan = _plan(60, _copy_begins(tmp_path / "copy-began", _by_pid))
     gc.freeze()  # as the builder has its archive and cards (``store.lasting``): they must stay so
     frozen = gc.get_freeze_count()
     try:
@@ -70,21 +87,14 @@ def test_an_entrys_pages_stay_in_one_chunk_and_chunks_are_bounded() -> None:
 
 def test_the_pages_of_a_copy_slower_than_this_process_are_waited_for(tmp_path: Path) -> None:
     builder = os.getpid()
-    started = tmp_path / "copy started"
 
     def render(path: str) -> bytes:
         if os.getpid() != builder:
-            started.touch()
             time.sleep(0.1)  # its chunk, a dozen pages, ends well after this process's last
-        else:
-            deadline = time.monotonic() + 30
-            while not started.exists() and time.monotonic() < deadline:  # until the copy has a chunk
-                time.sleep(0.01)
         return _by_pid(path)
 
-    plan = _plan(60, render)
-    placed = render_in_two(plan, tmp_path / "site", _no_figures)
-    tmp_path = tmp_path / "site"
+    plan = _plan(60, _copy_begins(tmp_path / "copy-began", render))
+    placed = render_in_two(plan, tmp_path, _no_figures)
     assert set(placed) == set(plan)
     assert any(not (tmp_path / p).read_bytes().endswith(str(builder).encode()) for p in placed)
 
@@ -115,7 +125,7 @@ def test_pages_the_copy_failed_on_are_left_to_the_caller(tmp_path: Path) -> None
             raise ValueError("a template error")
         return _by_pid(path)
 
-    plan = _plan(60, render)
+    plan = _plan(60, _copy_begins(tmp_path / "copy-began", render))
     placed = render_in_two(plan, tmp_path, _no_figures)
     for path, (key, _) in placed.items():
         assert key == digest((tmp_path / path).read_bytes())
@@ -160,7 +170,7 @@ def test_a_copy_that_hangs_is_given_up_after_its_silence(
             time.sleep(3600)  # as if waiting for a lock no thread will release
         return _by_pid(path)
 
-    plan = _plan(60, render)
+    plan = _plan(60, _copy_begins(tmp_path / "copy-began", render))
     started = time.monotonic()
     placed = render_in_two(plan, tmp_path, _no_figures)
     assert time.monotonic() - started < 30
