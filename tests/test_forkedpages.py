@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_watcher import wait_for
 
 from site_builder.publish import forkedpages
 from site_builder.publish.forkedpages import CLAIMS, PER_CHUNK, chunks_of, render_in_two
@@ -44,9 +45,7 @@ def _copy_begins(marker: Path, render: Callable[[str], bytes]) -> Callable[[str]
         if os.getpid() != builder:
             marker.touch()
         else:
-            deadline = time.monotonic() + 30
-            while not marker.exists() and time.monotonic() < deadline:
-                time.sleep(0.005)
+            wait_for(marker.exists, 30)
         return render(path)
 
     return rendered
@@ -70,7 +69,7 @@ def test_both_processes_render_and_every_page_is_placed_once_with_its_digest(tmp
         assert text == path
         makers.add(int(pid))
     assert os.getpid() in makers and len(makers) == 2  # this process and its copy, both
-    assert not list(tmp_path.rglob("*.part"))
+    assert not list(tmp_path.rglob(".*.tmp*"))  # (``write_atomic``'s)
 
 
 def test_an_entrys_pages_stay_in_one_chunk_and_chunks_are_bounded() -> None:
@@ -114,7 +113,7 @@ def test_the_figures_of_each_page_are_written_and_reported(tmp_path: Path) -> No
     assert drawn == (("figures/shared.svg", digest(b"<svg/>")), ("figures/e7.svg", digest(b"figures/e7.svg")))
     assert (tmp_path / "figures/shared.svg").read_bytes() == b"<svg/>"
     assert (tmp_path / "figures/e29.svg").read_bytes() == b"figures/e29.svg"
-    assert not list(tmp_path.rglob("*.part"))
+    assert not list(tmp_path.rglob(".*.tmp*"))  # (``write_atomic``'s)
 
 
 def test_pages_the_copy_failed_on_are_left_to_the_caller(tmp_path: Path) -> None:

@@ -29,8 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..store import write_atomic
 from .copying import die_with
-from .output import digest
+from .output import digest, make_folder
 from .outputs import Output
 
 if TYPE_CHECKING:
@@ -160,17 +161,12 @@ def _share(
 
 def _write(folder: Path, made: set[str], path: str, data: bytes, shared: bool = False) -> str:
     """Write a file below ``folder``; its digest. ``shared``: both processes may write it (a figure two
-    entries show, the same bytes), so through a file of this process's, renamed."""
-    parent = path.rpartition("/")[0]
-    if parent not in made:
-        os.makedirs(f"{folder}/{parent}", exist_ok=True)
-        made.add(parent)
-    target = f"{folder}/{path}"
-    written = f"{target}.{os.getpid()}.part" if shared else target
-    with open(written, "wb") as file:
-        file.write(data)
+    entries show, the same bytes), so through a file of this process's, renamed (``write_atomic``)."""
+    make_folder(folder, made, path)
     if shared:
-        os.replace(written, target)
+        write_atomic(folder / path, data)
+    else:
+        (folder / path).write_bytes(data)
     return digest(data)
 
 

@@ -204,7 +204,7 @@ class SiteWriter:
         folders they leave empty."""
         made: set[str] = {""}
         for path in self.staged:
-            _make_folder(self.out, made, path)
+            make_folder(self.out, made, path)
             os.replace(self.tmp / path, self.out / path)
         emptied: set[str] = set()
         for path in stale:
@@ -220,7 +220,7 @@ class SiteWriter:
         """Fill ``tmp`` with the unchanged files, linked from the published site, for a swap."""
         for path in self.wanted:
             if path not in self.staged:
-                _make_folder(self.tmp, self.folders, path)
+                make_folder(self.tmp, self.folders, path)
                 os.link(self.out / path, self.tmp / path)
 
     def _guarded(self, action: Callable[..., object], *args: Any, **kwargs: Any) -> None:
@@ -240,7 +240,7 @@ class SiteWriter:
         if helper is not None and helper.ready():
             self._sent(helper.write, f"{self.tmp}/{path}", data or b"")
             return
-        _make_folder(self.tmp, self.folders, path)
+        make_folder(self.tmp, self.folders, path)
         (self.tmp / path).write_bytes(data or b"")
 
     def _placed(self, path: str, key: str) -> None:
@@ -250,7 +250,7 @@ class SiteWriter:
             (self.tmp / path).unlink(missing_ok=True)
 
     def _copy(self, file: RawFile) -> None:
-        _make_folder(self.tmp, self.folders, file.target)
+        make_folder(self.tmp, self.folders, file.target)
         copy_file(file.source, self.tmp / file.target, file.link)
 
     def _staged(self, path: str, key: str) -> bool:
@@ -263,7 +263,7 @@ class SiteWriter:
         return True
 
 
-def _make_folder(root: Path, made: set[str], path: str) -> None:
+def make_folder(root: Path, made: set[str], path: str) -> None:
     """Make the folder of ``path`` below ``root`` unless ``made`` has it (one mkdir per folder)."""
     folder = path.rpartition("/")[0]
     if folder not in made:
