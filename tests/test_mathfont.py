@@ -33,6 +33,8 @@ def test_the_characters_of_math_are_its_text_its_italic_letters_and_the_radical_
     for ch in "n\u2264\u221a2\u03b1ifk":
         assert ch in chars, ch
     assert "\U0001d45b" in chars and "\U0001d6fc" in chars  # italic n and alpha: a one-letter <mi> is drawn so
+    variants = math_characters("<math><mi>&#x3d5;</mi><mi>&#x3f5;</mi><mi>&#x2202;</mi><mi>&#x2207;</mi></math>")
+    assert {"\U0001d719", "\U0001d716", "\U0001d715", "\U0001d6fb"} <= set(variants)  # italic phi, epsilon, ∂, ∇
     assert "x" not in chars and "y" not in chars and " " not in chars
     assert math_characters("<p>no math</p>") == ""
 
@@ -97,6 +99,9 @@ A root $\sqrt{x^2 + 1}$, a tall one $\sqrt{\frac{a}{b}}$ and a cube root $\sqrt[
 
 \[ \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix} \cdot \begin{bmatrix} x \\ y \end{bmatrix}
    = \left\lfloor \frac{n}{2} \right\rfloor + \binom{n}{k} \]
+
+Euler's $\phi(n)$, a small $\epsilon$, and the other letters a browser slants:
+$\vartheta \varkappa \varrho \varpi \varphi \varepsilon$, $\partial_x f$, $\nabla g$.
 """
 
 

@@ -250,6 +250,10 @@ def _math_italics() -> dict[str, str]:
     pairs.update({chr(0x391 + i): chr(0x1D6E2 + i) for i in range(25) if i != 17})  # no capital final sigma
     pairs.update({chr(0x3B1 + i): chr(0x1D6FC + i) for i in range(25)})
     pairs.update({"\u0131": "\U0001d6a4", "\u0237": "\U0001d6a5"})  # dotless i and j
+    # and the symbols MathML Core italicizes beside them: capital theta symbol, nabla, partial, and the
+    # variant letters (\epsilon, \vartheta, \varkappa, \phi, \varrho, \varpi)
+    variants = "\u03f4\u2207\u2202\u03f5\u03d1\u03f0\u03d5\u03f1\u03d6"
+    pairs.update(zip(variants, map(chr, [0x1D6F3, 0x1D6FB, *range(0x1D715, 0x1D71C)]), strict=True))
     return pairs
 
 
