@@ -501,7 +501,7 @@ class Builder:
             if sources is None:
                 return list
             executor = self.pool.executor if self.pool is not None else None
-            return partial(self._math_files, mathfont.math_assets_soon(*sources, chars, self.options.cache, executor))
+            return partial(self._math_files, mathfont.math_assets_soon(sources, chars, self.options.cache, executor))
         return partial(self._math_files, None)
 
     def _math_files(self, cut: Callable[[], mathfont.MathAssets] | None) -> list[Output]:

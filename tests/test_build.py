@@ -17,14 +17,12 @@ import pytest
 from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from jinja2.filters import do_filesizeformat
 from sitecheck import check_site, scan_page
-from test_watcher import wait_for
 
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
-from site_builder.publish import forkedpages
-from site_builder.render import math as render_math
+from site_builder.publish import forkedpages, mathfont
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
@@ -631,7 +629,15 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
     the archive is read, and the build renders with them, and cuts the math font with one of them
     while it makes the pages. Once the cards are there, they do not; nor for an archive too small
     for workers, nor with one job."""
-    monkeypatch.setattr(render_math, "_UNCOMPRESSED", {})  # (what this process read of the math font)
+    cutters = tmp_path / "cut-by"  # which process cut the math font (the workers are forked from this one)
+    subset = mathfont._subset
+
+    def noted(font: bytes, chars: str) -> bytes:
+        with cutters.open("a") as log:
+            log.write(f"{os.getpid()}\n")
+        return subset(font, chars)
+
+    monkeypatch.setattr(mathfont, "_subset", noted)
     archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
     early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)
     serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
@@ -639,15 +645,13 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
     try:
         report, loaded = kept_build(early_options, reading=early)
         assert report is None and early.pool is not None
-        fonts = early_options.cache / "fonts"
-        # decompressed meanwhile by a worker, for the cut (which the pages wait for) to start from
-        wait_for(lambda: any(fonts.glob("source-*.ttf")), 60)
         assert build_site(early_options, loaded=loaded, pool=early.pool).published
     finally:
         early.close()
-    assert not render_math._UNCOMPRESSED  # cut by a worker
+    (worker,) = cutters.read_text().split()
+    assert worker != str(os.getpid())  # cut by a worker
     assert build_site(serial).published
-    assert render_math._UNCOMPRESSED  # cut here
+    assert cutters.read_text().split() == [worker, str(os.getpid())]  # cut here
     _assert_same_sites(serial.out, early_options.out)
     (math_cache,) = early_options.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40  # the workers' math, and nothing of their warm-up

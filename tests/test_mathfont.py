@@ -16,7 +16,7 @@ from conftest import ROOT, options_for, write_tree
 
 from site_builder.publish import mathfont
 from site_builder.render.document import math_characters
-from site_builder.render.math import MathRenderer
+from site_builder.render.math import MathRenderer, MathSources
 
 TTFont = pytest.importorskip("fontTools.ttLib").TTFont
 SOURCES = MathRenderer.math_sources(ROOT)
@@ -47,8 +47,8 @@ def test_a_site_without_square_roots_asks_for_no_radical() -> None:
 def test_the_cut_keeps_the_math_table_and_the_stretchy_forms_of_what_it_keeps(tmp_path: Path) -> None:
     assert SOURCES is not None
     chars = "".join(sorted(set("()[]{}|=+\u2212\u2211\u222b\u221a0123456789nk")))
-    cut = mathfont.cut_font(SOURCES[1], chars, tmp_path)
-    assert len(cut) < len(SOURCES[1]) / 5
+    cut = mathfont.cut_font(SOURCES.outlines, chars, tmp_path)
+    assert len(cut) < len(SOURCES.font) / 5
     face = TTFont(io.BytesIO(cut))
     assert "MATH" in face and "GSUB" in face and "GPOS" in face
     kept = set(face.getBestCmap())
@@ -65,30 +65,49 @@ def test_the_cut_keeps_the_math_table_and_the_stretchy_forms_of_what_it_keeps(tm
 
 
 @needs_temml
+def test_the_cut_is_made_from_the_same_font_without_its_hinting() -> None:
+    """The WOFF file the cut is made from (read in milliseconds) has the published WOFF2 font's glyphs,
+    outlines, characters and math and layout tables; only the TrueType hinting is left out."""
+    assert SOURCES is not None and SOURCES.outlines != SOURCES.font
+    whole, outlines = TTFont(io.BytesIO(SOURCES.font)), TTFont(io.BytesIO(SOURCES.outlines))
+    assert outlines.flavor == "woff" and whole.flavor == "woff2"
+    assert outlines.getGlyphOrder() == whole.getGlyphOrder()
+    assert outlines.getBestCmap() == whole.getBestCmap()
+    for table in ("MATH", "GSUB", "GPOS", "GDEF", "hmtx", "OS/2", "hhea", "post"):
+        assert outlines.getTableData(table) == whole.getTableData(table), table
+    assert set(whole.keys()) - set(outlines.keys()) == {"cvt ", "fpgm", "prep"}
+    glyphs, hinted = outlines["glyf"], whole["glyf"]
+    for name in outlines.getGlyphOrder()[::50]:
+        assert glyphs[name].getCoordinates(glyphs)[0] == hinted[name].getCoordinates(hinted)[0], name
+
+
+@needs_temml
 def test_the_same_characters_give_the_same_bytes_and_a_cut_is_made_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert SOURCES is not None
-    first = mathfont.math_assets(*SOURCES, "abc\u2211", tmp_path / "one")
-    second = mathfont.math_assets(*SOURCES, "abc\u2211", tmp_path / "two")  # another cache: cut again
+    first = mathfont.math_assets(SOURCES, "abc\u2211", tmp_path / "one")
+    second = mathfont.math_assets(SOURCES, "abc\u2211", tmp_path / "two")  # another cache: cut again
     assert first.files == second.files and first.problem is None
     (name,) = [n for n in first.files if n.startswith(mathfont.FONT_PREFIX)]
     assert f"url('./{name}')".encode() in first.files[mathfont.STYLESHEET]
+    assert "fpgm" not in TTFont(io.BytesIO(first.files[name]))  # cut from the outlines without hinting
     assert b"STIXTwoMath.woff2" not in first.files[mathfont.STYLESHEET]
-    grown = mathfont.math_assets(*SOURCES, "abc\u2211\u222b", tmp_path / "one")
+    grown = mathfont.math_assets(SOURCES, "abc\u2211\u222b", tmp_path / "one")
     assert name not in grown.files  # a new character: a new cut under a new name
 
     def no_cutting(font: bytes, chars: str) -> bytes:
         raise AssertionError("cut again although the cache has it")
 
     monkeypatch.setattr(mathfont, "_subset", no_cutting)
-    assert mathfont.math_assets(*SOURCES, "abc\u2211", tmp_path / "one").files == first.files
+    assert mathfont.math_assets(SOURCES, "abc\u2211", tmp_path / "one").files == first.files
 
 
 def test_a_font_that_cannot_be_cut_is_published_whole_with_a_warning(tmp_path: Path) -> None:
-    assets = mathfont.math_assets(b"@font-face { src: url('./STIXTwoMath.woff2'); }", b"not a font", "a", tmp_path)
+    sources = MathSources(b"@font-face { src: url('./STIXTwoMath.woff2'); }", b"the whole font", b"not a font")
+    assets = mathfont.math_assets(sources, "a", tmp_path)
     assert assets.problem and "published whole" in assets.problem
-    assert b"not a font" in assets.files.values()
+    assert b"the whole font" in assets.files.values()
 
 
 FORMULAS = r"""\section{Formulas}
@@ -117,8 +136,8 @@ def test_formulas_look_the_same_with_the_cut_as_with_the_whole_font(browser: Any
     report = build_site(options_for(archive, out, verify=False))
     assert report.published
     (cut,) = (out / "static").glob(f"{mathfont.FONT_PREFIX}*.woff2")
-    assert cut.stat().st_size < len(SOURCES[1]) / 5
-    whole_font = SOURCES[1]
+    assert cut.stat().st_size < len(SOURCES.font) / 5
+    whole_font = SOURCES.font
     handler = functools.partial(Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -171,7 +190,8 @@ class Pool:
 @pytest.mark.parametrize("how", ["works", "shut down", "worker died"])
 def test_a_cut_asked_of_a_worker_is_made_here_when_the_workers_cannot(how: str, tmp_path: Path) -> None:
     pool = Pool(how)
-    here = mathfont.math_assets(b"css", b"not a font", "x", tmp_path)  # (the whole font, and why)
-    assert mathfont.math_assets_soon(b"css", b"not a font", "x", tmp_path, pool)() == here  # type: ignore[arg-type]
+    sources = MathSources(b"css", b"not a font", b"not a font")
+    here = mathfont.math_assets(sources, "x", tmp_path)  # (the whole font, and why)
+    assert mathfont.math_assets_soon(sources, "x", tmp_path, pool)() == here  # type: ignore[arg-type]
     assert pool.ran == (how == "works")
-    assert mathfont.math_assets_soon(b"css", b"not a font", "x", tmp_path)() == here
+    assert mathfont.math_assets_soon(sources, "x", tmp_path)() == here

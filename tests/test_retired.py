@@ -32,6 +32,7 @@ def test_a_build_removes_the_caches_older_versions_left_and_keeps_its_own(
         "math-temml-0.10.0-0123456789.sqlite": b"",  # another Temml's math cache
         "math-temml-0.10.0-0123456789.sqlite-wal": b"",
         "math-temml-0.10.0.json": b"{}",  # the math cache before SQLite
+        "fonts/source-8b2a6834cfe1f4e0f3724ffa59fe9200.ttf": b"\0\1\0\0",  # the math font decompressed
     }
     for name, data in old.items():
         (cache / name).parent.mkdir(parents=True, exist_ok=True)

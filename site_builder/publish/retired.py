@@ -14,10 +14,11 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-# Top-level names in the cache folder that older versions wrote, as glob patterns: the highlighted
-# code cache, and the math cache as JSON (before SQLite). Not ``cpp/``, where C++ programs were kept
-# before ``programs/``: a name another program may well use in a folder shared with it.
-RETIRED = ("code-*.sqlite", "math-temml-*.json")
+# Names in the cache folder that older versions wrote, as glob patterns: the highlighted code cache,
+# the math cache as JSON (before SQLite), and the math font decompressed (before its cut was made from
+# the WOFF file). Not ``cpp/``, where C++ programs were kept before ``programs/``: a name another
+# program may well use in a folder shared with it.
+RETIRED = ("code-*.sqlite", "math-temml-*.json", "fonts/source-*.ttf")
 MATH_CACHES = "math-temml-*.sqlite*"  # by Temml's version and worker (and SQLite's side files): one is read
 
 

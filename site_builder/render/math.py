@@ -2,13 +2,12 @@
 
 Results are cached by snippet (and Temml version) under ``.cache/``. Without Node or Temml the
 build still completes: math is shown as its TeX source, with one warning. The math font the pages
-name comes from here too (``math_sources``), and is kept decompressed for publish/mathfont.py's cut.
+name comes from here too (``math_sources``), for publish/mathfont.py to cut down.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import logging
 import os
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..nodepackages import find_node_modules
-from ..store import SqliteStore, write_atomic
+from ..store import SqliteStore
 
 log = logging.getLogger(__name__)
 WORKER = Path(__file__).with_name("math_worker.cjs")
@@ -55,6 +54,19 @@ def clean_error(message: str) -> str:
 
 
 STIX_FILE = "stix-two-math-latin-400-normal.woff2"  # the whole font, with its MATH table, despite the name
+# The same font's glyphs and tables without TrueType hinting (which Chromium's FreeType does not use:
+# ``tests/test_mathfont.py`` shows the pixels), zlib-compressed: fontTools reads its outlines in
+# milliseconds, a WOFF2 file's in half a second (decoded all at once, in Python).
+STIX_OUTLINES = "stix-two-math-latin-400-normal.woff"
+
+
+@dataclass(frozen=True, slots=True)
+class MathSources:
+    """What the site's math font is made from (``MathRenderer.math_sources``)."""
+
+    stylesheet: bytes  # Temml's, naming the font
+    font: bytes  # the whole font (WOFF2): published as it is when it cannot be cut
+    outlines: bytes  # what the cut is made from (``STIX_OUTLINES``, or the font when that is missing)
 
 
 class MathRenderer:
@@ -101,7 +113,7 @@ class MathRenderer:
         return {"fonts/Temml.woff2": path.read_bytes()} if path.is_file() else {}
 
     @staticmethod
-    def math_sources(root: Path) -> tuple[bytes, bytes] | None:
+    def math_sources(root: Path) -> MathSources | None:
         """Temml's stylesheet for its STIX Two setup (the layout of align, equation numbers and tags),
         and the STIX Two Math font it names, from @fontsource/stix-two-math, whole (publish/mathfont.py
         cuts it down): a reader's machine needs no math font of its own. None without them."""
@@ -109,12 +121,14 @@ class MathRenderer:
         if node_modules is None:
             return None
         css = node_modules / "temml" / "dist" / "Temml-STIX2.css"
-        font = node_modules / "@fontsource" / "stix-two-math" / "files" / STIX_FILE
+        files = node_modules / "@fontsource" / "stix-two-math" / "files"
+        font, outlines = files / STIX_FILE, files / STIX_OUTLINES
         if not css.is_file() or not font.is_file():
             return None
         # text first, the math font when it comes
         stylesheet = css.read_bytes().replace(b"@font-face {", b"@font-face {\n  font-display: swap;")
-        return stylesheet, font.read_bytes()
+        whole = font.read_bytes()
+        return MathSources(stylesheet, whole, outlines.read_bytes() if outlines.is_file() else whole)
 
     @property
     def available(self) -> bool:
@@ -231,42 +245,3 @@ class MathRenderer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-_UNCOMPRESSED: dict[str, bytes] = {}  # by the WOFF2 file's digest: this process decompresses it once
-
-
-def uncompressed_font(font: bytes, folder: Path) -> bytes:
-    """The math font (WOFF2) as a plain TrueType file, kept in ``folder``, for publish/mathfont.py to cut
-    down: fontTools reads a WOFF2 file's outlines all at once, half a second for the math font's 5,000
-    glyphs, and a TrueType file's only as asked."""
-    from fontTools.ttLib import TTFont
-
-    digest = hashlib.sha256(font).hexdigest()[:32]
-    if digest in _UNCOMPRESSED:
-        return _UNCOMPRESSED[digest]
-    path = folder / f"source-{digest}.ttf"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        face = TTFont(io.BytesIO(font), recalcBBoxes=False, recalcTimestamp=False)
-        face.flavor = None
-        out = io.BytesIO()
-        face.save(out, reorderTables=False)
-        data = out.getvalue()
-        write_atomic(path, data)
-    _UNCOMPRESSED.clear()  # one font at a time
-    _UNCOMPRESSED[digest] = data
-    return data
-
-
-def prepare_math_font(root: Path, cache: Path) -> None:
-    """The math font decompressed into the cache (``uncompressed_font``) ahead of its cut: a cold build
-    has a render worker do it while the builder reads the archive, on the core that waits then."""
-    sources = MathRenderer.math_sources(root)
-    if sources is None:
-        return
-    try:
-        uncompressed_font(sources[1], cache / "fonts")
-    except Exception as e:  # fontTools raises many kinds; the cut will try again, and say why it failed
-        log.debug("the math font could not be decompressed ahead: %s", e)

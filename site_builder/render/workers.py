@@ -27,7 +27,7 @@ from ..model import CodeFile, Entry, EntrySource
 from ..source.languages import language_for
 from ..source.walk import find_problem_folders
 from ..store import PickleStore, bucket_keys, renderer_fingerprint
-from .math import MathRenderer, prepare_math_font
+from .math import MathRenderer
 from .pictures import PictureRenderer
 
 if TYPE_CHECKING:
@@ -110,8 +110,6 @@ class EarlyStart:
             PictureRenderer(options.root, options.cache, options.archive),
         )
         self.pool = RenderPool(options.workers, Setup(math, renders, pictures))
-        # For the math font's cut, which the pages wait for: the half second it takes, not spent then.
-        self.pool.executor.submit(prepare_math_font, options.root, options.cache)
 
     def close(self) -> None:
         if self.pool is not None:
