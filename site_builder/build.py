@@ -26,7 +26,7 @@ from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
 from .publish import forkedpages, manifest, mathfont, output, resume
 from .publish.catalog import link_site, listed_digest
-from .publish.downloads import files_key, sample_archive_path, sample_archive_paths, sample_files, zip_of
+from .publish.downloads import ZIPS_AWAY, files_key, sample_archive_path, sample_archive_paths, sample_files, zips_of
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
 from .publish.rawfiles import plan_raw_files
@@ -38,7 +38,7 @@ from .publish.search import SearchFeed, SearchIndex, build_search_index
 from .render.math import MathRenderer
 from .render.pictures import PictureRenderer
 from .render.svg import SvgSanitizer
-from .render.workers import Job, RenderPool, Setup, cards_key, render_entries
+from .render.workers import Job, RenderPool, Setup, cards_key, render_entries, soon
 from .source.config import BuildOptions, SiteConfig
 from .source.theme import Theme, theme_display
 from .source.walk import Skip
@@ -145,6 +145,7 @@ class Builder:
             if not (self.options.strict and self._diagnostics(entries, [*link_problems, *collisions])):
                 writer.add_raw(raw)
             math_files = self._math_outputs_soon(mathfont.site_math_chars([e.math_chars for e in entries]))
+            sample_archives = self._sample_archives_soon(writer, sources)
             self._write_pages(writer, site, plan, loaded.program)
             writer.add(math_files())
             mark = self._lap("pages", mark)
@@ -158,7 +159,7 @@ class Builder:
             if index.problem:
                 self.problems.append(Diagnostic(self.options.display(self.options.root), 0, index.problem, "warning"))
             mark = self._lap("search", mark)
-            self._sample_archives(writer, sources)
+            sample_archives()
             diagnostics = self._diagnostics(entries, [*link_problems, *collisions])
             publish = not (self.options.strict and diagnostics)
             self._keep(sources, entries, site)
@@ -320,12 +321,8 @@ class Builder:
         entry's code highlighted again (Pygments takes about a second to set up in a fresh process)."""
         wanted = set(paths)
         last = {card.path: key for key, card in bundle.items() if card.path in wanted}
-        found = {}
-        for path, key in last.items():
-            whole = self.renders.get(key)
-            if isinstance(whole, Entry) and whole.complete:
-                found[path] = (*whole.solvers, *whole.sources)
-        return found
+        wholes = {path: self.renders.get(key) for path, key in last.items()}
+        return {p: (*w.solvers, *w.sources) for p, w in wholes.items() if isinstance(w, Entry) and w.complete}
 
     def _fed(
         self, fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None, cards: bool
@@ -345,9 +342,7 @@ class Builder:
 
     def _cached(self, key: str, card: bool) -> Entry | None:
         entry = self.renders.get(key)
-        if not isinstance(entry, Entry):
-            return None
-        return entry.card() if card else entry
+        return (entry.card() if card else entry) if isinstance(entry, Entry) else None
 
     def _card_bundle(self) -> dict[str, Entry]:
         """The cards of the last full build's entries, by render key, from a few files (buckets):
@@ -464,36 +459,39 @@ class Builder:
         writer.add(pages())
         write_json(store.path, used)
 
-    def _sample_archives(self, writer: output.SiteWriter, sources: list[EntrySource]) -> None:
-        """Each entry's ``samples.zip`` into ``writer``, made again only when its samples changed or
-        the published site lacks it (``.cache/downloads.json``: the digest of the zip of each set of
-        files)."""
+    def _sample_archives_soon(self, writer: output.SiteWriter, sources: list[EntrySource]) -> Callable[[], None]:
+        """Each entry's ``samples.zip`` into ``writer``, when called; made again only when its samples
+        changed or the published site lacks it (``.cache/downloads.json``: the digest of the zip of each
+        set of files), by a render worker meanwhile when the build has them and many to make."""
         store = JsonStore(self.options.cache / "downloads.json", "downloads cache")
-        used: dict[str, str] = {}
+        rows: list[tuple[str, str, str | None]] = []  # path, key, and the digest of the zip kept
+        missing: list[dict[str, str]] = []
         for source in sources:
-            files = sample_files(source)
-            if not files:
-                continue
-            path, key = sample_archive_path(source), files_key(files)
-            known = store.get(key)
-            if isinstance(known, str) and writer.has(path, known):
-                writer.add([Output(path, b"", kept=known)])
-            else:
-                data = zip_of(files)
-                known = output.digest(data)
-                writer.add([Output(path, data, digest=known)])
-            used[key] = known
-        if used != store.data:
-            write_json(store.path, used)
+            if files := sample_files(source):
+                path, key = sample_archive_path(source), files_key(files)
+                known = store.get(key)
+                kept = known if isinstance(known, str) and writer.has(path, known) else None
+                rows.append((path, key, kept))
+                if kept is None:
+                    missing.append(files)
+        executor = self.pool.executor if self.pool is not None and len(missing) >= ZIPS_AWAY else None
+        made = soon(executor, zips_of, missing)
 
-    def _math_outputs(self, chars: str) -> list[Output]:
-        """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when
-        no page has math, the archive's overrides bring their own stylesheet, or Temml is missing)."""
-        return self._math_outputs_soon(chars)()
+        def place() -> None:
+            zips, used = iter(made()), {}
+            for path, key, kept in rows:
+                data = next(zips) if kept is None else b""
+                used[key] = output.digest(data) if kept is None else kept
+                writer.add([Output(path, data, digest=used[key]) if kept is None else Output(path, b"", kept=kept)])
+            if used != store.data:
+                write_json(store.path, used)
+
+        return place
 
     def _math_outputs_soon(self, chars: str) -> Callable[[], list[Output]]:
-        """``_math_outputs``, when called; a new cut is made meanwhile by a render worker when the build
-        started them before (a cold build: seconds the pages need not wait for)."""
+        """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when
+        no page has math, the archive's overrides bring their own stylesheet, or Temml is missing), when
+        called; a new cut is made meanwhile by a render worker when the build started them before."""
         if not chars or self.theme.static_file(mathfont.STYLESHEET) is not None:
             return list
         if self.math_assets is None or self.math_assets.chars != chars:  # Temml's files read only to cut again
@@ -501,7 +499,7 @@ class Builder:
             if sources is None:
                 return list
             executor = self.pool.executor if self.pool is not None else None
-            return partial(self._math_files, mathfont.math_assets_soon(sources, chars, self.options.cache, executor))
+            return partial(self._math_files, soon(executor, mathfont.math_assets, sources, chars, self.options.cache))
         return partial(self._math_files, None)
 
     def _math_files(self, cut: Callable[[], mathfont.MathAssets] | None) -> list[Output]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import os
@@ -9,6 +10,7 @@ import re
 import shutil
 import sqlite3
 import zipfile
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,12 @@ from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from jinja2.filters import do_filesizeformat
 from sitecheck import check_site, scan_page
 
+from site_builder import build as build_module
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
-from site_builder.publish import forkedpages, mathfont
+from site_builder.publish import downloads, forkedpages, mathfont
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
@@ -626,19 +629,25 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With no cards of this renderer in the render cache, the workers start (and get ready) before
-    the archive is read, and the build renders with them, and cuts the math font with one of them
-    while it makes the pages. Once the cards are there, they do not; nor for an archive too small
-    for workers, nor with one job."""
-    cutters = tmp_path / "cut-by"  # which process cut the math font (the workers are forked from this one)
-    subset = mathfont._subset
+    the archive is read, and the build renders with them, and cuts the math font and makes the
+    samples' zips (from ``ZIPS_AWAY`` of them) with them while it makes the pages. Once the cards are
+    there, they do not; nor for an archive too small for workers, nor with one job."""
+    makers = tmp_path / "made-by"  # which process cut the math font or zipped (the workers are forks of this one)
+    subset, zip_of = mathfont._subset, downloads.zip_of
 
-    def noted(font: bytes, chars: str) -> bytes:
-        with cutters.open("a") as log:
-            log.write(f"{os.getpid()}\n")
-        return subset(font, chars)
+    def noted(job: Callable[..., bytes], name: str) -> Callable[..., bytes]:
+        def run(*args: Any) -> bytes:
+            with makers.open("a") as log:
+                log.write(f"{name}:{os.getpid()}\n")
+            return job(*args)
 
-    monkeypatch.setattr(mathfont, "_subset", noted)
-    archive = make_archive({f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)})
+        return run
+
+    monkeypatch.setattr(mathfont, "_subset", noted(subset, "font"))
+    monkeypatch.setattr(downloads, "zip_of", noted(zip_of, "zip"))
+    monkeypatch.setattr(build_module, "ZIPS_AWAY", 20)
+    samples = {f"t/A{i}-e{i}/samples/1.{kind}": f"{i}\n" for i in range(20) for kind in ("in", "ans")}
+    archive = make_archive({**{f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)}, **samples})
     early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)
     serial = options_for(archive, tmp_path / "one" / "site", jobs=1)
     early = EarlyStart(early_options)
@@ -648,10 +657,12 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
         assert build_site(early_options, loaded=loaded, pool=early.pool).published
     finally:
         early.close()
-    (worker,) = cutters.read_text().split()
-    assert worker != str(os.getpid())  # cut by a worker
+    here = str(os.getpid())
+    made = collections.Counter(makers.read_text().split())
+    assert sum(made.values()) == 21 and not any(line.endswith(f":{here}") for line in made)  # by the workers
     assert build_site(serial).published
-    assert cutters.read_text().split() == [worker, str(os.getpid())]  # cut here
+    made = collections.Counter(makers.read_text().split()) - made
+    assert made == {f"font:{here}": 1, f"zip:{here}": 20}  # here
     _assert_same_sites(serial.out, early_options.out)
     (math_cache,) = early_options.cache.glob("math-*.sqlite")
     assert _snippets(math_cache) == 40  # the workers' math, and nothing of their warm-up

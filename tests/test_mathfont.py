@@ -17,6 +17,7 @@ from conftest import ROOT, options_for, write_tree
 from site_builder.publish import mathfont
 from site_builder.render.document import math_characters
 from site_builder.render.math import MathRenderer, MathSources
+from site_builder.render.workers import soon
 
 TTFont = pytest.importorskip("fontTools.ttLib").TTFont
 SOURCES = MathRenderer.math_sources(ROOT)
@@ -192,6 +193,6 @@ def test_a_cut_asked_of_a_worker_is_made_here_when_the_workers_cannot(how: str, 
     pool = Pool(how)
     sources = MathSources(b"css", b"not a font", b"not a font")
     here = mathfont.math_assets(sources, "x", tmp_path)  # (the whole font, and why)
-    assert mathfont.math_assets_soon(sources, "x", tmp_path, pool)() == here  # type: ignore[arg-type]
+    assert soon(pool, mathfont.math_assets, sources, "x", tmp_path)() == here  # type: ignore[arg-type]
     assert pool.ran == (how == "works")
-    assert mathfont.math_assets_soon(sources, "x", tmp_path)() == here
+    assert soon(None, mathfont.math_assets, sources, "x", tmp_path)() == here

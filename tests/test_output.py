@@ -188,11 +188,11 @@ def test_sample_archive_paths_are_where_the_zips_go(make_archive: ArchiveMaker) 
 def test_a_samples_zip_is_made_again_only_when_its_samples_change(
     tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from site_builder import build
+    from site_builder.publish import downloads
 
     made: list[tuple[str, ...]] = []
-    zip_of = build.zip_of
-    monkeypatch.setattr(build, "zip_of", lambda files: made.append(tuple(sorted(files))) or zip_of(files))
+    zip_of = downloads.zip_of
+    monkeypatch.setattr(downloads, "zip_of", lambda files: made.append(tuple(sorted(files))) or zip_of(files))
     entry = {"solution.md": "Text.\n", "samples/1.in": "1\n", "samples/1.ans": "1\n"}
     archive = make_archive({f"t/{x}/{name}": text for x in ("A-one", "B-two") for name, text in entry.items()})
     options = options_for(archive, tmp_path / "site", verify=False)

@@ -13,6 +13,7 @@ from .outputs import Output
 
 SAMPLES_ZIP = "samples.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip can hold: the same samples make the same bytes
+ZIPS_AWAY = 200  # zips to make: from this many, a render worker makes them while the pages are rendered
 
 
 def sample_archives(sources: list[EntrySource]) -> list[Output]:
@@ -52,6 +53,11 @@ def sample_files(source: EntrySource) -> dict[str, str]:
 def files_key(files: dict[str, str]) -> str:
     """Equal for equal files: the zip of equal files is the same zip (see ``zip_of``)."""
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def zips_of(sets: list[dict[str, str]]) -> list[bytes]:
+    """``zip_of`` each set of files (a cold build's thousand take a fifth of a second)."""
+    return [zip_of(files) for files in sets]
 
 
 def zip_of(files: dict[str, str]) -> bytes:

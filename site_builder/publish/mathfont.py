@@ -14,14 +14,11 @@ changes none of them does not cut again (a cut takes a quarter of a second).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import logging
 import os
 import re
-from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,26 +59,6 @@ def math_assets(sources: MathSources, chars: str, cache: Path) -> MathAssets:
     name = f"{FONT_PREFIX}{hashlib.sha256(cut).hexdigest()[:16]}.woff2"
     css = _FONT_URL.sub(f"url('./{name}')".encode(), sources.stylesheet)
     return MathAssets({STYLESHEET: css, name: cut}, chars, problem)
-
-
-def math_assets_soon(
-    sources: MathSources, chars: str, cache: Path, executor: Executor | None = None
-) -> Callable[[], MathAssets]:
-    """``math_assets``, when called: made meanwhile by ``executor`` (a render worker) when there is one
-    that works (else here)."""
-    if executor is not None:
-        with contextlib.suppress(BrokenExecutor, RuntimeError):  # (a worker ended, or the pool did)
-            cutting = executor.submit(math_assets, sources, chars, cache)
-
-            def made_there() -> MathAssets:
-                try:
-                    return cutting.result()
-                except BrokenExecutor:
-                    return math_assets(sources, chars, cache)
-
-            return made_there
-    made = math_assets(sources, chars, cache)
-    return lambda: made
 
 
 def cut_font(font: bytes, chars: str, cache: Path) -> bytes:

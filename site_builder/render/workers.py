@@ -14,14 +14,16 @@ pays that cost meanwhile. This module imports no renderer itself, so that the wo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..model import CodeFile, Entry, EntrySource
 from ..source.languages import language_for
@@ -115,6 +117,27 @@ class EarlyStart:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+
+
+T = TypeVar("T")
+
+
+def soon(executor: Executor | None, job: Callable[..., T], *args: Any) -> Callable[[], T]:
+    """``job(*args)``, when called: worked out meanwhile by ``executor`` (a render worker: they are idle
+    once the entries are rendered) when there is one that works, else here, now."""
+    if executor is not None:
+        with contextlib.suppress(BrokenExecutor, RuntimeError):  # (a worker ended, or the pool did)
+            running = executor.submit(job, *args)
+
+            def done_there() -> T:
+                try:
+                    return running.result()
+                except BrokenExecutor:
+                    return job(*args)
+
+            return done_there
+    done = job(*args)
+    return lambda: done
 
 
 def render_entries(

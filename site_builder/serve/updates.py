@@ -136,6 +136,10 @@ class LiveBuilder(Builder):
         diagnostics = self._held_diagnostics(list(site.entries), [*self.link_problems, *collisions])
         return self._report(diagnostics, True, started, len(outputs), written + files)
 
+    def _math_outputs(self, chars: str) -> list[Output]:
+        """Temml's stylesheet and the math font cut to ``chars`` (``Builder._math_outputs_soon``), now."""
+        return self._math_outputs_soon(chars)()
+
     def _chars_with(self, site: Site, entries: list[Entry]) -> str:
         """The characters of the font as last cut, and any new one these entries draw: a formula with a
         new character cuts it again (dropping one no page draws any more waits for a save that
