@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, write_tree
+from test_watcher import wait_for
 
 from site_builder.build import Builder, BuildReport
 from site_builder.publish.lock import build_lock
@@ -105,6 +106,7 @@ class Events:
         self.dev = dev
         self.lines: queue.Queue[str] = queue.Queue()
         self.named: list[list[str] | None] = []  # the pages each event named (None: every page), in order
+        self.received = 0  # events that have come, read by ``next`` or not
         self.connection = http.client.HTTPConnection(*address(dev), timeout=30)
         self.connection.request("GET", RELOAD_PATH)
         self.response = self.connection.getresponse()
@@ -117,6 +119,7 @@ class Events:
                 line = raw.decode().strip()
                 if line.startswith("data:"):
                     self.lines.put(line[5:].strip())
+                    self.received += 1
         except (OSError, ValueError):
             return
 
@@ -172,7 +175,11 @@ def test_a_save_that_other_pages_list_reloads_its_own_page_first_then_the_pages_
 
     def early(pages: set[str]) -> None:
         told.append((pages, (out / "t/2024/A-alpha/index.html").read_text(), (out / "t/index.html").read_text()))
+        came = events.received
         tell(pages)
+        # delivered before the rest is written: else one event may name both (a tab that waits for the
+        # next epoch gets every page changed since the last it saw, as it should)
+        wait_for(lambda: events.received > came)
 
     server.builder.early = early
     edit(server.options.archive / "t/2024/A-alpha/problem.yaml", "title: Renamed\n")
