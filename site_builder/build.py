@@ -26,7 +26,7 @@ from .freshness import Loaded, kept_build, load_inputs, source_key
 from .model import CodeFile, Entry, EntrySource, Site
 from .publish import forkedpages, manifest, mathfont, output, resume
 from .publish.catalog import link_site, listed_digest
-from .publish.downloads import ZIPS_AWAY, files_key, sample_archive_path, sample_archive_paths, sample_files, zips_of
+from .publish.downloads import archives_soon, sample_archive_paths
 from .publish.outputs import Output, entry_url
 from .publish.pages import PageRenderer
 from .publish.rawfiles import plan_raw_files
@@ -128,11 +128,11 @@ class Builder:
         whole = partial(self._complete, {s.path: s for s in sources})
         in_order = [s.path for s in sources]
         feed = None if reuse_published else SearchFeed(self.config, self.renders, in_order, self.content_keys, whole)
-        entries, renders_changed, search = self._entries(sources, feed)
+        self.pages = self._page_renderer()
+        entries, renders_changed, search = self._entries(sources, feed, self.pages.compile_templates)
         mark = time.perf_counter()
         site, link_problems = link_site(self.config, entries, self.options.display(self.options.archive))
         self.link_problems = link_problems
-        self.pages = self._page_renderer()
         if reuse_published:
             kept = self._reuse_published(loaded, sources, entries, site, started, mark)
             if kept is not None:
@@ -145,7 +145,8 @@ class Builder:
             if not (self.options.strict and self._diagnostics(entries, [*link_problems, *collisions])):
                 writer.add_raw(raw)
             math_files = self._math_outputs_soon(mathfont.site_math_chars([e.math_chars for e in entries]))
-            sample_archives = self._sample_archives_soon(writer, sources)
+            executor = self.pool.executor if self.pool is not None else None
+            sample_archives = archives_soon(writer, sources, self.options.cache, executor)
             self._write_pages(writer, site, plan, loaded.program)
             writer.add(math_files())
             mark = self._lap("pages", mark)
@@ -213,15 +214,15 @@ class Builder:
         return loaded, sources, started
 
     def _entries(
-        self, sources: list[EntrySource], feed: SearchFeed | None = None
+        self, sources: list[EntrySource], feed: SearchFeed | None = None, meanwhile: Callable[[], object] = list
     ) -> tuple[list[Entry], bool, Future[SearchIndex] | None]:
         """Every entry rendered and verified; whether the bundle of cards changed; and the search
         index ``feed`` (given each entry as it comes) builds meanwhile, in the background, while
-        the solvers run."""
+        the solvers run. ``meanwhile`` is done while entries are rendered (or before, when none is)."""
         mark = time.perf_counter()
         bundle = self._card_bundle()
         try:
-            entries = self._render(sources, feed, bundle=bundle)
+            entries = self._render(sources, feed, bundle=bundle, meanwhile=meanwhile)
         except BaseException:
             if feed is not None:
                 feed.abandon()
@@ -293,6 +294,7 @@ class Builder:
         feed: SearchFeed | None = None,
         cards: bool = True,
         bundle: dict[str, Entry] | None = None,
+        meanwhile: Callable[[], object] = list,
     ) -> list[Entry]:
         """Rendered entries: from the render cache where the sources are unchanged (as cards, see
         ``Entry.card``, unless ``cards`` is false; from ``bundle`` where it has them), else rendered now.
@@ -306,12 +308,12 @@ class Builder:
         cached = [bundle.get(k) or self._cached(k, cards) for k in keys]
         todo = [(s, k) for s, k, hit in zip(sources, keys, cached, strict=True) if hit is None]
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
-            return self._fed(iter(()), cached, feed, cards)
+            return self._fed(iter(()), cached, feed, cards, meanwhile)
         before = self._previous_code([s.path for s, _ in todo], bundle)
         jobs = [Job(s, k, before.get(s.path, ())) for s, k in todo]
         setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
-            entries = self._fed(fresh, cached, feed, cards)
+            entries = self._fed(fresh, cached, feed, cards, meanwhile)
         self.math.save_cache()
         return entries
 
@@ -325,19 +327,30 @@ class Builder:
         return {p: (*w.solvers, *w.sources) for p, w in wholes.items() if isinstance(w, Entry) and w.complete}
 
     def _fed(
-        self, fresh: Iterator[Entry], cached: list[Entry | None], feed: SearchFeed | None, cards: bool
+        self,
+        fresh: Iterator[Entry],
+        cached: list[Entry | None],
+        feed: SearchFeed | None,
+        cards: bool,
+        meanwhile: Callable[[], object] = list,
     ) -> list[Entry]:
-        """Each entry from the cache, or else the next fresh one, in order, given to ``feed`` at once.
-        With ``cards``, a fresh entry is kept as its card once the render cache has it (see
-        ``_complete``): a build of ten thousand entries holds their cards, not their pages' HTML."""
-        entries = []
+        """Each entry from the cache, or else the next fresh one, in order, given to ``feed`` at once;
+        ``meanwhile`` done when the first fresh one has come (the workers render the others). With
+        ``cards``, a fresh entry is kept as its card once the render cache has it (see ``_complete``):
+        a build of ten thousand entries holds their cards, not their pages' HTML."""
+        entries, waiting = [], True
         for hit in cached:
             entry = hit if hit is not None else next(fresh)
+            if hit is None and waiting:
+                meanwhile()
+                waiting = False
             if feed is not None:
                 feed.add(entry)
             if cards and entry.complete and entry.lasting(self.math.available):
                 entry = entry.card()
             entries.append(entry)
+        if waiting:  # (no fresh entry came)
+            meanwhile()
         return entries
 
     def _cached(self, key: str, card: bool) -> Entry | None:
@@ -393,36 +406,13 @@ class Builder:
         every list of the site."""
         assert self.pages is not None
         store = JsonStore(self.options.cache / "pages.json", "page cache")
-        # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
-        shared = repr((program, self.config, self.math.cache_path.name, self.math.available))
-        keys = {
-            url: hashlib.sha256(f"{shared}\0{self.content_keys[path]}\0{shown}".encode()).hexdigest()
-            for url, (path, shown) in self.pages.entry_inputs(site).items()
-            if path in self.content_keys
-        }
-        # every entry keyed, in the site's order: so is the site
-        if all(entry_url(e) in keys for e in site.entries):
-            # What other pages can show of each entry (``listed``): its card but its runs, a function of
-            # its content key, remembered by it (``listed.json``), and its runs.
-            summaries = self.pages.shows_anything  # the archive's templates may list them
-            memo = JsonStore(self.options.cache / f"listed{'-summaries' if summaries else ''}.json", "listing cache")
-            seen: dict[str, str] = {}
-            rows: dict[str, str] = {}
-            for entry in site.entries:
-                content = self.content_keys[entry.path]
-                shown = memo.get(content)
-                if not isinstance(shown, str):
-                    shown = listed_digest(entry, summaries)
-                seen[content] = self.shown[entry.path] = shown
-                rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
-            if seen != memo.data:
-                write_json(memo.path, seen)
-            for path, shown in self.pages.list_inputs(site, rows).items():
-                keys.setdefault(path, hashlib.sha256(f"{shared}\0{path}\0{shown}".encode()).hexdigest())
+        keys: dict[str, str] = {}  # made while the pages are rendered, if a forked copy renders some
+        renderer = self.pages
+        placed = forkedpages.placed_pages(
+            plan, writer, renderer, self.options.workers, lambda: keys.update(self._page_keys(site, program))
+        )
         used: dict[str, object] = {}
         sent: set[str] = set()  # figure files given to the writer: entries may share one
-        renderer = self.pages
-        placed = forkedpages.placed_pages(plan, writer, renderer, self.options.workers)
 
         def kept_figures(known: object) -> tuple[str, dict[str, str]]:
             """A page's digest and its figure files' (``[digest, {path: digest}]`` when it has any)."""
@@ -459,34 +449,36 @@ class Builder:
         writer.add(pages())
         write_json(store.path, used)
 
-    def _sample_archives_soon(self, writer: output.SiteWriter, sources: list[EntrySource]) -> Callable[[], None]:
-        """Each entry's ``samples.zip`` into ``writer``, when called; made again only when its samples
-        changed or the published site lacks it (``.cache/downloads.json``: the digest of the zip of each
-        set of files), by a render worker meanwhile when the build has them and many to make."""
-        store = JsonStore(self.options.cache / "downloads.json", "downloads cache")
-        rows: list[tuple[str, str, str | None]] = []  # path, key, and the digest of the zip kept
-        missing: list[dict[str, str]] = []
-        for source in sources:
-            if files := sample_files(source):
-                path, key = sample_archive_path(source), files_key(files)
-                known = store.get(key)
-                kept = known if isinstance(known, str) and writer.has(path, known) else None
-                rows.append((path, key, kept))
-                if kept is None:
-                    missing.append(files)
-        executor = self.pool.executor if self.pool is not None and len(missing) >= ZIPS_AWAY else None
-        made = soon(executor, zips_of, missing)
-
-        def place() -> None:
-            zips, used = iter(made()), {}
-            for path, key, kept in rows:
-                data = next(zips) if kept is None else b""
-                used[key] = output.digest(data) if kept is None else kept
-                writer.add([Output(path, data, digest=used[key]) if kept is None else Output(path, b"", kept=kept)])
-            if used != store.data:
-                write_json(store.path, used)
-
-        return place
+    def _page_keys(self, site: Site, program: str) -> dict[str, str]:
+        """Each page's key in the page cache (see ``_write_pages``): what it shows, and what renders it."""
+        assert self.pages is not None
+        # Templates, code, static files, libraries, site.yaml and the math renderer: the same for every page.
+        shared = repr((program, self.config, self.math.cache_path.name, self.math.available))
+        keys = {
+            url: hashlib.sha256(f"{shared}\0{self.content_keys[path]}\0{shown}".encode()).hexdigest()
+            for url, (path, shown) in self.pages.entry_inputs(site).items()
+            if path in self.content_keys
+        }
+        # every entry keyed, in the site's order: so is the site
+        if all(entry_url(e) in keys for e in site.entries):
+            # What other pages can show of each entry (``listed``): its card but its runs, a function of
+            # its content key, remembered by it (``listed.json``), and its runs.
+            summaries = self.pages.shows_anything  # the archive's templates may list them
+            memo = JsonStore(self.options.cache / f"listed{'-summaries' if summaries else ''}.json", "listing cache")
+            seen: dict[str, str] = {}
+            rows: dict[str, str] = {}
+            for entry in site.entries:
+                content = self.content_keys[entry.path]
+                shown = memo.get(content)
+                if not isinstance(shown, str):
+                    shown = listed_digest(entry, summaries)
+                seen[content] = self.shown[entry.path] = shown
+                rows[entry.path] = f"{entry_url(entry)} {shown} {entry.runs!r}"
+            if seen != memo.data:
+                write_json(memo.path, seen)
+            for path, shown in self.pages.list_inputs(site, rows).items():
+                keys.setdefault(path, hashlib.sha256(f"{shared}\0{path}\0{shown}".encode()).hexdigest())
+        return keys
 
     def _math_outputs_soon(self, chars: str) -> Callable[[], list[Output]]:
         """Temml's stylesheet and the math font cut to ``chars``, what the pages' math draws (none when

@@ -20,7 +20,6 @@ from conftest import ROOT, ArchiveMaker, options_for, write_tree
 from jinja2.filters import do_filesizeformat
 from sitecheck import check_site, scan_page
 
-from site_builder import build as build_module
 from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
@@ -645,7 +644,7 @@ def test_workers_started_while_the_archive_is_read_build_the_same_site(
 
     monkeypatch.setattr(mathfont, "_subset", noted(subset, "font"))
     monkeypatch.setattr(downloads, "zip_of", noted(zip_of, "zip"))
-    monkeypatch.setattr(build_module, "ZIPS_AWAY", 20)
+    monkeypatch.setattr(downloads, "ZIPS_AWAY", 20)
     samples = {f"t/A{i}-e{i}/samples/1.{kind}": f"{i}\n" for i in range(20) for kind in ("in", "ans")}
     archive = make_archive({**{f"t/A{i}-e{i}/solution.tex": _twenty(i) for i in range(20)}, **samples})
     early_options = options_for(archive, tmp_path / "early" / "site", jobs=2)

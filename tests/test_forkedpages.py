@@ -72,6 +72,18 @@ def test_both_processes_render_and_every_page_is_placed_once_with_its_digest(tmp
     assert not list(tmp_path.rglob(".*.tmp*"))  # (``write_atomic``'s)
 
 
+def test_the_builders_own_work_is_done_here_once_while_the_copy_renders(tmp_path: Path) -> None:
+    done: list[int] = []
+
+    def meanwhile() -> None:
+        wait_for((tmp_path / "copy-began").exists, 30)  # (done before the fork, it would wait in vain)
+        done.append(os.getpid())
+
+    plan = _plan(60, _copy_begins(tmp_path / "copy-began", _by_pid))
+    assert set(render_in_two(plan, tmp_path, _no_figures, meanwhile)) == set(plan)
+    assert done == [os.getpid()]
+
+
 def test_an_entrys_pages_stay_in_one_chunk_and_chunks_are_bounded() -> None:
     paths = list(_plan(10, _by_pid))
     chunks = chunks_of(paths)
@@ -184,8 +196,18 @@ def test_without_a_copy_nothing_is_placed(tmp_path: Path, monkeypatch: pytest.Mo
         raise OSError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
-    assert render_in_two(_plan(60, _by_pid), tmp_path, _no_figures) == {}
-    assert not list(tmp_path.iterdir())
+    done: list[int] = []
+    assert render_in_two(_plan(60, _by_pid), tmp_path, _no_figures, lambda: done.append(1)) == {}
+    assert not list(tmp_path.iterdir()) and done == [1]  # the builder's own work still done, once
+
+
+def test_a_failure_of_the_builders_own_work_stops_the_copy_and_goes_on(tmp_path: Path, copies: list[int]) -> None:
+    def failing() -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        render_in_two(_plan(60, _by_pid), tmp_path, _no_figures, failing)
+    _assert_reaped(copies)
 
 
 def test_placed_pages_are_recorded_as_written_with_their_figures() -> None:

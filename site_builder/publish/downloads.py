@@ -1,4 +1,5 @@
-"""Files the site makes for readers to download: each entry's samples as one ``samples.zip`` (pure)."""
+"""Files the site makes for readers to download: each entry's samples as one ``samples.zip``, made
+again only when its samples changed (``archives_soon``; the rest is pure)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,54 @@ import io
 import json
 import posixpath
 import zipfile
+from collections.abc import Callable
+from concurrent.futures import Executor
+from pathlib import Path
 
 from ..model import EntrySource
+from ..render.workers import soon
+from ..store import JsonStore, write_json
+from .output import SiteWriter, digest
 from .outputs import Output
 
 SAMPLES_ZIP = "samples.zip"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip can hold: the same samples make the same bytes
 ZIPS_AWAY = 200  # zips to make: from this many, a render worker makes them while the pages are rendered
+
+
+def archives_soon(
+    writer: SiteWriter, sources: list[EntrySource], cache: Path, executor: Executor | None
+) -> Callable[[], None]:
+    """Each entry's ``samples.zip`` into ``writer``, when called; made again only when its samples
+    changed or the published site lacks it (``downloads.json`` in ``cache``: the digest of the zip of
+    each set of files), by ``executor`` (a render worker) meanwhile when there are ``ZIPS_AWAY`` to make."""
+    store = JsonStore(cache / "downloads.json", "downloads cache")
+    rows: list[tuple[str, str, str | None]] = []  # path, key, and the digest of the zip kept
+    missing: list[dict[str, str]] = []
+    for source in sources:
+        if files := sample_files(source):
+            path, key = sample_archive_path(source), files_key(files)
+            known = store.get(key)
+            kept = known if isinstance(known, str) and writer.has(path, known) else None
+            rows.append((path, key, kept))
+            if kept is None:
+                missing.append(files)
+    made = soon(executor if len(missing) >= ZIPS_AWAY else None, zips_of, missing)
+
+    def place() -> None:
+        zips, used = iter(made()), {}
+        for path, key, kept in rows:
+            if kept is None:
+                data = next(zips)
+                used[key] = digest(data)
+                writer.add([Output(path, data, digest=used[key])])
+            else:
+                used[key] = kept
+                writer.add([Output(path, b"", kept=kept)])
+        if used != store.data:
+            write_json(store.path, used)
+
+    return place
 
 
 def sample_archives(sources: list[EntrySource]) -> list[Output]:

@@ -49,16 +49,17 @@ Placed = tuple[str, tuple[tuple[str, str], ...]]  # a page's digest, and its fig
 Plan = dict[str, Callable[[], Output]]
 
 
-def placed_pages(plan: Plan, writer: SiteWriter, renderer: PageRenderer, workers: int) -> dict[str, Placed]:
+def placed_pages(
+    plan: Plan, writer: SiteWriter, renderer: PageRenderer, workers: int, meanwhile: Callable[[], object] = list
+) -> dict[str, Placed]:
     """``render_in_two`` where it pays: a first build (a later one renders the few pages that changed)
-    of many pages, with the built-in templates, more than one process allowed; else nothing placed."""
+    of many pages, with the built-in templates, more than one process allowed; else nothing placed.
+    ``meanwhile``: the builder's own work, done once, while the copy renders pages if there is one."""
     if not (writer.cold and renderer.process is None and worth_splitting(len(plan), workers)):
+        meanwhile()
         return {}
-    for name in renderer.env.list_templates():  # compiled once, before the fork, not by both processes
-        if not name.startswith("theme/"):
-            with contextlib.suppress(Exception):  # a template that does not load says so when a page uses it
-                renderer.env.get_template(name)
-    return render_in_two(plan, writer.tmp, renderer.figures_of)
+    renderer.compile_templates()  # once, before the fork, not by both processes (the builder did, meanwhile)
+    return render_in_two(plan, writer.tmp, renderer.figures_of, meanwhile)
 
 
 def outputs(path: str, placed: Placed) -> tuple[Output, list[Output]]:
@@ -73,19 +74,24 @@ def worth_splitting(pages: int, workers: int) -> bool:
     return pages >= SPLIT_LEAST and workers > 1 and hasattr(os, "fork")
 
 
-def render_in_two(plan: Plan, folder: Path, figures_of: Callable[[str], list[Output]]) -> dict[str, Placed]:
+def render_in_two(
+    plan: Plan, folder: Path, figures_of: Callable[[str], list[Output]], meanwhile: Callable[[], object] = list
+) -> dict[str, Placed]:
     """Render the pages of ``plan`` here and in a forked copy, each written into ``folder`` with its
     figure files (``figures_of`` gives a rendered page's); what was placed, by path. The caller
-    renders the pages missing (all of them if no copy could start)."""
+    renders the pages missing (all of them if no copy could start). ``meanwhile`` is done here once,
+    before this process takes its first pages (while the copy takes its), or at once without a copy."""
     chunks = chunks_of(list(plan))
     try:
         claims = _claims(len(chunks))
     except OSError:
+        meanwhile()
         return {}
     placed: dict[str, Placed] = {}
     try:
         copy = _Copy.start(claims, chunks, plan, folder, figures_of)
         if copy is None:
+            meanwhile()
             return {}
 
         def taken(rows: dict[str, Placed]) -> None:
@@ -93,6 +99,7 @@ def render_in_two(plan: Plan, folder: Path, figures_of: Callable[[str], list[Out
             copy.read(placed)  # between chunks, what the copy reported meanwhile
 
         try:
+            meanwhile()  # (should it fail, the copy is stopped below, and the failure goes on)
             try:
                 _share(claims, chunks, plan, folder, figures_of, taken)
             except Exception as e:  # rendered again below, in order, by the caller: raised where it belongs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import gc
 import hashlib
 import html
@@ -213,6 +214,15 @@ class PageRenderer:
         self.completed: tuple[Entry, Entry] | None = None  # the last card completed, and its whole entry
         # ``code_pages`` of each entry of the last site planned (the dev server plans every page on each save)
         self.code_pages_of = ByIdentity(code_pages)
+
+    def compile_templates(self) -> None:
+        """Compile the site's templates now (not ``theme/`` copies, nor a sandboxed renderer's), as a page
+        would at its first use; one that does not load says so when a page uses it."""
+        if self.process is None:
+            for name in self.env.list_templates():
+                if not name.startswith("theme/"):
+                    with contextlib.suppress(Exception):
+                        self.env.get_template(name)
 
     def figures_of(self, path: str) -> list[Output]:
         """The figure files of the page at ``path``, once it has been rendered (and forgets them)."""
