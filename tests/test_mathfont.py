@@ -36,6 +36,7 @@ def test_the_characters_of_math_are_its_text_its_italic_letters_and_the_radical_
     assert "\U0001d45b" in chars and "\U0001d6fc" in chars  # italic n and alpha: a one-letter <mi> is drawn so
     variants = math_characters("<math><mi>&#x3d5;</mi><mi>&#x3f5;</mi><mi>&#x2202;</mi><mi>&#x2207;</mi></math>")
     assert {"\U0001d719", "\U0001d716", "\U0001d715", "\U0001d6fb"} <= set(variants)  # italic phi, epsilon, ∂, ∇
+    assert "\u2262" in math_characters("<math><mo>&#x2261;&#x338;</mo></math>")  # drawn as the font's own ≢
     assert "x" not in chars and "y" not in chars and " " not in chars
     assert math_characters("<p>no math</p>") == ""
 
@@ -121,7 +122,7 @@ A root $\sqrt{x^2 + 1}$, a tall one $\sqrt{\frac{a}{b}}$ and a cube root $\sqrt[
    = \left\lfloor \frac{n}{2} \right\rfloor + \binom{n}{k} \]
 
 Euler's $\phi(n)$, a small $\epsilon$, and the other letters a browser slants:
-$\vartheta \varkappa \varrho \varpi \varphi \varepsilon$, $\partial_x f$, $\nabla g$.
+$\vartheta \varkappa \varrho \varpi \varphi \varepsilon$, $\partial_x f$, $\nabla g$, and $a \not\equiv b$.
 """
 
 

@@ -234,7 +234,9 @@ def math_characters(html_text: str) -> str:
     found: set[str] = set()
     for block in _MATH_ELEMENT.findall(html_text):
         text = html.unescape(_TAG.sub("", block))
-        found.update(ch for ch in text if not ch.isspace())
+        # and its composed forms: a browser draws "≡" and a combining slash (Temml's \not\equiv) as the
+        # font's own "≢" when the font has one
+        found.update(ch for ch in text + unicodedata.normalize("NFC", text) if not ch.isspace())
         if "<msqrt" in block or "<mroot" in block:
             found.add("\u221a")
     found.update(italic for ch in list(found) if (italic := _MATH_ITALIC.get(ch)))
