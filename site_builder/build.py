@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from contextlib import closing
 from dataclasses import replace
 from functools import partial
@@ -110,6 +110,11 @@ class Builder:
         self.math.close()
 
     @property
+    def executor(self) -> Executor | None:
+        """The render workers, for work done meanwhile (``render/workers.soon``), when the build has them."""
+        return self.pool.executor if self.pool is not None else None
+
+    @property
     def skip(self) -> Skip:
         """The folders of the archive no build reads: the output and cache, and those ``site.yaml`` excludes."""
         return self.options.skipped(self.config)
@@ -145,8 +150,7 @@ class Builder:
             if not (self.options.strict and self._diagnostics(entries, [*link_problems, *collisions])):
                 writer.add_raw(raw)
             math_files = self._math_outputs_soon(mathfont.site_math_chars([e.math_chars for e in entries]))
-            executor = self.pool.executor if self.pool is not None else None
-            sample_archives = archives_soon(writer, sources, self.options.cache, executor)
+            sample_archives = archives_soon(writer, sources, self.options.cache, self.executor)
             self._write_pages(writer, site, plan, loaded.program)
             writer.add(math_files())
             mark = self._lap("pages", mark)
@@ -490,8 +494,8 @@ class Builder:
             sources = MathRenderer.math_sources(self.options.root)
             if sources is None:
                 return list
-            executor = self.pool.executor if self.pool is not None else None
-            return partial(self._math_files, soon(executor, mathfont.math_assets, sources, chars, self.options.cache))
+            cut = soon(self.executor, mathfont.math_assets, sources, chars, self.options.cache)
+            return partial(self._math_files, cut)
         return partial(self._math_files, None)
 
     def _math_files(self, cut: Callable[[], mathfont.MathAssets] | None) -> list[Output]:
