@@ -116,6 +116,25 @@ def test_math_reads_as_text_where_mathml_cannot_go() -> None:
     assert {tex: tex_as_text(tex) for tex in cases} == cases
 
 
+def test_inline_math_takes_the_punctuation_after_it_and_a_bracket_that_starts_a_word() -> None:
+    from site_builder.render.document import fill_math
+
+    math = ["<math><mi>a</mi><mo>+</mo><mi>b</mi></math>", '<math display="block"><mi>c</mi></math>']
+    inner = "<mi>a</mi><mo>+</mo><mi>b</mi>"
+    slot, block = '<math-slot n="0"></math-slot>', '<math-slot n="1"></math-slot>'
+    cases = {
+        f"see ({slot}). Then": f"see <math><mrow><mtext>(</mtext>{inner}<mtext>).</mtext></mrow></math> Then",
+        f"<p>[{slot}]</p>": f"<p><math><mrow><mtext>[</mtext>{inner}<mtext>]</mtext></mrow></math></p>",
+        f"f({slot})": f"f(<math><mrow>{inner}<mtext>)</mtext></mrow></math>",  # after a letter: stays
+        f"({slot})": f"(<math><mrow>{inner}<mtext>)</mtext></mrow></math>",  # nothing before it: stays
+        f"{slot}, (\u2003({slot}": f"<math><mrow>{inner}<mtext>,</mtext></mrow></math> (\u2003"
+        f"<math><mrow><mtext>(</mtext>{inner}</mrow></math>",
+        f"x ({block}).": 'x (<math display="block"><mi>c</mi></math>).',
+        "no math (here).": "no math (here).",
+    }
+    assert {html: fill_math(html, math) for html in cases} == cases
+
+
 def test_markdown_contents_show_headings_as_rendered_not_as_source() -> None:
     from site_builder.render.markdown import render_markdown
 

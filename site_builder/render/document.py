@@ -184,18 +184,32 @@ def fill_math(html_text: str, rendered: list[str]) -> str:
     """Replace math slots with rendered MathML (or fallbacks), by snippet index. Punctuation right
     after inline math, and an opening bracket right before it, go into the formula, as TeX keeps
     them: a browser would otherwise start a line with the full stop after "$E[G_j]$." or end one
-    with the "(" of "($1 \\le n$)"."""
+    with the "(" of "($1 \\le n$)".
 
-    def fill(match: re.Match[str]) -> str:
-        before, math, after = match.group(1) or "", rendered[int(match.group(2))], match.group(3)
-        return glued(math, before, after) if before or after else math
+    (The slots are found by their literal start, which the regex engine looks for as a string; a
+    pattern that could begin with the bracket is tried at every position of the page's HTML.)"""
+    parts: list[str] = []
+    done = 0
+    for match in _SLOT_AND_PUNCTUATION.finditer(html_text):
+        start = match.start()
+        before = ""  # a bracket that starts a word (see below); the slot before ends in none
+        if start >= 2 and html_text[start - 1] in "([" and _OPENS_WORD.match(html_text, start - 2):
+            before = html_text[start - 1]
+        parts.append(html_text[done : start - len(before)])
+        math, after = rendered[int(match.group(1))], match.group(2)
+        parts.append(glued(math, before, after) if before or after else math)
+        done = match.end()
+    if not parts:
+        return html_text
+    parts.append(html_text[done:])
+    return "".join(parts)
 
-    return _SLOT_AND_PUNCTUATION.sub(fill, html_text)
 
-
-# An opening bracket that starts a word (a bracket after a letter, as in "f(", stays: a line could
-# then break between the letter and the formula), the slot, and the punctuation after it.
-_SLOT_AND_PUNCTUATION = re.compile(r'((?<=[\s>])[(\[])?<math-slot n="(\d+)"></math-slot>([.,;:!?)\]]*)')
+# The slot and the punctuation after it. An opening bracket before it goes in too when it starts a
+# word (a bracket after a letter, as in "f(", stays: a line could then break between the letter and
+# the formula), that is when whitespace or a tag's end comes before the bracket.
+_SLOT_AND_PUNCTUATION = re.compile(r'<math-slot n="(\d+)"></math-slot>([.,;:!?)\]]*)')
+_OPENS_WORD = re.compile(r"[\s>]")
 
 
 def glued(math: str, before: str, after: str) -> str:
