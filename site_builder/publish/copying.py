@@ -95,7 +95,7 @@ class Copier:
         self.copied = self.written = 0  # and done, as far as it said so
         self.error = bytearray()  # what it said after its progress: why it failed
         with contextlib.suppress(OSError):  # a larger pipe: the builder goes on while a list is read
-            fcntl.fcntl(self.stdin.fileno(), _F_SETPIPE_SZ, 1 << 20)
+            fcntl.fcntl(self.stdin.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
 
     def copy(self, files: list[tuple[str, str, bool]]) -> None:
         self.lists += 1
@@ -151,7 +151,6 @@ class Copier:
 
 
 _HEADER = struct.Struct("<cIQ")  # what follows: copies (C, a JSON list) or a file's bytes (W); path, data lengths
-_F_SETPIPE_SZ = 1031  # Linux's fcntl to resize a pipe (up to /proc/sys/fs/pipe-max-size, 1 MiB by default)
 _AHEAD = 2  # files sent to the process and not yet written, at most (more would keep the builder waiting at the end)
 
 

@@ -7,6 +7,8 @@ name comes from here too (``math_sources``), for publish/mathfont.py to cut down
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
@@ -53,6 +55,17 @@ def clean_error(message: str) -> str:
     return re.sub(r"\s+at position \d+:.*$", "", first).strip()
 
 
+def pipe_room(fd: int) -> int:
+    """The bytes a pipe holds, made 1 MiB where Linux allows (``/proc/sys/fs/pipe-max-size``); 0 when
+    not known."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+    except OSError:
+        return 0
+
+
 STIX_FILE = "stix-two-math-latin-400-normal.woff2"  # the whole font, with its MATH table, despite the name
 # The same font's glyphs and tables without TrueType hinting (which Chromium's FreeType does not use:
 # ``tests/test_mathfont.py`` shows the pixels), zlib-compressed: fontTools reads its outlines in
@@ -80,6 +93,7 @@ class MathRenderer:
         self._store: SqliteStore | None = None
         self.fresh: dict[str, dict[str, str]] | None = None  # in a worker: results since ``take_fresh``
         self.process: subprocess.Popen[str] | None = None
+        self.room = 0  # the bytes the Temml process's input pipe holds (``pipe_room``)
 
     @property
     def store(self) -> SqliteStore:
@@ -186,8 +200,14 @@ class MathRenderer:
             process.stdin.write(payload)
             process.stdin.flush()
 
-        writer = threading.Thread(target=feed, daemon=True)
-        writer.start()
+        # Written here when the pipe holds it all (it is empty: Temml read every line it answered), else
+        # by a thread while the answers are read, so that neither process waits for the other to read.
+        # (JSON's escapes keep the payload ASCII: its length is its bytes.)
+        writer = threading.Thread(target=feed, daemon=True) if len(payload) > self.room else None
+        if writer is None:
+            feed()
+        else:
+            writer.start()
         results = []
         for _ in snippets:
             line = process.stdout.readline()
@@ -196,7 +216,8 @@ class MathRenderer:
             answer = json.loads(line)
             error = answer.get("error")
             results.append(MathResult(answer.get("html"), clean_error(error) if error else None))
-        writer.join()
+        if writer is not None:
+            writer.join()
         return results
 
     def _process(self) -> subprocess.Popen[str]:
@@ -211,6 +232,8 @@ class MathRenderer:
                 encoding="utf-8",
                 env=env,
             )
+            assert self.process.stdin is not None
+            self.room = pipe_room(self.process.stdin.fileno())
         return self.process
 
     def detach(self) -> None:
