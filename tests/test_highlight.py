@@ -149,6 +149,32 @@ def test_rules_that_cannot_be_joined_fall_back_to_pygments() -> None:
     assert runs_of_html(ours) == theirs and ours == fastlex.html(lexer, text)
 
 
+class _NestingLexer(RegexLexer):
+    """Brackets that push and pop a state, and a closing bracket at the root, which Pygments pops
+    only down to the root."""
+
+    tokens: ClassVar = {
+        "root": [(r"\)+", Punctuation, "#pop"), (r"\(", Punctuation, "inner"), (r"\w+", Name), (r"\s+", Whitespace)],
+        "inner": [
+            (r"\)", Punctuation, "#pop"),
+            (r"\(", Punctuation, "#push"),
+            (r"\w+", Name.Function),
+            (r"\s+", Whitespace),
+        ],
+    }
+
+
+def test_states_are_pushed_and_popped_as_pygments_does_even_past_the_root() -> None:
+    lexer = _NestingLexer(stripnl=False, ensurenl=True)
+    text = ") a )) (b (c) d) e ) (f\ng)\n"
+    assert fastlex.supports(lexer)
+    ours = fastlex.html(lexer, text)
+    assert fastlex.supports(lexer)
+    theirs = merged([(fastlex.css_class(kind), value) for kind, value in lexer.get_tokens(text)])
+    assert runs_of_html(ours) == theirs
+    assert '<span class="nf">d</span>' in ours and '<span class="n">e</span>' in ours  # d inside, e outside
+
+
 def test_file_has_numbered_linkable_lines() -> None:
     out = highlight.render_file("a = 1\nb = 2\n", "python", "solution-py-")
     gutter = re.search(r'<pre class="gutter" aria-hidden="true">(.*?)</pre>', out, re.S)

@@ -269,13 +269,19 @@ def _drive(lexer: Lexer, text: str, stack: list[str], writer: _Writer, current: 
             for rule in state.rules:
                 m = rule[0](text, pos)
                 if m is not None:
-                    new_state = rule[2]
+                    new_state = _step_state(rule[2])
                     current = _action(lexer, rule[1], m, types, writer, current)
                     break
         if m is not None:
             pos = m.end()
             if new_state is not None:
-                _transition(stack, new_state)
+                if new_state.__class__ is str:  # the common two inline (see ``_step_state``)
+                    stack.append(new_state)
+                elif new_state == -1:
+                    if len(stack) > 1:
+                        stack.pop()
+                else:
+                    _transition(stack, new_state)
                 state = states[stack[-1]]
             continue
         if pos >= end:
@@ -435,7 +441,7 @@ def _join(
             css = css_class(action)
         after = _AFTER if fuse and css is not None and new_state is None and action not in _DECORATED else ""
         parts.append(f"({_scoped(pattern, len(steps))}{after})")
-        steps.append((css, new_state, rule))
+        steps.append((css, _step_state(new_state), rule))
         steps.extend([None] * pattern.groups)
     return _Joined("|".join(parts), flags, tuple(steps))
 
@@ -449,6 +455,14 @@ def _scoped(pattern: re.Pattern[str], group: int) -> str:
 
 
 # ------------------------------------------------------------ which characters can start a match
+
+
+def _step_state(new_state: Any) -> Any:
+    """A rule's new state as ``_drive`` takes it: a state pushed alone as its name (a string), ``#push``
+    as a tuple; the rest (-1 pops) as Pygments keeps them."""
+    if isinstance(new_state, tuple) and len(new_state) == 1 and not new_state[0].startswith("#"):
+        return new_state[0]
+    return (new_state,) if new_state == "#push" else new_state
 
 
 def _transition(stack: list[str], new_state: Any) -> None:
