@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from urllib.parse import unquote
 
@@ -323,14 +324,19 @@ _SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\
 _SCRIPT = re.compile(r"([\^_])(?:\{([^{}]*)\}|(\S))")
 _NO_SPACE_BEFORE = re.compile(r"(?<=[\w\u0370-\u03ff\u2211\u220f\u222b]) (?=[_^(\u2070-\u209f\u00b2\u00b3\u00b9])")
 _COMMAND = re.compile(r"\\([A-Za-z]+|.)\s?")
+_LAYOUT = re.compile(r"\\(?:begin|end)\{[^{}]*\}|\\(?:left|right|big|Big|bigl|bigr|Bigl|Bigr)\b")
+_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_TEXT_IN_MATH = re.compile(r"\\(?:text|math[a-z]*|operatorname|text[a-z]+)\s*\{([^{}]*)\}")
 
 
+@lru_cache(maxsize=8192)
 def tex_as_text(tex: str) -> str:
     """Math as a reader types it: ``n \\le 2 \\cdot 10^5`` is "n ≤ 2 · 10⁵", ``a_i`` is "a_i", ``\\frac{a}{b}``
-    is "a/b": for search, summaries and link previews, where MathML cannot go."""
-    text = re.sub(r"\\(?:begin|end)\{[^{}]*\}|\\(?:left|right|big|Big|bigl|bigr|Bigl|Bigr)\b", "", tex)
-    text = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
-    text = re.sub(r"\\(?:text|math[a-z]*|operatorname|text[a-z]+)\s*\{([^{}]*)\}", r"\1", text)
+    is "a/b": for search, summaries and link previews, where MathML cannot go. (Kept by formula: a
+    write-up names ``n`` and ``i`` dozens of times.)"""
+    text = _LAYOUT.sub("", tex)
+    text = _FRACTION.sub(lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
+    text = _TEXT_IN_MATH.sub(r"\1", text)
     text = _SCRIPT.sub(_script, text)
     text = _COMMAND.sub(_symbol, text)
     text = text.replace("{", "").replace("}", "").replace("&", " ").replace("\\\\", " ")
