@@ -314,7 +314,7 @@ class Builder:
         if not todo:  # all from the cache: no renderer, Pygments or Markdown parser to import
             return self._fed(iter(()), cached, feed, cards, meanwhile)
         before = self._previous_code([s.path for s, _ in todo], bundle)
-        jobs = [Job(s, k, before.get(s.path, ())) for s, k in todo]
+        jobs = [Job(s, k, before.get(s.path, ()), cards) for s, k in todo]
         setup = Setup(self.math, self.renders, self.pictures)
         with closing(render_entries(jobs, self.options.workers, setup, self.pool)) as fresh:
             entries = self._fed(fresh, cached, feed, cards, meanwhile)
@@ -350,8 +350,8 @@ class Builder:
                 waiting = False
             if feed is not None:
                 feed.add(entry)
-            if cards and entry.complete and entry.lasting(self.math.available):
-                entry = entry.card()
+            if hit is None and cards and entry.lasting(self.math.available):
+                entry = entry.card()  # (a worker may have sent the card already, with its searchable text)
             entries.append(entry)
         if waiting:  # (no fresh entry came)
             meanwhile()

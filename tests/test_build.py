@@ -24,7 +24,9 @@ from site_builder.build import build_site
 from site_builder.cli import main
 from site_builder.errors import TemplateError
 from site_builder.freshness import kept_build, probe_inputs
+from site_builder.model import Entry
 from site_builder.publish import downloads, forkedpages, mathfont
+from site_builder.publish.records import Record
 from site_builder.render.workers import EarlyStart, cards_key
 from site_builder.source.config import BuildOptions
 from site_builder.source.testdata import is_test_data
@@ -932,3 +934,40 @@ def test_an_edited_write_up_does_not_have_its_unchanged_code_highlighted_again(
     (tmp_path / "archive/t/A-one/solution.py").write_text("n = int(input())\nprint(n + 2)\n")
     build_site(options)
     assert highlighted == ["python"] and "2</span>" in page.read_text()
+
+
+def test_a_build_with_render_workers_keeps_cards_and_indexes_every_entry_from_what_they_sent(
+    tmp_path: Path, make_archive: ArchiveMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers send the builder each entry the render cache keeps as its card with its searchable
+    text (``render.workers._sent``): the search index has every entry's words, none read whole from the
+    cache for its record, and the builder holds cards without that text."""
+    from site_builder.build import Builder
+    from site_builder.publish import search
+
+    archive = make_archive({f"t/E{n:02d}-x/solution.md": f"# E{n}\n\n## Idea\n\nThe word zq{n}x.\n" for n in range(20)})
+    options = options_for(archive, tmp_path / "site", jobs=2, verify=False)
+    records: list[str] = []
+    add, feed = search.PagefindSession.add, search.SearchFeed.__init__
+    asked: list[str] = []
+
+    def added(session: search.PagefindSession, record: Record, fresh: bool = False) -> None:
+        records.append(record.editorial)
+        add(session, record, fresh)
+
+    def fed(self: search.SearchFeed, *args: Any) -> None:
+        *given, whole = args
+
+        def asked_whole(card: Entry) -> Entry:
+            asked.append(card.path)
+            return whole(card)  # type: ignore[no-any-return]
+
+        feed(self, *given, asked_whole)
+
+    monkeypatch.setattr(search.PagefindSession, "add", added)
+    monkeypatch.setattr(search.SearchFeed, "__init__", fed)
+    with Builder(options) as builder:
+        builder.build_all()
+        entries = list(builder.entries.values())
+    assert len(entries) == 20 and all(not e.complete and e.search_text == "" for e in entries)
+    assert sorted(records) == sorted(f"Idea\nThe word zq{n}x." for n in range(20)) and asked == []

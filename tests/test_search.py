@@ -213,6 +213,23 @@ def test_an_entrys_record_key_is_that_of_its_render_and_track_whole_or_card() ->
         listed(entry.card(), "T")
 
 
+def test_a_render_worker_sends_a_cached_entry_as_its_card_with_the_text_its_record_is_made_of() -> None:
+    import pickle
+
+    from site_builder.render.workers import _sent
+
+    entry = _entry("t/a", "the text")
+    whole = pickle.dumps(entry)
+    sent = pickle.loads(_sent(entry, whole, cached=True))
+    assert not sent.complete and sent.search_text == entry.search_text
+    assert replace(sent, search_text="") == entry.card()
+    made, made_whole = listed(sent, "T", "render key"), listed(entry, "T", "render key")
+    assert made.record == made_whole.record and made.key == made_whole.key and made.card is None
+    assert _sent(entry, whole, cached=False) is whole  # not in the render cache: the builder keeps it whole
+    empty = replace(entry, search_text="")
+    assert _sent(empty, pickle.dumps(empty), cached=True) == pickle.dumps(empty)  # nothing to search: whole
+
+
 def test_shard_boundaries_stay_put_when_an_entry_is_added() -> None:
     urls = [f"t/e{i:03}/index.html" for i in range(400)]
     before = search.shards_of([Listed(u, "k") for u in urls])

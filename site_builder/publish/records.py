@@ -94,8 +94,8 @@ class Listed:
 def listed(entry: Entry, track_title: str, content_key: str | None = None) -> Listed:
     """``entry`` as the index lists it. ``content_key``: the render key of its content (the entry is
     what the render cache keeps under it); without one, the entry must be whole, and its record is
-    its own key."""
-    record = search_record(entry, track_title) if entry.complete else None
+    its own key. A card with its searchable text (as a render worker sends it) makes its record too."""
+    record = search_record(entry, track_title) if entry.complete or entry.search_text else None
     if content_key is not None:
         key = record_key(content_key, track_title)
     elif record is not None:
