@@ -108,9 +108,13 @@ def test_a_wrong_class_is_caught() -> None:
 
 
 def test_placeholders_in_the_text_are_escaped_as_text() -> None:
-    text = "".join(chr(c) for c in range(0xE000, 0xE010)) + " <x> & y\n"
-    out = highlight.highlighted(text, "python")
-    assert "\ue000\ue001" in out and "&lt;" in out and "&amp;" in out and same_as_pygments("python", text)
+    controls = "".join(chr(c) for c in (*range(0x01, 0x09), *range(0x0E, 0x20)))  # not tabs or line ends
+    for text in (controls + " <x> & y\n", controls + "".join(chr(c) for c in range(0xE000, 0xE010)) + " <x> & y\n"):
+        out = highlight.highlighted(text, "python")
+        assert html.unescape(re.sub("<[^>]+>", "", out)) == text and "&lt;" in out and "&amp;" in out
+        assert same_as_pygments("python", text)
+    assert "\ue000\ue001" in out
+    assert highlight.highlighted("\x01 x\n", "python") == highlight.highlighted("\x01 x\n", "python")
 
 
 def test_rules_anchored_to_a_line_start_are_known() -> None:
