@@ -157,6 +157,18 @@ MODULES: dict[str, tuple[str, ...]] = {
     "sandbox/interactive.py": ("tests/test_run.py",),
     # the placing process (``python -I -S copying.py``, so in WHOLE_FILE) and the copies it makes
     "publish/copying.py": ("tests/test_copying.py",),
+    # the site's writer: a build's files staged, then swapped or moved into place; a failed build leaves the
+    # published site as it was (the dev server's writes in place are checked by test_serve, too slow here)
+    "publish/output.py": (
+        "tests/test_output.py",
+        "tests/test_copying.py",
+        "tests/test_forkedpages.py",
+        "tests/test_build.py::test_failed_build_leaves_the_previous_site_untouched",
+        "tests/test_build.py::test_strict_publishes_nothing_on_warnings",
+        "tests/test_build.py::test_a_build_that_changes_nothing_keeps_the_site",
+        "tests/test_build.py::test_the_manifest_knows_every_published_file_by_the_digest_of_its_bytes",
+        "tests/test_build.py::test_worker_processes_build_the_same_site_as_one_process",
+    ),
     # a first build's pages rendered by the builder and a forked copy: every page placed once, or left
     "publish/forkedpages.py": (
         "tests/test_forkedpages.py",
