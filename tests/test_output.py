@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -249,3 +251,135 @@ def test_files_another_process_wrote_are_recorded_and_let_go_when_published_unch
             pages, written, _ = writer.finish()
         assert pages["p/a.html"] == page.digest and (written > 0) is cold
         assert (tmp_path / "site/p/a.html").read_bytes() == b"<p>a</p>"
+
+
+def _writer(options: object) -> output.SiteWriter:
+    from site_builder.source.theme import Theme
+
+    return output.SiteWriter(options, Theme((options.templates,), (options.static,)))  # type: ignore[attr-defined]
+
+
+def test_a_new_site_takes_the_old_one_s_place_in_one_step_and_the_old_one_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, new = tmp_path / "site", tmp_path / ".site.tmp-new"
+    new.mkdir()
+    (new / "a").write_text("1")
+    output.swap_into_place(new, out)  # no site yet: the new one is renamed into place
+    assert (out / "a").read_text() == "1" and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    renamed: list[tuple[object, object]] = []
+    rename = os.rename
+    monkeypatch.setattr(output.os, "rename", lambda a, b: renamed.append((a, b)) or rename(a, b))
+    new.mkdir()
+    (new / "a").write_text("2")
+    output.swap_into_place(new, out)  # exchanged: no moment without a site, no rename
+    assert (out / "a").read_text() == "2" and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert renamed == []
+    monkeypatch.setattr(output, "_exchange", lambda a, b: False)  # a system that cannot exchange
+    new.mkdir()
+    (new / "a").write_text("3")
+    output.swap_into_place(new, out)
+    assert (out / "a").read_text() == "3" and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert len(renamed) == 2 and renamed[0][0] == out and renamed[1] == (new, out)
+    assert Path(str(renamed[0][1])).name.startswith(".site.tmp-old-")  # the old site, aside, then removed
+
+
+def test_two_folders_are_exchanged_else_false_across_file_systems_and_other_errors_name_the_path(
+    tmp_path: Path,
+) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "x").write_text(folder.name)
+    assert output._exchange(a, b) is True
+    assert (a / "x").read_text() == "b" and (b / "x").read_text() == "a"
+    with pytest.raises(FileNotFoundError) as raised:
+        output._exchange(a, tmp_path / "missing")
+    assert raised.value.filename == str(tmp_path / "missing") and (a / "x").read_text() == "b"
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.stat(shm).st_dev != os.stat(tmp_path).st_dev:
+        other = Path(tempfile.mkdtemp(dir=shm))
+        try:
+            assert output._exchange(a, other) is False  # (EXDEV) the caller renames instead
+        finally:
+            other.rmdir()
+
+
+def test_a_site_built_again_unchanged_writes_nothing_and_its_manifest_says_it_is_current(tmp_path: Path) -> None:
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "deep" / "er" / "site", verify=False)
+    files = [Output("a/index.html", b"<p>a</p>"), Output("b/c/index.html", b"<p>c</p>")]
+    sizes = []
+    for run in range(2):
+        with _writer(options) as writer:
+            assert writer.tmp.parent == options.out.parent and writer.tmp.name.startswith(".site.tmp-")
+            writer.add(files)
+            pages, written, size = writer.finish(("inputs", {"entries": 2}))
+        sizes.append(size)
+        assert (written == 0) is (run == 1) and sorted(p.name for p in options.out.parent.iterdir()) == [
+            ".cache",
+            "site",
+        ]
+    assert sizes[0] == sizes[1] > 0
+    assert manifest.current_summary(options, "inputs") == {"entries": 2, "bytes": sizes[0]}
+    current = manifest.current_pages(options, "inputs")
+    assert current is not None and current[0] == pages and pages["a/index.html"] == output.digest(b"<p>a</p>")
+
+
+def test_a_killed_build_s_temporary_folders_are_removed_by_the_next_and_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    killed = tmp_path / ".site.tmp-killed"
+    (killed / "deep").mkdir(parents=True)
+    (killed / "deep" / "page.html").write_text("x")
+    (tmp_path / ".site.tmpfile").mkdir()
+    (tmp_path / ".other.tmp-x").mkdir()
+    with _writer(options) as writer:
+        writer.add([Output("index.html", b"home")])
+        writer.finish()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", ".other.tmp-x", ".site.tmpfile", "archive", "site"]
+
+
+def test_what_went_is_removed_with_the_folders_it_leaves_empty_deepest_first(tmp_path: Path) -> None:
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    chain = "/".join("abcdefgh")  # eight folders: removed in any other order, some would stay
+    with _writer(options) as writer:
+        writer.add([Output("index.html", b"home"), Output(f"{chain}/gone.html", b"x"), Output("k/l/gone.html", b"y")])
+        writer.add([Output("k/kept.html", b"z"), Output("m/n/gone.html", b"w")])
+        writer.finish()
+    (options.out / "m/n/gone.html").unlink()  # gone already (the site is still trusted: its top is as it was)
+    with _writer(options) as writer:
+        writer.add([Output("index.html", b"home, edited"), Output("k/kept.html", b"z")])
+        assert writer.finish()[1] == 1
+    found = sorted(p.relative_to(options.out).as_posix() for p in options.out.rglob("*") if not p.name.startswith("."))
+    assert [p for p in found if not p.startswith("static")] == ["index.html", "k", "k/kept.html"]
+
+
+def test_a_file_where_the_site_has_a_folder_or_below_one_of_its_files_makes_the_whole_site_swap_in(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    for before, after in (("x/y.html", "x"), ("x", "x/y.html"), ("p/x", "p/x/y.html")):
+        shutil.rmtree(options.out, ignore_errors=True)
+        shutil.rmtree(options.cache, ignore_errors=True)
+        for files in ([before, "index.html"], [after, "index.html"]):
+            with _writer(options) as writer:
+                writer.add([Output(path, path.encode()) for path in files])
+                writer.finish()
+        assert (options.out / after).read_bytes() == after.encode() and (options.out / "index.html").is_file()
+
+
+def test_the_stylesheet_ends_with_the_code_colours_also_published_alone(tmp_path: Path) -> None:
+    from site_builder.render import highlight
+
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    with _writer(options) as writer:
+        writer.finish()
+    colours = highlight.stylesheet().encode()
+    style = (options.out / "static/style.css").read_bytes()
+    assert (options.out / "static/pygments.css").read_bytes() == colours
+    assert style.endswith(b"\n/* Code highlighting (also alone as pygments.css) */\n" + colours)
+    assert style.startswith((ROOT / "static/style.css").read_bytes())
