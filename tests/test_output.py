@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 import zipfile
 from pathlib import Path
@@ -296,6 +297,7 @@ def test_two_folders_are_exchanged_else_false_across_file_systems_and_other_erro
     with pytest.raises(FileNotFoundError) as raised:
         output._exchange(a, tmp_path / "missing")
     assert raised.value.filename == str(tmp_path / "missing") and (a / "x").read_text() == "b"
+    assert str(raised.value) == f"[Errno 2] No such file or directory: '{tmp_path / 'missing'}'"
     shm = Path("/dev/shm")
     if shm.is_dir() and os.stat(shm).st_dev != os.stat(tmp_path).st_dev:
         other = Path(tempfile.mkdtemp(dir=shm))
@@ -321,6 +323,7 @@ def test_a_site_built_again_unchanged_writes_nothing_and_its_manifest_says_it_is
             "site",
         ]
     assert sizes[0] == sizes[1] > 0
+    assert stat.S_IMODE(options.out.stat().st_mode) == 0o755  # (a temporary folder is made private)
     assert manifest.current_summary(options, "inputs") == {"entries": 2, "bytes": sizes[0]}
     current = manifest.current_pages(options, "inputs")
     assert current is not None and current[0] == pages and pages["a/index.html"] == output.digest(b"<p>a</p>")
@@ -354,6 +357,10 @@ def test_what_went_is_removed_with_the_folders_it_leaves_empty_deepest_first(tmp
         assert writer.finish()[1] == 1
     found = sorted(p.relative_to(options.out).as_posix() for p in options.out.rglob("*") if not p.name.startswith("."))
     assert [p for p in found if not p.startswith("static")] == ["index.html", "k", "k/kept.html"]
+    with _writer(options) as writer:  # a build that only drops a file
+        writer.add([Output("index.html", b"home, edited")])
+        assert writer.finish()[1] == 0
+    assert not (options.out / "k").exists() and (options.out / "index.html").read_bytes() == b"home, edited"
 
 
 def test_a_file_where_the_site_has_a_folder_or_below_one_of_its_files_makes_the_whole_site_swap_in(

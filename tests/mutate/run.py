@@ -158,7 +158,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the placing process (``python -I -S copying.py``, so in WHOLE_FILE) and the copies it makes
     "publish/copying.py": ("tests/test_copying.py",),
     # the site's writer: a build's files staged, then swapped or moved into place; a failed build leaves the
-    # published site as it was (the dev server's writes in place are checked by test_serve, too slow here)
+    # published site as it was (the dev server's writes in place are checked by test_serve, too slow here:
+    # ONLY has the functions a build calls)
     "publish/output.py": (
         "tests/test_output.py",
         "tests/test_copying.py",
@@ -182,8 +183,16 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
 }
 # Modules of which only these functions are mutated when none are named: the rest of the module is not the
-# safety or freshness code the list is for (none since the stamp left walk.py for stamp.py).
-ONLY: dict[str, tuple[str, ...]] = {}
+# safety or freshness code the list is for, or is checked by tests too slow to run per mutant.
+ONLY: dict[str, tuple[str, ...]] = {
+    # a build's writer and its swap; not the dev server's writes in place (write_in_place, sync_raw_files...)
+    "publish/output.py": (
+        *("digest", "__init__", "has", "cold", "written", "add", "add_raw", "finish", "abandon", "_helper"),
+        *("_sent", "_copied", "_conflicts", "_move_changed", "_link_unchanged", "_guarded", "_place", "_placed"),
+        *("_copy", "_staged", "make_folder", "_ancestors", "_static_files", "_remove_stale_temporaries"),
+        *("swap_into_place", "_exchange"),
+    ),
+}
 # Modules run as ``python -I -S module.py`` (standard library only, in a process of their own, and again
 # inside the sandbox): mutmut's trampolines import mutmut there, and its tracing of the test process never
 # sees them called. Each of their mutants is planted in a copy of the whole file instead (see
