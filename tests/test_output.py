@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -244,7 +245,7 @@ def test_files_another_process_wrote_are_recorded_and_let_go_when_published_unch
     page = Output("p/a.html", b"", digest=output.digest(b"<p>a</p>"), written=True)
     for cold in (True, False):
         with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
-            assert writer.cold is cold
+            assert writer.cold is cold and writer.has("p/a.html", page.digest) is not cold  # as the manifest says
             (writer.tmp / "p").mkdir()
             (writer.tmp / "p/a.html").write_bytes(b"<p>a</p>")
             writer.add([page])
@@ -390,3 +391,27 @@ def test_the_stylesheet_ends_with_the_code_colours_also_published_alone(tmp_path
     assert (options.out / "static/pygments.css").read_bytes() == colours
     assert style.endswith(b"\n/* Code highlighting (also alone as pygments.css) */\n" + colours)
     assert style.startswith((ROOT / "static/style.css").read_bytes())
+
+
+def test_a_kept_page_the_published_site_no_longer_has_as_it_was_stops_the_build_and_names_the_site(
+    tmp_path: Path,
+) -> None:
+    """A page kept from the published site (``Output.kept``: not rendered again, its bytes not at hand)
+    is published as it is; when the published one changed meanwhile, the build stops rather than
+    publish a page it does not have, and says to build again."""
+    (tmp_path / "archive").mkdir()
+    options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
+    with _writer(options) as writer:
+        writer.add([Output("p.html", b"<p>page</p>"), Output("q.html", b"<p>q</p>")])
+        writer.finish()
+    with _writer(options) as writer:
+        writer.add([Output("p.html", b"", kept=output.digest(b"<p>page</p>")), Output("q.html", b"<p>q2</p>")])
+        assert writer.finish()[1] == 1
+    assert (options.out / "p.html").read_bytes() == b"<p>page</p>"
+    with _writer(options) as writer, pytest.raises(SiteError) as stopped:
+        writer.add([Output("p.html", b"", kept=output.digest(b"<p>another</p>"))])
+    assert str(stopped.value) == (
+        f"{options.display(options.out)}: cannot write the site: [Errno {errno.ESTALE}] p.html changed while the"
+        " site was being built; build again"
+    )
+    assert (options.out / "p.html").read_bytes() == b"<p>page</p>"
