@@ -20,7 +20,9 @@ import pytest
 os.environ["XDG_STATE_HOME"] = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"site-builder-test-state-{os.getuid()}")
 
 from site_builder.model import Entry
+from site_builder.publish.output import SiteWriter
 from site_builder.source.config import BuildOptions, make_options
+from site_builder.source.theme import Theme
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,6 +162,11 @@ def options_for(archive: Path, out: Path, **kwargs: object) -> BuildOptions:
     """Build options that use this project's templates and static files with any archive."""
     base = make_options(ROOT, archive, out, jobs=1)
     return BuildOptions(**{**{f: getattr(base, f) for f in base.__slots__}, "cache": out.parent / ".cache", **kwargs})  # type: ignore[arg-type]
+
+
+def writer_for(options: BuildOptions) -> SiteWriter:
+    """The site's writer for ``options``, with the theme its templates and static folders make."""
+    return SiteWriter(options, Theme((options.templates,), (options.static,)))
 
 
 @pytest.fixture(scope="session")

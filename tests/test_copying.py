@@ -15,14 +15,12 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import ArchiveMaker, options_for
+from conftest import ArchiveMaker, options_for, writer_for
 
 from site_builder.build import build_site
 from site_builder.errors import BuildError
 from site_builder.publish import copying, output
 from site_builder.publish.outputs import Output
-from site_builder.source.config import BuildOptions
-from site_builder.source.theme import Theme
 
 
 def test_a_published_file_is_a_link_only_when_it_is_test_data_every_user_may_read(tmp_path: Path) -> None:
@@ -122,10 +120,6 @@ def test_many_new_archive_files_are_copied_by_a_process_while_the_pages_are_made
     assert len(copiers.started) == 1  # one changed file: copied by the builder itself
     assert (notes / "7.txt").read_text() == "note seven\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.tmp")] == []
-
-
-def writer_for(options: BuildOptions) -> output.SiteWriter:
-    return output.SiteWriter(options, Theme((options.templates,), (options.static,)))
 
 
 def raw_files(folder: Path, count: int) -> list[output.RawFile]:

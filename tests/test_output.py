@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, ArchiveMaker, options_for
+from conftest import ROOT, ArchiveMaker, options_for, writer_for
 
 from site_builder.build import build_site
 from site_builder.errors import SiteError
@@ -238,13 +238,11 @@ def test_files_another_process_wrote_are_recorded_and_let_go_when_published_unch
     """``Output.written``: a page a forked copy of the builder wrote into the writer's temporary folder
     (``forkedpages``) is published as if written here; one the published site has unchanged is removed
     from there (a swap would link the published one in its place)."""
-    from site_builder.source.theme import Theme
-
     (tmp_path / "archive").mkdir()
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
     page = Output("p/a.html", b"", digest=output.digest(b"<p>a</p>"), written=True)
     for cold in (True, False):
-        with output.SiteWriter(options, Theme((options.templates,), (options.static,))) as writer:
+        with writer_for(options) as writer:
             assert writer.cold is cold and writer.has("p/a.html", page.digest) is not cold  # as the manifest says
             (writer.tmp / "p").mkdir()
             (writer.tmp / "p/a.html").write_bytes(b"<p>a</p>")
@@ -253,12 +251,6 @@ def test_files_another_process_wrote_are_recorded_and_let_go_when_published_unch
             pages, written, _ = writer.finish()
         assert pages["p/a.html"] == page.digest and (written > 0) is cold
         assert (tmp_path / "site/p/a.html").read_bytes() == b"<p>a</p>"
-
-
-def _writer(options: object) -> output.SiteWriter:
-    from site_builder.source.theme import Theme
-
-    return output.SiteWriter(options, Theme((options.templates,), (options.static,)))  # type: ignore[attr-defined]
 
 
 def test_a_new_site_takes_the_old_one_s_place_in_one_step_and_the_old_one_goes(
@@ -314,7 +306,7 @@ def test_a_site_built_again_unchanged_writes_nothing_and_its_manifest_says_it_is
     files = [Output("a/index.html", b"<p>a</p>"), Output("b/c/index.html", b"<p>c</p>")]
     sizes = []
     for run in range(2):
-        with _writer(options) as writer:
+        with writer_for(options) as writer:
             assert writer.tmp.parent == options.out.parent and writer.tmp.name.startswith(".site.tmp-")
             writer.add(files)
             pages, written, size = writer.finish(("inputs", {"entries": 2}))
@@ -338,7 +330,7 @@ def test_a_killed_build_s_temporary_folders_are_removed_by_the_next_and_nothing_
     (killed / "deep" / "page.html").write_text("x")
     (tmp_path / ".site.tmpfile").mkdir()
     (tmp_path / ".other.tmp-x").mkdir()
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.add([Output("index.html", b"home")])
         writer.finish()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", ".other.tmp-x", ".site.tmpfile", "archive", "site"]
@@ -348,17 +340,17 @@ def test_what_went_is_removed_with_the_folders_it_leaves_empty_deepest_first(tmp
     (tmp_path / "archive").mkdir()
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
     chain = "/".join("abcdefgh")  # eight folders: removed in any other order, some would stay
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.add([Output("index.html", b"home"), Output(f"{chain}/gone.html", b"x"), Output("k/l/gone.html", b"y")])
         writer.add([Output("k/kept.html", b"z"), Output("m/n/gone.html", b"w")])
         writer.finish()
     (options.out / "m/n/gone.html").unlink()  # gone already (the site is still trusted: its top is as it was)
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.add([Output("index.html", b"home, edited"), Output("k/kept.html", b"z")])
         assert writer.finish()[1] == 1
     found = sorted(p.relative_to(options.out).as_posix() for p in options.out.rglob("*") if not p.name.startswith("."))
     assert [p for p in found if not p.startswith("static")] == ["index.html", "k", "k/kept.html"]
-    with _writer(options) as writer:  # a build that only drops a file
+    with writer_for(options) as writer:  # a build that only drops a file
         writer.add([Output("index.html", b"home, edited")])
         assert writer.finish()[1] == 0
     assert not (options.out / "k").exists() and (options.out / "index.html").read_bytes() == b"home, edited"
@@ -373,7 +365,7 @@ def test_a_file_where_the_site_has_a_folder_or_below_one_of_its_files_makes_the_
         shutil.rmtree(options.out, ignore_errors=True)
         shutil.rmtree(options.cache, ignore_errors=True)
         for files in ([before, "index.html"], [after, "index.html"]):
-            with _writer(options) as writer:
+            with writer_for(options) as writer:
                 writer.add([Output(path, path.encode()) for path in files])
                 writer.finish()
         assert (options.out / after).read_bytes() == after.encode() and (options.out / "index.html").is_file()
@@ -384,7 +376,7 @@ def test_the_stylesheet_ends_with_the_code_colours_also_published_alone(tmp_path
 
     (tmp_path / "archive").mkdir()
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.finish()
     colours = highlight.stylesheet().encode()
     style = (options.out / "static/style.css").read_bytes()
@@ -401,14 +393,14 @@ def test_a_kept_page_the_published_site_no_longer_has_as_it_was_stops_the_build_
     publish a page it does not have, and says to build again."""
     (tmp_path / "archive").mkdir()
     options = options_for(tmp_path / "archive", tmp_path / "site", verify=False)
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.add([Output("p.html", b"<p>page</p>"), Output("q.html", b"<p>q</p>")])
         writer.finish()
-    with _writer(options) as writer:
+    with writer_for(options) as writer:
         writer.add([Output("p.html", b"", kept=output.digest(b"<p>page</p>")), Output("q.html", b"<p>q2</p>")])
         assert writer.finish()[1] == 1
     assert (options.out / "p.html").read_bytes() == b"<p>page</p>"
-    with _writer(options) as writer, pytest.raises(SiteError) as stopped:
+    with writer_for(options) as writer, pytest.raises(SiteError) as stopped:
         writer.add([Output("p.html", b"", kept=output.digest(b"<p>another</p>"))])
     assert str(stopped.value) == (
         f"{options.display(options.out)}: cannot write the site: [Errno {errno.ESTALE}] p.html changed while the"
